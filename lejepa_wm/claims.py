@@ -1,0 +1,196 @@
+"""The claim registry: one entry per result of THEORY.md.
+
+Each :class:`Claim` ties together, under one id,
+- the statement (THEORY.md wording, abridged),
+- the Lean declarations that prove it (audited by ``lejepa-wm audit-lean``),
+- the module of numerical checks that validates it (run by ``lejepa-wm verify``),
+- the experiment that probes it with trained encoders (``lejepa-wm run``),
+- the paper's own number where it reports one.
+
+A *check module* is a module of :mod:`lejepa_wm.numerics` that defines
+``run_checks() -> list[CheckResult]``; each result is one row of the ``verify``
+table. The registry names modules by dotted path and imports them lazily, so a
+slow import never delays the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Outcome of one numerical check.
+
+    ``measured`` is a short human-readable description of what was measured and
+    its value; ``value`` the headline number (error, ratio, ...), ``tolerance``
+    the bound it is compared with, written as text (``"<= 1e-10"``), and
+    ``passed`` the verdict computed from them. ``details`` holds anything else
+    worth keeping in the JSON output (must be JSON-serializable).
+    """
+
+    claim: str
+    name: str
+    measured: str
+    value: float | None
+    tolerance: str
+    passed: bool
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-dict form for JSON output."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One result of the theory, with the places that prove, check and probe it."""
+
+    id: str
+    title: str
+    statement: str
+    kind: str  # "axiom" (classical fact assumed in Lean), "theorem", "corollary", "proposition"
+    lean: tuple[str, ...]
+    checks: str | None  # dotted module path defining run_checks()
+    experiments: tuple[str, ...] = ()
+    paper: str | None = None
+
+    def run_checks(self) -> list[CheckResult]:
+        """Import the check module and run its checks."""
+        if self.checks is None:
+            return []
+        module = importlib.import_module(self.checks)
+        return list(module.run_checks())
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        id="HERMITE",
+        title="Hermite basis of L2(gamma_n)",
+        statement=(
+            "Normalized probabilists' Hermite polynomials H_alpha are orthonormal in L2(gamma_n) and "
+            "complete: E||h||^2 = sum_d ||h_d||^2 (Parseval) for every square-integrable h."
+        ),
+        kind="axiom",
+        lean=("LeJEPA.hermite_decomposition",),
+        checks="lejepa_wm.numerics.verify_hermite",
+    ),
+    Claim(
+        id="MEHLER",
+        title="Mehler's formula",
+        statement=(
+            "Under the OU channel z' = rho z + sqrt(1-rho^2) xi, E[H_alpha(z') H_beta(z)] = "
+            "delta_{alpha beta} rho^{|alpha|} (anisotropic: prod rho_i^{alpha_i})."
+        ),
+        kind="axiom",
+        lean=("LeJEPA.hermite_decomposition",),
+        checks="lejepa_wm.numerics.verify_mehler",
+    ),
+    Claim(
+        id="LOSS",
+        title="Closed-form alignment loss",
+        statement="L(h) = E||h(z') - h(z)||^2 = 2 sum_{d>=1} (1 - rho^d) ||h_d||^2.",
+        kind="theorem",
+        lean=("LeJEPA.alignmentLoss_eq_spectral",),
+        checks="lejepa_wm.numerics.verify_loss",
+    ),
+    Claim(
+        id="T1",
+        title="Forward identifiability",
+        statement=(
+            "If m = n, E h = 0 and Cov h = I, then L(h) >= 2n(1-rho), with equality iff h(z) = Qz "
+            "almost surely for an orthogonal Q."
+        ),
+        kind="theorem",
+        lean=("LeJEPA.forward_identifiability", "LeJEPA.alignmentLoss_ge_of_whitened"),
+        checks="lejepa_wm.numerics.verify_t1",
+        experiments=("scaling",),
+        paper="linear-probe R^2 > 0.999 for n up to 1024",
+    ),
+    Claim(
+        id="C1",
+        title="Inherited dynamics",
+        statement="If h = Qz then h(z') | h(z) ~ N(rho h(z), (1 - rho^2) I_n).",
+        kind="corollary",
+        lean=("LeJEPA.inherited_dynamics",),
+        checks="lejepa_wm.numerics.verify_c1",
+    ),
+    Claim(
+        id="T2",
+        title="Converse: only the Gaussian works",
+        statement=(
+            "For Langevin dynamics with stationary density p, the best whitened 1-D feature phi_1 is "
+            "affine iff p is Gaussian; phi_1 is always strictly monotone."
+        ),
+        kind="theorem",
+        lean=("LeJEPA.gaussian_of_affine_eigenfunction", "LeJEPA.linear_identifiability_iff_gaussian"),
+        checks="lejepa_wm.numerics.verify_t2",
+        experiments=("distribution",),
+        paper="linear R^2 peaks at beta = 2",
+    ),
+    Claim(
+        id="T3",
+        title="Approximate identifiability",
+        statement=(
+            "With m = n, E h = 0, delta = L(h) - 2(1-rho) E||h||^2, eps = ||Cov h - I||_F and "
+            "D = delta / (2 rho (1-rho)): sum_{d>=2} ||h_d||^2 <= D and "
+            "min_Q E||h(z) - Qz||^2 <= D + (eps + D)^2."
+        ),
+        kind="theorem",
+        lean=("LeJEPA.nonlinear_energy_le", "LeJEPA.approximate_identifiability"),
+        checks="lejepa_wm.numerics.verify_t3",
+        experiments=("bounds",),
+    ),
+    Claim(
+        id="T4",
+        title="Planning equivalence",
+        statement=(
+            "For orthogonal Q, the conjugated model F_Q(y,a) = Q F(Q^T y, a), c_Q(y,a) = c(Q^T y, a) "
+            "has V^Q(Qz) = V(z) and the same optimal plans; norm-built costs are the same formula."
+        ),
+        kind="theorem",
+        lean=("LeJEPA.planning_equivalence", "LeJEPA.planning_equivalence_orthogonal"),
+        checks="lejepa_wm.numerics.verify_t4",
+        experiments=("reacher",),
+        paper="OU-trained latent plans match the oracle; trajectory-trained ones curve",
+    ),
+    Claim(
+        id="P5",
+        title="Anisotropic rates: eigenvalue interleaving",
+        statement=(
+            "With rho_i = exp(-kappa_i tau), the whitened minimizers of L are linear iff "
+            "min_i rho_i > max_i rho_i^2, i.e. kappa_max < 2 kappa_min."
+        ),
+        kind="proposition",
+        lean=("LeJEPA.linear_optimum_iff_rate_ratio",),
+        checks="lejepa_wm.numerics.verify_p5",
+        experiments=("anisotropic",),
+        paper="fast latent must be less than twice as fast as the slowest",
+    ),
+    Claim(
+        id="M1",
+        title="Output dimension m != n (beyond the paper)",
+        statement=(
+            "Under the second-moment constraint the whitened optimum selects the top-m Mehler "
+            "eigenvalues: m < n gives h = Wz with W W^T = I_m; m > n contains all of degree 1 "
+            "(linear probe R^2 = 1) plus degree-2 harmonics."
+        ),
+        kind="proposition",
+        lean=("LeJEPA.top_eigenvalues_output_dim",),
+        checks="lejepa_wm.numerics.verify_m1",
+        experiments=("output_dim",),
+        paper="open in the paper",
+    ),
+)
+
+CLAIMS_BY_ID: dict[str, Claim] = {claim.id: claim for claim in CLAIMS}
+
+
+def get_claim(claim_id: str) -> Claim:
+    """Return the claim with this id, or raise ``KeyError`` naming the known ids."""
+    try:
+        return CLAIMS_BY_ID[claim_id]
+    except KeyError:
+        raise KeyError(f"unknown claim {claim_id!r}; known claims: {', '.join(CLAIMS_BY_ID)}") from None

@@ -1,0 +1,25 @@
+"""Choose the torch device once: CPU by default, CUDA only when asked for and present."""
+
+from __future__ import annotations
+
+from lejepa_wm.validation import check_choice
+
+DEVICE_CHOICES = ("cpu", "cuda", "auto")
+
+
+def select_device(requested: str = "cpu") -> "torch.device":  # noqa: F821
+    """Return a ``torch.device``.
+
+    ``"cpu"`` always works; ``"cuda"`` raises if no CUDA device is present;
+    ``"auto"`` picks CUDA when present, else the CPU.
+    """
+    import torch
+
+    check_choice(requested, DEVICE_CHOICES, "device")
+    if requested == "cuda":
+        if not torch.cuda.is_available():
+            raise RuntimeError("device 'cuda' was requested but torch sees no CUDA device")
+        return torch.device("cuda")
+    if requested == "auto" and torch.cuda.is_available():
+        return torch.device("cuda")
+    return torch.device("cpu")
