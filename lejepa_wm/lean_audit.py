@@ -1,0 +1,231 @@
+"""``lejepa-wm audit-lean``: static audit of the Lean sources, for machines without a Lean toolchain.
+
+It cannot tell whether the proofs compile (users check that with
+``lake exe cache get && lake build``); it checks what a reader must be able to
+trust before compiling:
+
+- ``forbidden``: no ``sorry``, ``admit`` or ``native_decide`` anywhere in the sources;
+- ``ledger``: the axioms declared in the sources are exactly those listed in
+  ``LeJEPAProofs/AXIOMS.md``, each in the file the ledger names;
+- ``axiom-docs``: every axiom has a doc comment naming at least one Python test
+  (``tests/....py::test_name``), the same tests as its ledger row, and each test exists;
+- ``free-records``: no axiom's statement mentions a structure, class or inductive
+  type defined in this project (the pattern by which an axiom about records with
+  free fields becomes false and the whole system inconsistent);
+- ``registry``: every Lean declaration named by the claim registry exists and has a
+  ``#print axioms`` line;
+- ``config``: ``lean-toolchain`` and the Mathlib requirement name the same release,
+  and ``autoImplicit`` is off;
+- ``style``: no line longer than 100 characters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from typing import Sequence
+
+from lejepa_wm.claims import CLAIMS, Claim
+from lejepa_wm.lean_source import Declaration, declarations
+
+LEAN_DIR = "LeJEPAProofs"
+LEDGER = Path(LEAN_DIR) / "AXIOMS.md"
+LEDGER_HEADER = ("Axiom", "File", "Statement", "Reference", "Python test")
+FORBIDDEN = re.compile(r"\b(sorry|admit|native_decide)\b")
+TEST_ID = re.compile(r"(tests/[\w/.-]+\.py)::(test_\w+)")
+PRINT_AXIOMS = re.compile(r"^\s*#print\s+axioms\s+(\S+)", re.M)
+MAX_LINE = 100
+TYPE_KEYWORDS = ("structure", "class", "inductive")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One audit failure: which check, where, and what is wrong."""
+
+    check: str
+    where: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"[{self.check}] {self.where}: {self.problem}"
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One row of the axiom ledger."""
+
+    axiom: str
+    file: str
+    tests: tuple[str, ...]
+
+
+def lean_files(root: Path) -> list[Path]:
+    """The project's Lean sources: the root module and everything under ``LeJEPAProofs/``."""
+    files = sorted((root / LEAN_DIR).rglob("*.lean"))
+    top = root / f"{LEAN_DIR}.lean"
+    return ([top] if top.exists() else []) + files
+
+
+def read_ledger(root: Path) -> list[LedgerRow]:
+    """Parse the ledger's markdown table (header ``| Axiom | File | Statement | Reference | Python test |``)."""
+    path = root / LEDGER
+    if not path.exists():
+        raise FileNotFoundError(f"axiom ledger {LEDGER} is missing")
+    rows: list[LedgerRow] = []
+    in_table = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        cells = tuple(cell.strip() for cell in line.strip().strip("|").split("|"))
+        if not line.strip().startswith("|"):
+            in_table = False
+            continue
+        if cells == LEDGER_HEADER:
+            in_table = True
+            continue
+        if not in_table or set("".join(cells)) <= set("-: "):
+            continue
+        if len(cells) != len(LEDGER_HEADER):
+            raise ValueError(f"ledger row has {len(cells)} cells, expected {len(LEDGER_HEADER)}: {line!r}")
+        tests = tuple(f"{file}::{name}" for file, name in TEST_ID.findall(cells[4]))
+        rows.append(LedgerRow(cells[0].strip("`"), cells[1].strip("`"), tests))
+    return rows
+
+
+def test_exists(root: Path, test_id: str) -> bool:
+    """Whether ``tests/x.py::test_name`` names a test function defined in that file."""
+    file, _, name = test_id.partition("::")
+    path = root / file
+    return path.exists() and re.search(rf"^\s*def {re.escape(name)}\s*\(", path.read_text(encoding="utf-8"),
+                                       re.M) is not None
+
+
+def _check_forbidden(root: Path, files: list[Path]) -> list[Finding]:
+    found = []
+    for path in files:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            match = FORBIDDEN.search(line)
+            if match:
+                found.append(Finding("forbidden", f"{path.relative_to(root)}:{number}",
+                                     f"contains '{match.group(1)}'"))
+    return found
+
+
+def _check_style(root: Path, files: list[Path]) -> list[Finding]:
+    found = []
+    for path in files:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if len(line) > MAX_LINE:
+                found.append(Finding("style", f"{path.relative_to(root)}:{number}",
+                                     f"line has {len(line)} characters (max {MAX_LINE})"))
+    return found
+
+
+def _check_axioms(root: Path, decls: list[Declaration]) -> list[Finding]:
+    found: list[Finding] = []
+    try:
+        ledger = {row.axiom: row for row in read_ledger(root)}
+    except (FileNotFoundError, ValueError) as exc:
+        return [Finding("ledger", str(LEDGER), str(exc))]
+    axioms = {d.name: d for d in decls if d.keyword == "axiom"}
+    for name in sorted(set(axioms) - set(ledger)):
+        found.append(Finding("ledger", name, "axiom declared in the sources but missing from the ledger"))
+    for name in sorted(set(ledger) - set(axioms)):
+        found.append(Finding("ledger", name, "listed in the ledger but not declared in the sources"))
+    type_names = {d.name for d in decls if d.keyword in TYPE_KEYWORDS}
+    short_names = {name.rsplit(".", 1)[-1]: name for name in type_names}
+    for name, decl in sorted(axioms.items()):
+        where = f"{decl.path.relative_to(root)}:{decl.line}"
+        row = ledger.get(name)
+        if row is not None and row.file != str(decl.path.relative_to(root)):
+            found.append(Finding("ledger", name, f"ledger says file {row.file}, declared in {where}"))
+        doc_tests = tuple(f"{f}::{t}" for f, t in TEST_ID.findall(decl.docstring or ""))
+        if not decl.docstring:
+            found.append(Finding("axiom-docs", where, f"axiom {name} has no doc comment"))
+        elif not doc_tests:
+            found.append(Finding("axiom-docs", where, f"doc comment of {name} names no Python test"))
+        if row is not None and set(doc_tests) != set(row.tests):
+            found.append(Finding("axiom-docs", where,
+                                 f"doc comment tests {sorted(doc_tests)} differ from ledger {sorted(row.tests)}"))
+        for test_id in sorted(set(doc_tests) | set(row.tests if row else ())):
+            if not test_exists(root, test_id):
+                found.append(Finding("axiom-docs", where, f"{name} cites {test_id}, which does not exist"))
+        tokens = set(re.findall(r"[A-Za-z_][\w.']*", decl.signature))
+        used = sorted({short_names.get(tok, tok) for tok in tokens if tok in type_names or tok in short_names})
+        if used:
+            found.append(Finding("free-records", where,
+                                 f"axiom {name} quantifies over project-defined type(s) {', '.join(used)}"))
+    return found
+
+
+def _check_registry(root: Path, decls: list[Declaration], files: list[Path],
+                    claims: Sequence[Claim]) -> list[Finding]:
+    found = []
+    names = {d.name for d in decls}
+    printed = {m for path in files for m in PRINT_AXIOMS.findall(path.read_text(encoding="utf-8"))}
+    for claim in claims:
+        for name in claim.lean:
+            if name not in names:
+                found.append(Finding("registry", claim.id, f"Lean declaration {name} does not exist"))
+            elif name not in printed and name.rsplit(".", 1)[-1] not in printed:
+                found.append(Finding("registry", claim.id, f"no '#print axioms {name}' line"))
+    return found
+
+
+def _check_config(root: Path) -> list[Finding]:
+    toolchain_path, lakefile = root / "lean-toolchain", root / "lakefile.toml"
+    if not toolchain_path.exists() or not lakefile.exists():
+        return [Finding("config", ".", "lean-toolchain and lakefile.toml are both required")]
+    toolchain = toolchain_path.read_text(encoding="utf-8").strip()
+    lake = lakefile.read_text(encoding="utf-8")
+    found = []
+    version = toolchain.rpartition(":")[2]
+    rev = re.search(r'name\s*=\s*"mathlib".*?rev\s*=\s*"([^"]+)"', lake, re.S)
+    if not toolchain.startswith("leanprover/lean4:v"):
+        found.append(Finding("config", "lean-toolchain", f"unexpected toolchain {toolchain!r}"))
+    if rev is None or rev.group(1) != version:
+        found.append(Finding("config", "lakefile.toml",
+                             f"Mathlib rev {rev.group(1) if rev else None!r} differs from toolchain {version!r}"))
+    if not re.search(r"autoImplicit\s*=\s*false", lake):
+        found.append(Finding("config", "lakefile.toml", "autoImplicit must be set to false"))
+    return found
+
+
+def audit(root: Path, claims: Sequence[Claim] = CLAIMS) -> list[Finding]:
+    """Run every check on the repository at ``root``; an empty list means the audit passed."""
+    files = lean_files(root)
+    if not files:
+        return [Finding("sources", LEAN_DIR, "no Lean sources found")]
+    decls = [d for path in files for d in declarations(path)]
+    return (_check_forbidden(root, files) + _check_axioms(root, decls) + _check_registry(root, decls, files, claims)
+            + _check_config(root) + _check_style(root, files))
+
+
+def default_root() -> Path:
+    """The repository root: the current folder if it holds the Lean project, else the package's parent."""
+    cwd = Path.cwd()
+    return cwd if (cwd / LEAN_DIR).is_dir() else Path(__file__).resolve().parents[1]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``lejepa-wm audit-lean``."""
+    parser.add_argument("--root", type=Path, default=None, help="repository root (default: auto)")
+
+
+def main(args: argparse.Namespace) -> int:
+    """Print the findings (or a summary of what was audited) and return 1 if any."""
+    root = args.root or default_root()
+    findings = audit(root)
+    for finding in findings:
+        print(finding)
+    if findings:
+        print(f"\naudit-lean: {len(findings)} problem(s)")
+        return 1
+    files = lean_files(root)
+    decls = [d for path in files for d in declarations(path)]
+    axioms = sorted(d.name for d in decls if d.keyword == "axiom")
+    print(f"audit-lean: OK — {len(files)} files, {len(decls)} declarations, {len(axioms)} axioms "
+          f"(all in the ledger, each cites an existing numerical test): {', '.join(axioms)}")
+    print("The audit is static; check the proofs themselves with `lake exe cache get && lake build`.")
+    return 0

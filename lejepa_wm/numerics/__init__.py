@@ -1,0 +1,19 @@
+"""Numerical checks of every axiom and bound of the theory.
+
+Library modules (importable by every check):
+
+- :mod:`~lejepa_wm.numerics.hermite`: normalized probabilists' Hermite
+  polynomials ``H_k = He_k / sqrt(k!)`` and multi-indices;
+- :mod:`~lejepa_wm.numerics.gaussian_quadrature`: Gauss–Hermite and
+  kink-aware rules for ``gamma_1``, tensor rules for ``gamma_n``, the
+  correlated Ornstein–Uhlenbeck pair rule and a polar rule for the plane;
+- :mod:`~lejepa_wm.numerics.degree_projection`: Hermite coefficients and
+  degree energies ``||h_d||^2`` of functions of ``n <= 3`` variables;
+- :mod:`~lejepa_wm.numerics.spectral`: the Mehler operator as a matrix in the
+  Hermite basis, the alignment-loss matrix, Ky Fan / top-m selection and a
+  Riemannian (Stiefel) descent for whitened encoders;
+- :mod:`~lejepa_wm.numerics.procrustes`: polar factor and the T3 quantities.
+
+Check modules ``verify_*.py`` define ``run_checks() -> list[CheckResult]``
+and are listed in :mod:`lejepa_wm.claims`.
+"""
