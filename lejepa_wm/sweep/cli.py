@@ -1,0 +1,70 @@
+"""Options and entry point of ``lejepa-wm sweep``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from lejepa_wm.config import SCALES
+from lejepa_wm.device import DEVICE_CHOICES
+from lejepa_wm.experiments import EXPERIMENT_MODULES
+from lejepa_wm.sweep.driver import DEFAULT_OUT, EXECUTORS, aggregate_sweep, run_sweep
+from lejepa_wm.sweep.executors import available_cores
+from lejepa_wm.sweep.status import format_status, sweep_status
+
+SLURM_OPTIONS = ("partition", "time_min", "cpus_per_run", "gpus_per_run", "mem_gb", "array_parallelism")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``lejepa-wm sweep``."""
+    parser.add_argument("experiment", choices=sorted(EXPERIMENT_MODULES))
+    parser.add_argument("--scale", choices=SCALES, default="quick")
+    parser.add_argument("--executor", choices=EXECUTORS, default="local",
+                        help="serial: this process; local: a process pool (default); slurm: job arrays via submitit")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="concurrent runs of the local pool (default: the available cores); "
+                             "also the parallelism assumed by --status")
+    parser.add_argument("--seed", type=int, default=0, help="offset added to every run's seed")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"results root (default: {DEFAULT_OUT})")
+    parser.add_argument("--config", type=Path, default=None, help="TOML file overriding the experiment's defaults")
+    parser.add_argument("--device", choices=DEVICE_CHOICES, default="cpu")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--status", action="store_true", help="print done/running/failed/pending counts and time left")
+    mode.add_argument("--aggregate-only", action="store_true",
+                      help="aggregate the runs finished so far, start nothing")
+    slurm = parser.add_argument_group("slurm", "resources of one run (defaults: the [slurm] table of slurm.toml)")
+    slurm.add_argument("--slurm-config", type=Path, default=None, help="TOML file with a [slurm] table")
+    slurm.add_argument("--partition", default=None)
+    slurm.add_argument("--time-min", type=int, default=None, help="wall-clock limit of one run in minutes")
+    slurm.add_argument("--cpus-per-run", type=int, default=None)
+    slurm.add_argument("--gpus-per-run", type=int, default=None)
+    slurm.add_argument("--mem-gb", type=float, default=None)
+    slurm.add_argument("--array-parallelism", type=int, default=None, help="most runs of the array at once")
+
+
+def main(args: argparse.Namespace) -> int:
+    """Show the status, aggregate, or run the sweep; exit status 1 if a run failed."""
+    if args.status:
+        status = sweep_status(args.experiment, args.scale, args.out, args.seed, args.config)
+        print(format_status(status, available_cores() if args.jobs is None else args.jobs))
+        return 0
+    if args.aggregate_only:
+        files, finished, total = aggregate_sweep(args.experiment, args.scale, args.out, args.seed, args.config)
+        if finished < total:
+            print(f"warning: aggregated {finished} of {total} runs; the others have not finished")
+        for path in files:
+            print(f"wrote {path}")
+        return 0
+    result = run_sweep(args.experiment, args.scale, args.out, args.executor, args.jobs, args.seed, args.device,
+                       args.config, slurm_config=args.slurm_config,
+                       slurm_overrides={name: getattr(args, name) for name in SLURM_OPTIONS})
+    if result.reused:
+        print(f"reused {len(result.reused)} finished run(s) from {args.out}")
+    print(f"executed {len(result.executed)} run(s) in {result.wall_time_s:.1f} s with executor {args.executor}")
+    for path in result.files:
+        print(f"wrote {path}")
+    if result.failed:
+        print(f"{len(result.failed)} run(s) failed twice (tracebacks in their error.json): "
+              f"{', '.join(result.failed)}; re-launch the same command to retry them")
+        return 1
+    return 0

@@ -1,0 +1,141 @@
+"""Where a sweep's runs execute: in this process, in a local process pool, or (see ``slurm.py``) on SLURM.
+
+Every executor has the same small interface, :class:`SweepExecutor`: ``submit``
+hands it attempts, ``wait_some`` blocks until at least one has ended and returns
+the ended ones with their :class:`~lejepa_wm.sweep.worker.RunOutcome`. Retries
+and bookkeeping live in the driver, so they behave the same everywhere.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+from collections import deque
+from typing import Protocol, Sequence
+
+from lejepa_wm.sweep.worker import RunOutcome, RunTask, outcome_from_exception, pin_threads, run_task
+from lejepa_wm.validation import check_positive_int
+
+
+class SweepExecutor(Protocol):
+    """What the sweep driver needs from an executor."""
+
+    name: str
+    threads_per_run: int | None
+
+    def submit(self, tasks: Sequence[RunTask]) -> None:
+        """Start (or queue) these attempts."""
+
+    def in_flight(self) -> int:
+        """Number of submitted attempts that have not been returned by :meth:`wait_some`."""
+
+    def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
+        """Block until at least one attempt has ended; return every ended one (requires ``in_flight() > 0``)."""
+
+    def close(self) -> None:
+        """Release workers; attempts still in flight are abandoned."""
+
+
+def available_cores() -> int:
+    """CPU cores this process may use (its affinity mask where the OS reports one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def threads_per_run(jobs: int, cores: int) -> int:
+    """Each of ``jobs`` concurrent runs gets an equal share of ``cores`` threads (at least one)."""
+    check_positive_int(jobs, "jobs")
+    check_positive_int(cores, "cores")
+    return max(1, cores // jobs)
+
+
+class SerialExecutor:
+    """Runs each attempt in this process, one at a time, when the driver waits for it."""
+
+    name = "serial"
+    threads_per_run = None
+
+    def __init__(self) -> None:
+        self._queue: deque[RunTask] = deque()
+
+    def submit(self, tasks: Sequence[RunTask]) -> None:
+        self._queue.extend(tasks)
+
+    def in_flight(self) -> int:
+        return len(self._queue)
+
+    def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
+        task = self._queue.popleft()
+        return [(task, run_task(task))]
+
+    def close(self) -> None:
+        self._queue.clear()
+
+
+class PoolExecutor:
+    """A ``concurrent.futures`` process pool of ``jobs`` spawned workers, each pinned to its thread share.
+
+    Workers are started with the ``spawn`` method (a fresh interpreter, no state
+    inherited from the launching process) and pinned by their initializer, so
+    torch, numpy and scipy read the thread limit when they are first imported.
+    If a worker dies (killed, out of memory), the pool is broken and every
+    attempt in flight fails; the next ``submit`` starts a fresh pool.
+    """
+
+    name = "local"
+
+    def __init__(self, jobs: int, cores: int | None = None) -> None:
+        self.jobs = check_positive_int(jobs, "jobs")
+        self.threads_per_run = threads_per_run(jobs, available_cores() if cores is None else cores)
+        self._pool: cf.ProcessPoolExecutor | None = None
+        self._futures: dict[cf.Future[RunOutcome], tuple[RunTask, cf.ProcessPoolExecutor]] = {}
+
+    def _live_pool(self) -> cf.ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = cf.ProcessPoolExecutor(
+                max_workers=self.jobs, mp_context=multiprocessing.get_context("spawn"),
+                initializer=pin_threads, initargs=(self.threads_per_run,))
+        return self._pool
+
+    def submit(self, tasks: Sequence[RunTask]) -> None:
+        for task in tasks:
+            try:
+                pool = self._live_pool()
+                future = pool.submit(run_task, task)
+            except cf.BrokenExecutor:
+                self._discard_pool(pool)
+                pool = self._live_pool()
+                future = pool.submit(run_task, task)
+            self._futures[future] = (task, pool)
+
+    def in_flight(self) -> int:
+        return len(self._futures)
+
+    def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
+        finished, _ = cf.wait(self._futures, return_when=cf.FIRST_COMPLETED)
+        ended = []
+        for future in finished:
+            task, pool = self._futures.pop(future)
+            try:
+                outcome = future.result()
+            except cf.BrokenExecutor as exc:
+                self._discard_pool(pool)
+                outcome = outcome_from_exception(task, exc)
+            except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable result
+                outcome = outcome_from_exception(task, exc)
+            ended.append((task, outcome))
+        return ended
+
+    def _discard_pool(self, pool: cf.ProcessPoolExecutor) -> None:
+        """Drop ``pool`` if it is still the current one (a broken pool cannot take new work)."""
+        if pool is self._pool:
+            pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        self._futures.clear()

@@ -1,0 +1,108 @@
+"""``lejepa-wm sweep EXPERIMENT --status``: how many runs are done, running, failed, pending, and what is left.
+
+The estimate of what is left uses the mean wall time ``w`` of the runs finished
+so far (their ``metrics.json`` records it): every pending or failed run is
+expected to take ``w``, and a running one ``max(w - elapsed, 0)``. Their sum is
+the compute left; divided over ``jobs`` concurrent runs (at most one slot per
+remaining run) it gives the wall time left. The mean is the right estimator for
+a sum, but runs of one grid can differ a lot in cost (a 1024-dimensional run
+takes longer than a 2-dimensional one), so the estimate is rough until a
+representative share of the grid has finished; with no finished run there is
+none.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from lejepa_wm.atomic import read_json
+from lejepa_wm.experiments.base import METRICS_FILE
+from lejepa_wm.sweep.state import RunState, live_marker, plan_sweep, run_state
+from lejepa_wm.validation import check_positive_int
+
+
+@dataclass(frozen=True)
+class SweepStatus:
+    """Counts of runs per state, the failed run ids, and the time estimate (``None`` without a finished run)."""
+
+    experiment: str
+    scale: str
+    counts: Mapping[RunState, int]
+    failed: tuple[str, ...]
+    mean_wall_s: float | None
+    compute_left_s: float | None
+    runs_left: int
+
+    @property
+    def total(self) -> int:
+        """Number of runs in the grid."""
+        return sum(self.counts.values())
+
+    def wall_left_s(self, jobs: int) -> float | None:
+        """Wall time left with ``jobs`` runs at a time (``None`` without an estimate)."""
+        check_positive_int(jobs, "jobs")
+        if self.compute_left_s is None:
+            return None
+        return self.compute_left_s / max(1, min(jobs, self.runs_left))
+
+
+def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: Path | None = None,
+                 overrides: Mapping[str, Any] | None = None, now: float | None = None) -> SweepStatus:
+    """Read every run folder of the sweep and summarize (``now``: the clock, for elapsed times)."""
+    plan = plan_sweep(name, scale, out, seed, config_path, overrides)
+    now = time.time() if now is None else now
+    counts = {state: 0 for state in RunState}
+    failed, wall_times, elapsed = [], [], []
+    for spec in plan.specs:
+        state = run_state(spec, plan.out)
+        counts[state] += 1
+        run_dir = spec.run_dir(plan.out)
+        if state is RunState.DONE:
+            wall = read_json(run_dir / METRICS_FILE).get("wall_time_s")
+            if wall is not None:
+                wall_times.append(float(wall))
+        elif state is RunState.FAILED:
+            failed.append(spec.run_id)
+        elif state is RunState.RUNNING:
+            marker = live_marker(run_dir)
+            elapsed.append(max(0.0, now - float(marker["started_at"])) if marker else 0.0)
+    runs_left = counts[RunState.PENDING] + counts[RunState.FAILED] + counts[RunState.RUNNING]
+    mean_wall = sum(wall_times) / len(wall_times) if wall_times else None
+    compute_left = None
+    if mean_wall is not None:
+        compute_left = (mean_wall * (counts[RunState.PENDING] + counts[RunState.FAILED])
+                        + sum(max(mean_wall - seconds, 0.0) for seconds in elapsed))
+    return SweepStatus(name, scale, counts, tuple(failed), mean_wall, compute_left, runs_left)
+
+
+def format_duration(seconds: float) -> str:
+    """``seconds`` as ``1h02m``, ``3m05s`` or ``12s``."""
+    seconds = round(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
+    if minutes:
+        return f"{minutes}m{secs:02d}s"
+    return f"{secs}s"
+
+
+def format_status(status: SweepStatus, jobs: int) -> str:
+    """Human-readable status: counts, failed runs, and the estimate for ``jobs`` concurrent runs."""
+    counts = ", ".join(f"{state.value} {status.counts[state]}" for state in RunState)
+    lines = [f"{status.experiment} ({status.scale}): {status.total} runs: {counts}"]
+    if status.failed:
+        lines.append(f"failed (see error.json in each run folder): {', '.join(status.failed)}")
+    if status.runs_left == 0:
+        lines.append("nothing left to run")
+    elif status.compute_left_s is None:
+        lines.append(f"{status.runs_left} runs left; no finished run yet to estimate their time")
+    else:
+        wall = status.wall_left_s(jobs)
+        lines.append(f"{status.runs_left} runs left: about {format_duration(status.compute_left_s)} of compute "
+                     f"(mean {format_duration(status.mean_wall_s or 0.0)} per finished run), "
+                     f"about {format_duration(wall or 0.0)} with {jobs} runs at a time")
+    return "\n".join(lines)

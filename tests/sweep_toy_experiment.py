@@ -1,0 +1,89 @@
+"""A tiny experiment satisfying the experiment protocol, for the sweep tests.
+
+Each run draws one number from ``random.Random(seed)``; ``aggregate`` writes
+``summary.csv`` and ``headline.json`` from the finished runs, so results can be
+compared byte for byte across executors. Runs listed in the config can be made
+to fail: ``fail_always`` raise on every attempt, ``fail_once`` raise on their
+first attempt only, ``crash_once`` and ``crash_always`` kill their own process
+(as a preempted or out-of-memory job would end) on the first or every attempt. The first attempt is detected
+by a marker file in the run folder, so it works across processes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from lejepa_wm.atomic import atomic_write_json, atomic_write_text
+from lejepa_wm.config import load_scaled_config
+from lejepa_wm.experiments.base import HEADLINE_FILE, SUMMARY_FILE, RunSpec, load_finished_metrics
+
+DEFAULTS = Path(__file__).with_suffix(".toml")
+FIRST_ATTEMPT_MARKER = "first_attempt_seen"
+
+
+@dataclass(frozen=True)
+class ToyConfig:
+    n_runs: int
+    fail_always: tuple[int, ...] = ()
+    fail_once: tuple[int, ...] = ()
+    crash_once: tuple[int, ...] = ()
+    crash_always: tuple[int, ...] = ()
+
+
+def _first_attempt(run_dir: Path) -> bool:
+    marker = run_dir / FIRST_ATTEMPT_MARKER
+    if marker.exists():
+        return False
+    marker.touch()
+    return True
+
+
+class ToyExperiment:
+    name = "toy"
+    description = "one seeded random number per run"
+
+    def load_config(self, scale: str, path: Path | None = None,
+                    overrides: Mapping[str, Any] | None = None) -> ToyConfig:
+        return load_scaled_config(ToyConfig, DEFAULTS, scale, path, overrides)
+
+    def grid(self, config: ToyConfig, scale: str, seed: int = 0) -> list[RunSpec]:
+        def mode(index: int) -> str:
+            for name in ("fail_always", "fail_once", "crash_once", "crash_always"):
+                if index in getattr(config, name):
+                    return name
+            return "ok"
+
+        return [RunSpec(self.name, scale, f"run{index:02d}", {"seed": seed + index, "mode": mode(index)})
+                for index in range(config.n_runs)]
+
+    def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict[str, Any]:
+        mode = spec.params["mode"]
+        if mode == "fail_always" or (mode == "fail_once" and _first_attempt(run_dir)):
+            raise RuntimeError(f"deliberate failure of {spec.run_id}")
+        if mode == "crash_always" or (mode == "crash_once" and _first_attempt(run_dir)):
+            os._exit(3)
+        return {"value": random.Random(spec.params["seed"]).random(),
+                "omp_num_threads": os.environ.get("OMP_NUM_THREADS"), "pid": os.getpid()}
+
+    def aggregate(self, exp_dir: Path, config: ToyConfig) -> list[Path]:
+        rows = load_finished_metrics(exp_dir)
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["run_id", "seed", "value"])
+        for row in rows:
+            writer.writerow([row["run_id"], row["seed"], repr(row["value"])])
+        summary = atomic_write_text(exp_dir / SUMMARY_FILE, buffer.getvalue())
+        mean = sum(row["value"] for row in rows) / len(rows)
+        headline = atomic_write_json(exp_dir / HEADLINE_FILE, [{
+            "claim": "toy", "name": "mean of the runs' values", "measured": f"{mean:.6f}", "value": mean,
+            "expected": "in [0, 1)", "passed": 0.0 <= mean < 1.0, "paper": None, "figures": []}])
+        return [summary, headline]
+
+
+EXPERIMENT = ToyExperiment()

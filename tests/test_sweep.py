@@ -1,0 +1,283 @@
+"""``lejepa-wm sweep``: serial, process-pool and submitit execution of a toy experiment's grid.
+
+The toy experiment (``sweep_toy_experiment.py``) draws one seeded number per
+run and can be told to fail or to kill its own process, so every path of the
+driver (skip, retry once, report, resume, aggregate) runs in well under a
+second per sweep. submitit runs through its local executor, which needs no
+SLURM; the SLURM submission itself is checked against fake ``srun``/``sbatch``
+programs that record the batch script instead of queueing it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import submitit
+
+import sweep_toy_experiment
+from lejepa_wm.atomic import atomic_write_json, read_json
+from lejepa_wm.experiments import EXPERIMENT_MODULES
+from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, SUMMARY_FILE, experiment_dir
+from lejepa_wm.experiments.runner import run_experiment
+from lejepa_wm.sweep import add_arguments, main
+from lejepa_wm.sweep.driver import MAX_ATTEMPTS, run_sweep
+from lejepa_wm.sweep.executors import available_cores, threads_per_run
+from lejepa_wm.sweep.slurm import (DEFAULTS_FILE, JOB_FILE, SlurmSettings, SubmititExecutor,
+                                   load_slurm_settings)
+from lejepa_wm.sweep.state import ERROR_FILE, RUNNING_FILE, RunState, mark_running
+from lejepa_wm.sweep.status import format_status, sweep_status
+from lejepa_wm.sweep.worker import RunTask, pin_threads
+
+SCALE = "quick"
+
+
+@pytest.fixture
+def toy(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """Register the toy experiment as ``toy``, importable by module path in spawned workers and jobs."""
+    module = sweep_toy_experiment
+    package_depth = len(module.__name__.split("."))
+    import_root = str(Path(module.__file__).resolve().parents[package_depth - 1])
+    monkeypatch.setitem(EXPERIMENT_MODULES, "toy", module.__name__)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [import_root, os.environ.get("PYTHONPATH")])))
+    return module
+
+
+def exp_dir(out: Path) -> Path:
+    return experiment_dir(out, "toy", SCALE)
+
+
+def run_ids(out: Path) -> list[str]:
+    return sorted(path.parent.name for path in exp_dir(out).glob(f"runs/*/{METRICS_FILE}"))
+
+
+def aggregate_bytes(out: Path) -> tuple[bytes, bytes]:
+    return (exp_dir(out) / SUMMARY_FILE).read_bytes(), (exp_dir(out) / HEADLINE_FILE).read_bytes()
+
+
+def grid_ids(toy: ModuleType, **overrides: object) -> list[str]:
+    experiment = toy.EXPERIMENT
+    return [spec.run_id for spec in experiment.grid(experiment.load_config(SCALE, None, overrides), SCALE)]
+
+
+def assert_no_running_markers(out: Path) -> None:
+    assert list(exp_dir(out).glob(f"runs/*/{RUNNING_FILE}")) == []
+
+
+def sweep_submitit_local(out: Path, **kwargs: object):
+    return run_sweep("toy", SCALE, out, "slurm", submitit_cluster="local", progress=False,
+                     slurm_overrides={"time_min": 5, "cpus_per_run": 1}, **kwargs)
+
+
+def test_serial_sweep_matches_the_serial_runner_and_skips_finished_runs(toy: ModuleType, tmp_path: Path) -> None:
+    result = run_sweep("toy", SCALE, tmp_path / "sweep", "serial", progress=False)
+    expected = grid_ids(toy)
+    assert list(result.executed) == expected and result.reused == () and result.failed == ()
+    assert sorted(path.name for path in result.files) == sorted([SUMMARY_FILE, HEADLINE_FILE])
+    run_experiment("toy", SCALE, tmp_path / "runner", progress=False)
+    assert aggregate_bytes(tmp_path / "sweep") == aggregate_bytes(tmp_path / "runner")
+
+    metrics = {path: path.stat().st_mtime_ns for path in exp_dir(tmp_path / "sweep").glob(f"runs/*/{METRICS_FILE}")}
+    again = run_sweep("toy", SCALE, tmp_path / "sweep", "local", jobs=2, progress=False)
+    assert again.executed == () and list(again.reused) == expected and again.aggregated
+    assert {path: path.stat().st_mtime_ns for path in metrics} == metrics
+    assert_no_running_markers(tmp_path / "sweep")
+
+
+def test_pool_and_submitit_aggregate_identically_to_serial(toy: ModuleType, tmp_path: Path) -> None:
+    run_sweep("toy", SCALE, tmp_path / "serial", "serial", progress=False)
+    pool = run_sweep("toy", SCALE, tmp_path / "pool", "local", jobs=2, progress=False)
+    via_submitit = sweep_submitit_local(tmp_path / "submitit")
+    assert list(pool.executed) == list(via_submitit.executed) == grid_ids(toy)
+    reference = aggregate_bytes(tmp_path / "serial")
+    assert aggregate_bytes(tmp_path / "pool") == reference
+    assert aggregate_bytes(tmp_path / "submitit") == reference
+
+    pool_metrics = [read_json(path) for path in exp_dir(tmp_path / "pool").glob(f"runs/*/{METRICS_FILE}")]
+    assert {m["omp_num_threads"] for m in pool_metrics} == {str(threads_per_run(2, available_cores()))}
+    assert os.getpid() not in {m["pid"] for m in pool_metrics}
+    for run_id in run_ids(tmp_path / "submitit"):
+        job = read_json(exp_dir(tmp_path / "submitit") / "runs" / run_id / JOB_FILE)
+        assert Path(job["stdout"]).is_file() and exp_dir(tmp_path / "submitit") / "logs" in Path(job["stdout"]).parents
+    for out in ("pool", "submitit"):
+        assert_no_running_markers(tmp_path / out)
+
+
+def test_failing_run_is_retried_once_then_reported_and_the_relaunch_starts_only_it(
+        toy: ModuleType, tmp_path: Path) -> None:
+    ids = grid_ids(toy)
+    result = run_sweep("toy", SCALE, tmp_path, "local", jobs=2, progress=False,
+                       overrides={"fail_always": [1], "fail_once": [2]})
+    assert result.failed == (ids[1],)
+    assert list(result.executed) == [ids[0], ids[2], ids[3]]
+    assert not result.aggregated and not (exp_dir(tmp_path) / SUMMARY_FILE).exists()
+    error = read_json(exp_dir(tmp_path) / "runs" / ids[1] / ERROR_FILE)
+    assert [attempt["attempt"] for attempt in error["attempts"]] == list(range(1, MAX_ATTEMPTS + 1))
+    assert all(f"deliberate failure of {ids[1]}" in attempt["traceback"] for attempt in error["attempts"])
+    assert not (exp_dir(tmp_path) / "runs" / ids[2] / ERROR_FILE).exists()
+    assert_no_running_markers(tmp_path)
+
+    relaunch = run_sweep("toy", SCALE, tmp_path, "local", jobs=2, progress=False)
+    assert relaunch.executed == (ids[1],) and relaunch.failed == () and relaunch.aggregated
+    assert not (exp_dir(tmp_path) / "runs" / ids[1] / ERROR_FILE).exists()
+
+
+def test_killed_jobs_are_retried_and_a_job_killed_twice_is_reported(toy: ModuleType, tmp_path: Path) -> None:
+    ids = grid_ids(toy)
+    result = sweep_submitit_local(tmp_path, overrides={"crash_once": [0], "crash_always": [3]})
+    assert result.failed == (ids[3],) and list(result.executed) == ids[:3]
+    error = read_json(exp_dir(tmp_path) / "runs" / ids[3] / ERROR_FILE)
+    assert len(error["attempts"]) == MAX_ATTEMPTS
+    assert all("Job" in attempt["error"] for attempt in error["attempts"])  # submitit's job error
+    assert_no_running_markers(tmp_path)
+
+
+def test_a_worker_killed_in_the_pool_breaks_only_one_attempt(toy: ModuleType, tmp_path: Path) -> None:
+    result = run_sweep("toy", SCALE, tmp_path, "local", jobs=2, progress=False, overrides={"crash_once": [1]})
+    assert result.failed == () and result.aggregated and list(result.executed) == grid_ids(toy)
+
+
+def test_status_counts_states_and_estimates_time_left(toy: ModuleType, tmp_path: Path) -> None:
+    ids = grid_ids(toy)
+    fresh = sweep_status("toy", SCALE, tmp_path)
+    assert fresh.counts[RunState.PENDING] == len(ids) and fresh.compute_left_s is None
+    assert "no finished run yet" in format_status(fresh, jobs=2)
+
+    run_sweep("toy", SCALE, tmp_path, "serial", progress=False, overrides={"fail_always": [1]})
+    runs = exp_dir(tmp_path) / "runs"
+    # Run 3 is running (a marker of this live process); run 0 was interrupted (marker of a dead process).
+    (runs / ids[3] / METRICS_FILE).unlink()
+    mark_running(runs / ids[3], attempt=1)
+    started_at = read_json(runs / ids[3] / RUNNING_FILE)["started_at"]
+    (runs / ids[0] / METRICS_FILE).unlink()
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True)
+    mark_running(runs / ids[0], attempt=1)
+    marker = read_json(runs / ids[0] / RUNNING_FILE) | {"pid": int(finished.stdout)}
+    atomic_write_json(runs / ids[0] / RUNNING_FILE, marker)
+
+    elapsed = 0.25
+    status = sweep_status("toy", SCALE, tmp_path, now=started_at + elapsed)
+    assert {state: status.counts[state] for state in RunState} == {
+        RunState.DONE: 1, RunState.RUNNING: 1, RunState.FAILED: 1, RunState.PENDING: 1}
+    assert status.failed == (ids[1],) and status.runs_left == 3
+    wall = read_json(runs / ids[2] / METRICS_FILE)["wall_time_s"]
+    assert status.mean_wall_s == pytest.approx(wall)
+    assert status.compute_left_s == pytest.approx(2 * wall + max(wall - elapsed, 0.0))
+    assert status.wall_left_s(jobs=2) == pytest.approx(status.compute_left_s / 2)
+    assert "done 1, running 1, failed 1, pending 1" in format_status(status, jobs=2)
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="lejepa-wm sweep")
+    add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_command_line_sweep_status_aggregate_and_exit_status(toy: ModuleType, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    failing = tmp_path / "failing.toml"
+    failing.write_text("fail_always = [0]\n")
+    out = str(tmp_path / "results")
+    assert main(parse("toy", "--executor", "serial", "--out", out, "--config", str(failing))) == 1
+    assert "failed twice" in capsys.readouterr().out
+    assert main(parse("toy", "--out", out, "--config", str(failing), "--status", "--jobs", "2")) == 0
+    assert "done 3, running 0, failed 1, pending 0" in capsys.readouterr().out
+    assert main(parse("toy", "--out", out, "--aggregate-only")) == 0
+    assert "aggregated 3 of 4 runs" in capsys.readouterr().out
+    assert main(parse("toy", "--executor", "serial", "--out", out)) == 0
+    printed = capsys.readouterr().out
+    assert "reused 3 finished run(s)" in printed and SUMMARY_FILE in printed
+
+
+def test_bad_input_gets_a_clear_error(toy: ModuleType, tmp_path: Path) -> None:
+    for jobs in (0, -2):
+        with pytest.raises(ValueError, match=f"jobs must be a positive integer; got {jobs}"):
+            run_sweep("toy", SCALE, tmp_path, "local", jobs=jobs, progress=False)
+    with pytest.raises(ValueError, match="unknown executor 'mpi'"):
+        run_sweep("toy", SCALE, tmp_path, "mpi", progress=False)
+    with pytest.raises(ValueError, match="unknown experiment 'nope'"):
+        run_sweep("nope", SCALE, tmp_path, "serial", progress=False)
+    with pytest.raises(SystemExit):
+        parse("toy", "--executor", "mpi")
+    with pytest.raises(ValueError, match="cpus_per_run must be a positive integer; got 0"):
+        load_slurm_settings(overrides={"cpus_per_run": 0})
+    with pytest.raises(ValueError, match="'cpu_per_run'"):
+        load_slurm_settings(overrides={"cpu_per_run": 2})
+    with pytest.raises(ValueError, match="device 'cuda' needs gpus_per_run >= 1"):
+        run_sweep("toy", SCALE, tmp_path, "slurm", device="cuda", submitit_cluster="local", progress=False)
+    with pytest.raises(ValueError, match="no finished run"):
+        main(parse("toy", "--out", str(tmp_path), "--aggregate-only"))
+    if submitit.SlurmExecutor.affinity() > 0:
+        pytest.skip("SLURM is installed here, so the missing-SLURM error cannot be provoked")
+    with pytest.raises(RuntimeError, match="srun"):
+        run_sweep("toy", SCALE, tmp_path, "slurm", progress=False)
+
+
+def test_pin_threads_sets_environment_and_torch(monkeypatch: pytest.MonkeyPatch) -> None:
+    torch = pytest.importorskip("torch")
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    before = torch.get_num_threads()
+    try:
+        pin_threads(1)
+        assert torch.get_num_threads() == 1 and os.environ["OMP_NUM_THREADS"] == "1"
+    finally:
+        torch.set_num_threads(before)
+    assert threads_per_run(3, 8) == 2 and threads_per_run(4, 2) == 1
+
+
+def test_slurm_settings_layer_defaults_file_and_options(tmp_path: Path) -> None:
+    import tomllib
+
+    defaults = tomllib.loads(DEFAULTS_FILE.read_text())["slurm"]
+    assert load_slurm_settings() == SlurmSettings(**defaults)
+    user = tmp_path / "cluster.toml"
+    user.write_text('[slurm]\npartition = "gpu"\ncpus_per_run = 8\n')
+    settings = load_slurm_settings(user, {"mem_gb": 32, "partition": None})
+    assert (settings.partition, settings.cpus_per_run, settings.mem_gb) == ("gpu", 8, 32.0)
+    assert settings.time_min == defaults["time_min"]
+    (tmp_path / "empty.toml").write_text("x = 1\n")
+    with pytest.raises(ValueError, match=r"no \[slurm\] table"):
+        load_slurm_settings(tmp_path / "empty.toml")
+
+
+FAKE_SBATCH = """#!/bin/sh
+cp "$1" "$SWEEP_TEST_SBATCH_COPY"
+echo "Submitted batch job 4242"
+"""
+
+
+def test_slurm_submission_requests_the_configured_resources(toy: ModuleType, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in {"srun": "#!/bin/sh\nexit 0\n", "scancel": "#!/bin/sh\nexit 0\n", "sbatch": FAKE_SBATCH}.items():
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("SWEEP_TEST_SBATCH_COPY", str(tmp_path / "submitted.sh"))
+
+    experiment = toy.EXPERIMENT
+    specs = experiment.grid(experiment.load_config(SCALE), SCALE)
+    settings = SlurmSettings(partition="gpu", time_min=30, cpus_per_run=8, gpus_per_run=1, mem_gb=12.0,
+                             array_parallelism=2)
+    executor = SubmititExecutor(exp_dir(tmp_path) / "logs", settings, "lejepa-toy", cluster="slurm")
+    tasks = [RunTask(toy.__name__, spec.to_dict(), str(tmp_path), "cuda", executor.threads_per_run)
+             for spec in specs]
+    executor.submit(tasks)
+    script = (tmp_path / "submitted.sh").read_text()
+    for line in ("--partition=gpu", "--time=30", "--cpus-per-task=8", "--gpus-per-node=1", "--mem=12GB",
+                 f"--array=0-{len(specs) - 1}%2", "--job-name=lejepa-toy"):
+        assert f"#SBATCH {line}\n" in script
+    assert str(exp_dir(tmp_path) / "logs") in script
+    job_ids = [read_json(spec.run_dir(tmp_path) / JOB_FILE)["job_id"] for spec in specs]
+    assert job_ids == [f"4242_{index}" for index in range(len(specs))]
+    assert executor.threads_per_run == 8
+    executor.close()
+    assert executor.in_flight() == 0
