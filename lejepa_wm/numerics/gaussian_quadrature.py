@@ -38,7 +38,7 @@ from numpy.polynomial.legendre import leggauss
 from numpy.typing import ArrayLike, NDArray
 
 from lejepa_wm.numerics.hermite import hermite_values
-from lejepa_wm.validation import check_positive_int, check_rho
+from lejepa_wm.validation import check_nonnegative_int, check_positive_int, check_rho
 
 GRAM_TOLERANCE = 1e-12
 """Orthonormality error up to which a rule is said to resolve a Hermite degree."""
@@ -72,25 +72,12 @@ class Rule1D:
 
 
 def _resolved_degree(nodes: NDArray[np.float64], weights: NDArray[np.float64], cap: int) -> int:
-    """Largest ``D <= cap`` whose Hermite Gram block is the identity to ``GRAM_TOLERANCE``."""
+    """Largest ``D <= cap`` whose Hermite Gram block ``(D+1) x (D+1)`` is the identity to ``GRAM_TOLERANCE``."""
     values = hermite_values(cap, nodes)
     gram_error = np.abs((values * weights) @ values.T - np.eye(cap + 1))
-    # Error of the leading (D+1)x(D+1) block = max over rows/columns <= D.
-    block_error = np.maximum.accumulate(np.maximum(gram_error.max(axis=0), gram_error.max(axis=1))
-                                        if False else _leading_block_max(gram_error))
-    good = np.flatnonzero(block_error <= GRAM_TOLERANCE)
-    return int(good[-1]) if good.size else -1
-
-
-def _leading_block_max(matrix: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``out[D] = max |matrix[:D+1, :D+1]|`` for every ``D``."""
-    size = matrix.shape[0]
-    out = np.empty(size)
-    running = 0.0
-    for d in range(size):
-        running = max(running, float(matrix[d, : d + 1].max()), float(matrix[: d + 1, d].max()))
-        out[d] = running
-    return out
+    # The Gram matrix is symmetric, so the leading block's error is a running max of lower-triangle rows.
+    block_error = np.maximum.accumulate(np.tril(gram_error).max(axis=1))
+    return int(np.count_nonzero(block_error <= GRAM_TOLERANCE)) - 1
 
 
 @lru_cache(maxsize=64)
@@ -115,6 +102,7 @@ def split_legendre_rule(max_degree: int, kinks: tuple[float, ...] = (0.0,), poin
     error decaying like ``exp(-c points_per_panel)``; the achieved Hermite
     resolution is measured and must reach ``max_degree``.
     """
+    check_nonnegative_int(max_degree, "max_degree")
     check_positive_int(points_per_panel, "points_per_panel")
     if not panel_width > 0:
         raise ValueError(f"panel_width must be positive; got {panel_width!r}")

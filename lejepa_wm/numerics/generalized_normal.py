@@ -42,7 +42,7 @@ def check_beta(beta: float) -> float:
 
 
 def unit_variance_scale(beta: float) -> float:
-    """Scale ``s(beta) = sqrt(Gamma(1/beta) / Gamma(3/beta))`` giving unit variance (log-gamma, relative error ~1e-15)."""
+    """Scale ``s(beta) = sqrt(Gamma(1/beta) / Gamma(3/beta))`` of unit variance (via log-gamma, rel. error ~1e-15)."""
     b = check_beta(beta)
     return math.exp(0.5 * (gammaln(1.0 / b) - gammaln(3.0 / b)))
 
@@ -71,6 +71,17 @@ def score(z: ArrayLike, beta: float) -> NDArray[np.float64]:
     s = unit_variance_scale(b)
     x = np.asarray(z, dtype=float) / s
     return -b * np.sign(x) * np.abs(x) ** (b - 1.0) / s
+
+
+def score_derivative(z: ArrayLike, beta: float) -> NDArray[np.float64]:
+    """``(log p_beta)''(z) = -beta (beta-1) |z/s|^(beta-2) / s^2`` for ``z != 0`` (singular at 0 when ``beta < 2``)."""
+    b = check_beta(beta)
+    s = unit_variance_scale(b)
+    x = np.abs(np.asarray(z, dtype=float) / s)
+    if b == 1.0:
+        return np.zeros_like(x)
+    with np.errstate(divide="ignore"):
+        return -b * (b - 1.0) * x ** (b - 2.0) / s**2
 
 
 def absolute_moment(k: float, beta: float) -> float:

@@ -11,27 +11,38 @@ full-line eigenvalue is isolated (below the essential spectrum).
 
 Method
 ------
-Chebyshev spectral collocation on a few *elements* whose edges include every
-point where the score is not smooth (``z = 0`` for ``|z|^beta``). On each
-element the ``n + 1`` Chebyshev–Lobatto nodes carry the unknowns; the
-collocation equations hold at interior nodes, and the element end nodes carry
-the Neumann conditions at ``±L`` and continuity of ``phi`` and ``phi'`` across
-interior edges. These ``2E`` linear conditions are eliminated exactly, leaving
-a standard (non-symmetric) eigenproblem solved by ``scipy.linalg.eig``.
-Integrals (normalization in ``L2(p)``, correlations) use Clenshaw–Curtis
-weights on the same nodes, which integrate the polynomial interpolant exactly.
+The unknown is the symmetrized eigenfunction ``psi = sqrt(p) phi``, which
+solves the Schrödinger form ``-psi'' + W psi = lambda psi`` with
+``W = (V')^2/4 + V''/2``, ``V = log p``. Unlike ``phi``, which may grow like
+``exp(c |z|^beta)`` in the tails, ``psi`` is of order one where the mass is and
+decays, so double precision resolves it everywhere. The flux is
+``p phi' = sqrt(p) (psi' - V' psi / 2)``; the Neumann ends become
+``psi' = V' psi / 2`` and an interior edge carries continuity of ``psi`` and of
+``psi' - V' psi / 2`` (with one-sided scores, so a kink of ``p`` such as the
+Laplace cusp is exact).
+
+Discretization: Chebyshev spectral collocation on a few *elements* whose edges
+include every point where the score is not smooth (``z = 0`` for ``|z|^beta``).
+On each element the ``n + 1`` Chebyshev–Lobatto nodes carry the unknowns, the
+equation is collocated at interior nodes, and the ``2E`` end conditions are
+eliminated exactly, leaving a standard eigenproblem solved by
+``scipy.linalg.eig``. Integrals use Clenshaw–Curtis weights on the same nodes
+(exact for the polynomial interpolant).
 
 Accuracy
 --------
-On smooth elements the error decays spectrally; the singular term
-``z^(beta+1)`` of ``phi_1`` at ``z = 0`` sits at an element end, where
-Chebyshev clustering gives algebraic decay ``~ n^(-2(beta+1))``. Measured with
-the default 96 nodes per element and truncation ``p(L)/p(0) = exp(-80)``
-(``lejepa_wm.numerics.verify_t2`` prints the study): Gaussian eigenvalues
-``0..3`` to ~1e-12, ``corr^2(phi_1, z)`` at ``beta = 2`` to ~1e-14, the uniform
-(Neumann) limit to ~1e-13, and ``corr^2(phi_1, z)`` for ``beta`` in
-``[1.1, 10]`` stable to better than 1e-9 under doubling the nodes and the tail
-exponent.
+On smooth elements the error decays spectrally; the singular terms at
+``z = 0`` (``|z|^beta``) sit at an element end, where Chebyshev clustering
+gives algebraic decay in ``n``. Measured (``lejepa_wm.numerics.verify_t2``
+prints the study): with 96 nodes per element and truncation
+``p(L)/p(0) = exp(-60)``, Gaussian eigenvalues ``0..3`` to 8e-13,
+``corr^2(phi_1, z) = 1`` at ``beta = 2`` to 5e-16, the uniform (Neumann) limit
+``96/pi^4`` to 7e-14 and its ``phi_1 = sqrt(2) sin(pi z / 2a)`` to 3e-12; with
+64 nodes, doubling both the nodes and the tail exponent changes ``lambda_1``
+and ``corr^2(phi_1, z)`` by at most 5e-9 for ``beta`` in ``[1.1, 10]``
+(largest at ``beta = 1.5``, where ``phi_1`` is least smooth at 0). Close to
+``beta = 1`` the eigenfunction spreads far into the tails and needs larger
+truncations (``beta = 1.05``: 7e-8 between ``T = 60`` and ``120``).
 
 Missing spectral gap
 --------------------
@@ -52,13 +63,15 @@ import numpy as np
 import scipy.linalg
 from numpy.polynomial import chebyshev
 from numpy.typing import NDArray
+from threadpoolctl import threadpool_limits
 
 from lejepa_wm.numerics import generalized_normal as gn
 from lejepa_wm.validation import check_positive_int
 
 MIN_NODES_PER_ELEMENT = 8
 DEFAULT_NODES_PER_ELEMENT = 96
-DEFAULT_TAIL_EXPONENT = 80.0
+DEFAULT_TAIL_EXPONENT = 60.0
+MONOTONE_DENSITY_FLOOR = 1e-10
 DEFAULT_DRIFT_TOLERANCE = 1e-7
 
 Score = Callable[[NDArray[np.float64]], NDArray[np.float64]]
@@ -69,7 +82,7 @@ class NoIsolatedEigenvalueError(ValueError):
 
     ``candidates`` maps each truncation half-width ``L`` to the eigenvalue the
     truncated problem returned; ``threshold`` is the known bottom of the
-    essential spectrum (``nan`` if unknown).
+    essential spectrum.
     """
 
     def __init__(self, message: str, candidates: dict[float, float], threshold: float) -> None:
@@ -80,14 +93,16 @@ class NoIsolatedEigenvalueError(ValueError):
 
 @dataclass(frozen=True)
 class GeneratorProblem:
-    """The generator ``f'' + score(z) f'`` on ``[edges[0], edges[-1]]`` with Neumann ends.
+    """The generator ``f'' + V'(z) f'`` on ``[edges[0], edges[-1]]`` with Neumann ends.
 
-    ``log_density`` is ``log p`` up to an additive constant; ``edges`` are
-    increasing element boundaries and must contain every point where ``score``
-    is not smooth.
+    ``score`` is ``V' = (log p)'`` and ``score_derivative`` is ``V''``;
+    ``log_density`` is ``V = log p`` up to an additive constant. ``edges`` are
+    increasing element boundaries and must contain every point where the score
+    is not smooth; there the score is evaluated one-sidedly.
     """
 
     score: Score
+    score_derivative: Score
     log_density: Score
     edges: tuple[float, ...]
 
@@ -99,22 +114,37 @@ class GeneratorProblem:
 
 @dataclass(frozen=True)
 class GeneratorSpectrum:
-    """Lowest eigenpairs of a :class:`GeneratorProblem`.
+    """Lowest eigenpairs of a :class:`GeneratorProblem`, in symmetrized form.
 
     ``nodes`` lists the collocation nodes of all elements (interior edges appear
-    twice, once per element); ``weights`` are probability weights (Clenshaw–Curtis
-    weight times the normalized density, summing to 1), so ``sum(weights * f)``
-    approximates ``E_p f``. ``eigenfunctions[k]`` holds ``phi_k`` at the nodes,
-    normalized to ``E_p phi_k^2 = 1`` and signed so that ``phi_k`` is positive at
-    the right end; ``derivatives[k]`` holds ``phi_k'`` there.
+    twice, once per element) and ``weights`` their Clenshaw–Curtis weights, so
+    ``sum(weights * g)`` approximates ``int g dz``. ``sqrt_density`` is
+    ``sqrt(p)`` at the nodes with ``p`` normalized. ``psi[k] = sqrt(p) phi_k``
+    is normalized to ``int psi_k^2 = E_p phi_k^2 = 1`` and signed so that
+    ``E_p[phi_k z] >= 0``; ``flux[k] = sqrt(p) phi_k' = psi_k' - V' psi_k / 2``,
+    whose sign is the sign of ``phi_k'``.
     """
 
     eigenvalues: NDArray[np.float64]
     nodes: NDArray[np.float64]
     weights: NDArray[np.float64]
-    eigenfunctions: NDArray[np.float64]
-    derivatives: NDArray[np.float64]
+    sqrt_density: NDArray[np.float64]
+    psi: NDArray[np.float64]
+    flux: NDArray[np.float64]
     half_width: float
+
+    def expectation(self, values: NDArray[np.float64]) -> float:
+        """``E_p g`` for ``g`` given at the nodes."""
+        return float(self.weights @ (self.sqrt_density**2 * values))
+
+    def correlation_with_identity(self, k: int) -> float:
+        """``corr(phi_k(z), z)`` under ``p``."""
+        mean_z = self.expectation(self.nodes)
+        var_z = self.expectation((self.nodes - mean_z) ** 2)
+        mean_phi = float(self.weights @ (self.sqrt_density * self.psi[k]))
+        cov = float(self.weights @ (self.sqrt_density * self.psi[k] * self.nodes)) - mean_phi * mean_z
+        var_phi = float(self.weights @ self.psi[k] ** 2) - mean_phi**2
+        return cov / math.sqrt(var_z * var_phi)
 
 
 def chebyshev_lobatto(n: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
@@ -138,6 +168,17 @@ def chebyshev_lobatto(n: int) -> tuple[NDArray[np.float64], NDArray[np.float64],
     return x, d, weights
 
 
+def _one_sided_scores(problem: GeneratorProblem, nodes: NDArray[np.float64], n_elem: int, n: int,
+                      edges: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``V'`` at every node, the element end nodes evaluated from inside their element."""
+    scores = problem.score(nodes)
+    for e in range(n_elem):
+        first, last = e * (n + 1), e * (n + 1) + n
+        scores[first] = problem.score(np.array([np.nextafter(edges[e], edges[e + 1])]))[0]
+        scores[last] = problem.score(np.array([np.nextafter(edges[e + 1], edges[e])]))[0]
+    return scores
+
+
 def solve_generator(problem: GeneratorProblem, nodes_per_element: int = DEFAULT_NODES_PER_ELEMENT,
                     n_eigenpairs: int = 4) -> GeneratorSpectrum:
     """Lowest ``n_eigenpairs`` eigenpairs of ``-𝓛`` by multi-element Chebyshev collocation (see module docstring).
@@ -155,6 +196,14 @@ def solve_generator(problem: GeneratorProblem, nodes_per_element: int = DEFAULT_
     if n_eig > n_elem * (n - 1) // 2:
         raise ValueError(f"n_eigenpairs={n_eigenpairs!r} exceeds half the {n_elem * (n - 1)} interior unknowns")
 
+    # Matrices of a few hundred rows: BLAS threads only add contention (up to 30x slower on a busy machine).
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _solve(problem, n, n_eig, edges)
+
+
+def _solve(problem: GeneratorProblem, n: int, n_eig: int, edges: NDArray[np.float64]) -> GeneratorSpectrum:
+    """Assemble the collocation matrices on ``len(edges) - 1`` elements of ``n + 1`` nodes and solve."""
+    n_elem = edges.size - 1
     x, d_ref, w_ref = chebyshev_lobatto(n)
     size = n_elem * (n + 1)
     nodes = np.empty(size)
@@ -166,54 +215,68 @@ def solve_generator(problem: GeneratorProblem, nodes_per_element: int = DEFAULT_
         nodes[block] = edges[e] + half * (x + 1.0)
         deriv[block, block] = d_ref / half
         weights[block] = w_ref * half
-    generator = deriv @ deriv + problem.score(nodes)[:, None] * deriv
+    scores = _one_sided_scores(problem, nodes, n_elem, n, edges)
+    flux_operator = deriv - 0.5 * np.diag(scores)  # psi -> psi' - V' psi / 2 = sqrt(p) phi'
 
-    # Rows of the 2E element-end conditions: Neumann at both ends, C^1 continuity at interior edges.
     first = np.arange(n_elem) * (n + 1)
     last = first + n
-    conditions = [deriv[first[0]], deriv[last[-1]]]
+    ends = np.sort(np.concatenate([first, last]))
+    interior = np.setdiff1d(np.arange(size), ends)
+    potential = 0.25 * scores[interior] ** 2 + 0.5 * problem.score_derivative(nodes[interior])
+    schroedinger = -(deriv @ deriv)[interior] + np.eye(size)[interior] * potential[:, None]
+
+    # The 2E element-end conditions: zero flux at both ends, continuity of psi and of the flux inside.
+    conditions = [flux_operator[first[0]], flux_operator[last[-1]]]
     for e in range(n_elem - 1):
         jump = np.zeros(size)
         jump[last[e]], jump[first[e + 1]] = 1.0, -1.0
-        conditions += [jump, deriv[last[e]] - deriv[first[e + 1]]]
+        conditions += [jump, flux_operator[last[e]] - flux_operator[first[e + 1]]]
     cond = np.array(conditions)
-    ends = np.sort(np.concatenate([first, last]))
-    interior = np.setdiff1d(np.arange(size), ends)
-    # Values at element ends as a linear function of interior values: cond[:, ends] f_e + cond[:, int] f_i = 0.
+    # End values as a linear function of interior values: cond[:, ends] psi_e + cond[:, interior] psi_i = 0.
     ends_from_interior = -np.linalg.solve(cond[:, ends], cond[:, interior])
-    reduced = generator[np.ix_(interior, interior)] + generator[np.ix_(interior, ends)] @ ends_from_interior
+    reduced = schroedinger[:, interior] + schroedinger[:, ends] @ ends_from_interior
 
-    values, vectors = scipy.linalg.eig(-reduced)
+    values, vectors = scipy.linalg.eig(reduced)
     order = np.argsort(values.real)[:n_eig]
     values, vectors = values[order], vectors[:, order]
     if np.max(np.abs(values.imag)) > 1e-8 * max(1.0, float(np.max(np.abs(values.real)))):
         raise ValueError(f"discretized low spectrum is not real (eigenvalues {values!r}); "
-                         f"increase nodes_per_element={nodes_per_element!r}")
+                         f"increase nodes_per_element={n!r}")
 
-    full = np.empty((size, n_eig))
-    full[interior] = vectors.real
-    full[ends] = ends_from_interior @ vectors.real
+    psi = np.empty((size, n_eig))
+    psi[interior] = vectors.real
+    psi[ends] = ends_from_interior @ vectors.real
+    psi /= np.sqrt(weights @ psi**2)[None, :]
     log_p = problem.log_density(nodes)
-    p = np.exp(log_p - np.max(log_p)) * weights
-    prob = p / p.sum()
-    full /= np.sqrt(prob @ full**2)[None, :]
-    full *= np.sign(full[-1])[None, :]
+    sqrt_p = np.exp(0.5 * (log_p - np.max(log_p)))
+    sqrt_p /= math.sqrt(float(weights @ sqrt_p**2))
+    signs = np.sign(weights @ (sqrt_p[:, None] * psi * nodes[:, None]))
+    psi *= np.where(signs == 0.0, 1.0, signs)[None, :]
     return GeneratorSpectrum(
         eigenvalues=values.real.copy(),
         nodes=nodes,
-        weights=prob,
-        eigenfunctions=full.T.copy(),
-        derivatives=(deriv @ full).T.copy(),
+        weights=weights,
+        sqrt_density=sqrt_p,
+        psi=psi.T.copy(),
+        flux=(flux_operator @ psi).T.copy(),
         half_width=float(max(abs(edges[0]), abs(edges[-1]))),
     )
 
 
 def generalized_normal_problem(beta: float, tail_exponent: float = DEFAULT_TAIL_EXPONENT) -> GeneratorProblem:
-    """Generator of the unit-variance generalized normal ``p_beta`` on ``[-L, L]``, ``p(L)/p(0) = exp(-T)``."""
+    """Generator of the unit-variance generalized normal ``p_beta`` on ``[-L, L]``, ``p(L)/p(0) = exp(-T)``.
+
+    Requires ``beta >= 1``: for ``beta < 1`` the score is unbounded at 0 and the
+    symmetrized form does not apply (the spectrum above 0 is then essential
+    from 0, see :func:`lejepa_wm.numerics.generalized_normal.essential_spectrum_threshold`).
+    """
     b = gn.check_beta(beta)
+    if b < 1.0:
+        raise ValueError(f"the generator solver needs beta >= 1 (bounded score); got beta={beta!r}")
     half_width = gn.tail_half_width(b, tail_exponent)
     return GeneratorProblem(
         score=lambda z: gn.score(z, b),
+        score_derivative=lambda z: gn.score_derivative(z, b),
         log_density=lambda z: gn.log_density(z, b),
         edges=(-half_width, 0.0, half_width),
     )
@@ -226,38 +289,45 @@ def uniform_problem(half_width: float = gn.UNIFORM_HALF_WIDTH) -> GeneratorProbl
         raise ValueError(f"half_width must be a finite positive number; got {half_width!r}")
 
     def zero(z: NDArray[np.float64]) -> NDArray[np.float64]:
-        return np.zeros_like(z)
+        return np.zeros_like(np.asarray(z, dtype=float))
 
-    return GeneratorProblem(score=zero, log_density=zero, edges=(-a, 0.0, a))
+    return GeneratorProblem(score=zero, score_derivative=zero, log_density=zero, edges=(-a, 0.0, a))
 
 
 def linearity(spectrum: GeneratorSpectrum) -> float:
     """``l = corr^2(phi_1(z), z)`` under ``p``: the linear-probe R^2 of the best whitened feature."""
-    prob, z, phi = spectrum.weights, spectrum.nodes, spectrum.eigenfunctions[1]
-    zc = z - prob @ z
-    pc = phi - prob @ phi
-    return float((prob @ (zc * pc)) ** 2 / ((prob @ zc**2) * (prob @ pc**2)))
+    return spectrum.correlation_with_identity(1) ** 2
 
 
-def sign_changes(values: NDArray[np.float64], relative_floor: float = 1e-10) -> int:
+def sign_changes(values: NDArray[np.float64], relative_floor: float = 1e-8) -> int:
     """Number of sign changes of a sequence, ignoring entries below ``relative_floor * max|values|``."""
     significant = values[np.abs(values) > relative_floor * np.max(np.abs(values))]
     return int(np.count_nonzero(np.diff(np.sign(significant)) != 0))
 
 
-def min_interior_slope(spectrum: GeneratorSpectrum, k: int = 1) -> float:
-    """Smallest ``phi_k'`` over the nodes strictly inside ``(-L, L)``; positive iff ``phi_k`` increases there.
+def bulk(spectrum: GeneratorSpectrum, density_floor: float = MONOTONE_DENSITY_FLOOR) -> NDArray[np.bool_]:
+    """Nodes strictly inside ``(-L, L)`` where ``p >= density_floor * max p``.
 
-    The Neumann ends have ``phi_k' = 0`` by construction and are excluded.
+    Outside, ``sqrt(p) phi'`` falls below the rounding level of the
+    eigenvector, so its sign is not resolved in double precision.
     """
-    inside = np.abs(spectrum.nodes) < spectrum.half_width * (1.0 - 1e-12)
-    return float(np.min(spectrum.derivatives[k][inside]))
+    p = spectrum.sqrt_density**2
+    return (np.abs(spectrum.nodes) < spectrum.half_width * (1.0 - 1e-12)) & (p >= density_floor * p.max())
+
+
+def monotone_margin(spectrum: GeneratorSpectrum, k: int = 1) -> float:
+    """``min sqrt(p) phi_k' / max |sqrt(p) phi_k'|`` over the :func:`bulk` nodes.
+
+    Positive iff ``phi_k`` increases at every bulk node.
+    """
+    flux = spectrum.flux[k]
+    return float(np.min(flux[bulk(spectrum)]) / np.max(np.abs(flux)))
 
 
 def tail_mass(spectrum: GeneratorSpectrum, k: int = 1, outer_fraction: float = 0.5) -> float:
     """``E_p[phi_k^2 ; |z| > (1 - outer_fraction) L]``: the share of ``phi_k`` living near the truncation ends."""
     outer = np.abs(spectrum.nodes) > (1.0 - outer_fraction) * spectrum.half_width
-    return float(spectrum.weights[outer] @ spectrum.eigenfunctions[k][outer] ** 2)
+    return float(spectrum.weights[outer] @ spectrum.psi[k][outer] ** 2)
 
 
 def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES_PER_ELEMENT,
@@ -271,9 +341,17 @@ def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES
     ``1/L^2``. If ``|lambda_1(2T) - lambda_1(T)| > drift_tolerance * max(1, lambda_1)``
     the error is raised, reporting both candidates, the known essential
     threshold and the tail mass of the candidate eigenfunction. Returns the
-    ``2T`` solution otherwise.
+    ``2T`` solution otherwise. For ``beta < 1`` the error is raised at once
+    from the tail asymptotics (the essential spectrum starts at 0, see
+    :func:`~lejepa_wm.numerics.generalized_normal.essential_spectrum_threshold`),
+    since the symmetrized solver needs a bounded score.
     """
     b = gn.check_beta(beta)
+    if b < 1.0:
+        raise NoIsolatedEigenvalueError(
+            f"beta={beta!r} < 1: the Schroedinger potential W = (V')^2/4 + V''/2 tends to 0 at infinity, so the "
+            f"essential spectrum starts at 0 and there is no spectral gap (no truncation solved)",
+            candidates={}, threshold=gn.essential_spectrum_threshold(b))
     if not (math.isfinite(drift_tolerance) and drift_tolerance > 0.0):
         raise ValueError(f"drift_tolerance must be a finite positive number; got {drift_tolerance!r}")
     coarse = solve_generator(generalized_normal_problem(b, tail_exponent), nodes_per_element, 2)
@@ -283,7 +361,8 @@ def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES
     if drift > drift_tolerance * max(1.0, abs(lam_fine)):
         threshold = gn.essential_spectrum_threshold(b)
         raise NoIsolatedEigenvalueError(
-            f"beta={beta!r}: no isolated first eigenvalue above 0 (spectral gap missing): the candidate lambda_1 "
+            f"beta={beta!r}: no isolated first eigenvalue above 0 (spectral gap missing, or too small to resolve "
+            f"at these truncations): the candidate lambda_1 "
             f"moves from {lam_coarse:.6g} (L={coarse.half_width:.4g}) to {lam_fine:.6g} (L={fine.half_width:.4g}), "
             f"drift {drift:.3g} > {drift_tolerance:g}; essential spectrum starts at {threshold:.6g}; "
             f"{tail_mass(fine):.2f} of the candidate's L2(p) mass lies in the outer half of the box",

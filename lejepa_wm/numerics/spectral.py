@@ -1,0 +1,201 @@
+"""The Mehler operator in the Hermite basis, the alignment loss as a quadratic form, and its minimizers.
+
+An encoder in Hermite coordinates is ``h(z) = C Phi(z)`` with
+``Phi = (H_alpha)_{alpha in alphas}`` and ``C`` of shape ``(m, K)``. Then
+``L(h) = tr(C M C^T)`` with the *loss matrix*
+``M = E[(Phi(z') - Phi(z))(Phi(z') - Phi(z))^T]`` and ``Cov h = C G C^T`` with
+``G = E[Phi Phi^T]``. Both are computed here by exact quadrature of the OU
+pair, never from Mehler's formula, so that comparing them with the closed form
+``M = 2 diag(1 - rho^alpha)`` is a check of that formula and not a restatement.
+
+Because the coordinates of ``(z, z')`` are independent pairs, every matrix is
+the entrywise product over coordinates of 1-D pair matrices
+``S_i[a, b] = E[H_a(z'_i) H_b(z_i)]``, each computed by the 2-D Gauss–Hermite
+rule of :func:`~lejepa_wm.numerics.gaussian_quadrature.ou_pair_rule`, exact for
+``a, b <= D`` with ``D + 1`` points (rounding ~1e-15).
+
+Whitened minimization (``G = I``, ``C C^T = I_m``): by Ky Fan,
+``min tr(C M C^T) = sum of the m smallest eigenvalues of M``, attained by the
+corresponding eigenvectors (:func:`ky_fan_minimum`, via ``scipy.linalg.eigh``,
+backward stable: eigenvalue errors ~1e-15 ||M||). :func:`stiefel_descent` finds
+minimizers independently by Riemannian gradient descent from random starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+from numpy.typing import ArrayLike, NDArray
+
+from lejepa_wm.numerics.gaussian_quadrature import check_rhos, gauss_hermite_rule, ou_pair_degree_points
+from lejepa_wm.numerics.hermite import hermite_values
+from lejepa_wm.validation import check_nonnegative_int, check_positive_int, check_rho
+
+
+@dataclass(frozen=True)
+class PairMoments:
+    """1-D OU pair moments for a batch of ``rho``: arrays of shape ``(B, D + 1, D + 1)``.
+
+    ``cross[b, a, c] = E[H_a(z') H_c(z)]``, ``gram[b, a, c] = E[H_a(z) H_c(z)]``,
+    ``gram_prime[b, a, c] = E[H_a(z') H_c(z')]``.
+    """
+
+    cross: NDArray[np.float64]
+    gram: NDArray[np.float64]
+    gram_prime: NDArray[np.float64]
+
+
+def pair_moments(rhos: ArrayLike, max_degree: int, num_points: int | None = None) -> PairMoments:
+    """Exact 1-D OU pair moments of ``H_0..H_D`` for every ``rho`` in ``rhos`` (batched).
+
+    ``num_points`` defaults to ``D + 1``, the fewest that make the rule exact;
+    fewer raise ``ValueError`` naming ``max_degree``.
+    """
+    rhos = check_rhos(rhos)
+    check_nonnegative_int(max_degree, "max_degree")
+    needed = ou_pair_degree_points(max_degree)
+    num_points = needed if num_points is None else check_positive_int(num_points, "num_points")
+    if num_points < needed:
+        raise ValueError(f"max_degree={max_degree} needs at least {needed} Gauss-Hermite points for exact "
+                         f"pair moments; got num_points={num_points}")
+    rule = gauss_hermite_rule(num_points)
+    z, xi = np.meshgrid(rule.nodes, rule.nodes, indexing="ij")
+    weights = np.multiply.outer(rule.weights, rule.weights).ravel()
+    z, xi = z.ravel(), xi.ravel()
+    z_prime = rhos[:, None] * z + np.sqrt(1.0 - rhos**2)[:, None] * xi  # (B, P)
+    h_z = hermite_values(max_degree, z) * weights  # (D+1, P), weighted once
+    h_zp = np.moveaxis(hermite_values(max_degree, z_prime), 0, 1)  # (B, D+1, P)
+    cross = h_zp @ h_z.T
+    gram_prime = (h_zp * weights) @ np.swapaxes(h_zp, 1, 2)
+    gram = np.broadcast_to(h_z @ hermite_values(max_degree, z).T, cross.shape)
+    return PairMoments(cross, np.array(gram), gram_prime)
+
+
+def _tensorize(per_coordinate: list[NDArray[np.float64]], alphas: NDArray[np.int64]) -> NDArray[np.float64]:
+    """``out[b, j, k] = prod_i per_coordinate[i][b, alphas[j, i], alphas[k, i]]``."""
+    out = np.ones((per_coordinate[0].shape[0], alphas.shape[0], alphas.shape[0]))
+    for i, matrix in enumerate(per_coordinate):
+        out *= matrix[:, alphas[:, i][:, None], alphas[:, i][None, :]]
+    return out
+
+
+@dataclass(frozen=True)
+class HermiteQuadraticForms:
+    """Quadratic forms of an encoder ``h = C Phi`` in Hermite features, shape ``(B, K, K)``.
+
+    ``cross = E[Phi(z') Phi(z)^T]`` (the Mehler operator), ``gram = E[Phi Phi^T]``,
+    ``loss = E[(Phi(z') - Phi(z))(Phi(z') - Phi(z))^T]``.
+    """
+
+    cross: NDArray[np.float64]
+    gram: NDArray[np.float64]
+    loss: NDArray[np.float64]
+
+
+def hermite_quadratic_forms(rhos: ArrayLike, alphas: ArrayLike) -> HermiteQuadraticForms:
+    """Exact quadrature of the OU pair forms for features ``H_alpha``.
+
+    ``rhos`` is either ``(n,)`` (one anisotropic channel) or ``(B, n)`` (a batch
+    of channels); the result always has a leading batch axis.
+    """
+    alphas = np.asarray(alphas, dtype=np.int64)
+    rho_array = np.asarray(rhos, dtype=float)
+    rho_array = rho_array[None, :] if rho_array.ndim == 1 else rho_array
+    if rho_array.ndim != 2 or rho_array.shape[1] != alphas.shape[1]:
+        raise ValueError(f"rhos of shape {np.shape(rhos)} do not match multi-indices of dimension "
+                         f"{alphas.shape[1]}")
+    max_degree = int(alphas.max())
+    moments = [pair_moments(rho_array[:, i], max_degree) for i in range(alphas.shape[1])]
+    cross = _tensorize([m.cross for m in moments], alphas)
+    gram = _tensorize([m.gram for m in moments], alphas)
+    gram_prime = _tensorize([m.gram_prime for m in moments], alphas)
+    loss = gram_prime + gram - cross - np.swapaxes(cross, 1, 2)
+    return HermiteQuadraticForms(cross, gram, loss)
+
+
+def mehler_eigenvalues(rhos: ArrayLike, alphas: ArrayLike) -> NDArray[np.float64]:
+    """Closed-form Mehler eigenvalues ``rho^alpha = prod_i rho_i^{alpha_i}``."""
+    rhos = check_rhos(rhos)
+    return np.prod(rhos ** np.asarray(alphas), axis=-1)
+
+
+def closed_form_loss(energies: ArrayLike, rho: float) -> float:
+    """``L = 2 sum_{d>=1} (1 - rho^d) ||h_d||^2`` for degree energies ``energies[d]``."""
+    rho = check_rho(rho)
+    energies = np.asarray(energies, dtype=float)
+    degrees = np.arange(energies.size)
+    return float(2.0 * np.sum((1.0 - rho**degrees) * energies))
+
+
+@dataclass(frozen=True)
+class KyFanSolution:
+    """Minimum of ``tr(W^T M W)`` over orthonormal ``m``-frames ``W`` (``K x m``).
+
+    ``value`` is the sum of the ``m`` smallest eigenvalues, ``frame`` their
+    eigenvectors and ``gap = lambda_{m+1} - lambda_m`` (0 means the minimizing
+    subspace is not unique; ``inf`` when ``m = K``).
+    """
+
+    value: float
+    frame: NDArray[np.float64]
+    eigenvalues: NDArray[np.float64]
+    gap: float
+
+
+def ky_fan_minimum(matrix: ArrayLike, m: int) -> KyFanSolution:
+    """Ky Fan minimum of a symmetric ``K x K`` matrix over orthonormal ``m``-frames."""
+    matrix = np.asarray(matrix, dtype=float)
+    check_positive_int(m, "m")
+    if m > matrix.shape[0]:
+        raise ValueError(f"m={m} exceeds the number of features {matrix.shape[0]}")
+    eigenvalues, vectors = scipy.linalg.eigh(0.5 * (matrix + matrix.T))
+    gap = float(eigenvalues[m] - eigenvalues[m - 1]) if m < eigenvalues.size else float("inf")
+    return KyFanSolution(float(eigenvalues[:m].sum()), vectors[:, :m], eigenvalues, gap)
+
+
+@dataclass(frozen=True)
+class DescentResult:
+    """Frames ``(starts, K, m)`` found by :func:`stiefel_descent`, their values and final gradient norms."""
+
+    frames: NDArray[np.float64]
+    values: NDArray[np.float64]
+    gradient_norms: NDArray[np.float64]
+    iterations: int
+
+
+def random_frames(rng: np.random.Generator, count: int, size: int, m: int) -> NDArray[np.float64]:
+    """``count`` Haar-random orthonormal ``m``-frames in ``R^size`` (QR of Gaussian matrices, sign-fixed)."""
+    q, r = np.linalg.qr(rng.standard_normal((count, size, m)))
+    return q * np.sign(np.diagonal(r, axis1=1, axis2=2))[:, None, :]
+
+
+def stiefel_descent(matrix: ArrayLike, m: int, starts: int, seed: int, max_iterations: int = 5000,
+                    gradient_tolerance: float = 1e-12) -> DescentResult:
+    """Riemannian gradient descent of ``f(W) = tr(W^T M W)`` on the Stiefel manifold, many starts at once.
+
+    Step ``W <- qr(W - eta grad f)`` with ``grad f = 2 (I - W W^T) M W`` and
+    ``eta = 1 / (2 (lambda_max - lambda_min))`` (the Riemannian Hessian's
+    eigenvalues are differences of eigenvalues of ``M``, so this step is stable); stops when every start has
+    ``||grad f||_F <= gradient_tolerance`` or after ``max_iterations``. From
+    Haar-random starts it converges to the minimizing subspace with probability
+    one (linear rate ``1 - eta * gap``).
+    """
+    matrix = np.asarray(matrix, dtype=float)
+    check_positive_int(starts, "starts")
+    frames = random_frames(np.random.default_rng(seed), starts, matrix.shape[0], m)
+    spectrum = scipy.linalg.eigvalsh(matrix)
+    step = 0.5 / max(float(spectrum[-1] - spectrum[0]), 1e-300)  # shift-invariant, stable for any spectrum
+    norms = np.full(starts, np.inf)
+    iteration = 0
+    for iteration in range(1, max_iterations + 1):
+        mw = matrix @ frames
+        gradient = 2.0 * (mw - frames @ (np.swapaxes(frames, 1, 2) @ mw))
+        norms = np.linalg.norm(gradient, axis=(1, 2))
+        if norms.max() <= gradient_tolerance:
+            break
+        q, r = np.linalg.qr(frames - step * gradient)
+        frames = q * np.sign(np.diagonal(r, axis1=1, axis2=2))[:, None, :]
+    values = np.einsum("skm,kl,slm->s", frames, matrix, frames)
+    return DescentResult(frames, values, norms, iteration)

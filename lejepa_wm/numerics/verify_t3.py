@@ -1,0 +1,187 @@
+"""Checks of T3 (approximate identifiability) on many random and adversarial encoders.
+
+Encoders ``h = C Phi`` over the Hermite features of degree ``1..3`` in
+``n = 1..3`` variables (so ``E h = 0``), one ``rho`` each. ``L(h)`` and
+``Cov h`` come from the exact-quadrature forms of the OU pair (not from
+Mehler's formula). Families:
+
+- ``generic``: random singular values of the linear part, random nonlinear
+  energy at random top degree, ``rho ~ U(0.01, 0.99)``;
+- ``degree2``: orthogonal linear part, all (small) nonlinear energy at degree 2
+  — the case where part (a) is an equality and the ratio error/bound tends to 1;
+- ``near_orthogonal``: linear part ``Q (I + small symmetric)``, small degree-2 energy;
+- ``large_whitening_error``: linear part ``c Q`` with ``c in (0.2, 3)``.
+
+Inequalities are checked with a per-encoder rounding allowance on ``D``
+(:func:`rounding_allowance`, at most ~4e-12), since the equality cases
+(all nonlinear energy at degree 2) sit exactly on the bound of part (a).
+
+The error ``min_Q E||h - Qz||^2`` is evaluated as ``sum (sigma_i - 1)^2`` plus the
+nonlinear energy; on a subset it is recomputed by Gauss–Hermite quadrature of
+``E||h(z) - Q z||^2`` with the polar factor ``Q``, and the polar factor is
+compared with ``scipy.linalg.orthogonal_procrustes`` and with random rotations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from lejepa_wm.claims import CheckResult
+from lejepa_wm.numerics.check_rows import at_least, at_most, holds, single_threaded_blas
+from lejepa_wm.numerics.gaussian_quadrature import gauss_hermite_rule, tensor_rule
+from lejepa_wm.numerics.hermite import hermite_features, multi_indices, total_degrees
+from lejepa_wm.numerics.procrustes import T3Quantities, polar_factor, t3_quantities
+from lejepa_wm.numerics.spectral import hermite_quadratic_forms, random_frames
+
+CLAIM = "T3"
+SEED = 20260602
+MAX_DEGREE = 3
+FAMILY_SIZES = {"generic": 1700, "degree2": 600, "near_orthogonal": 600, "large_whitening_error": 600}
+"""Encoders per family and per dimension ``n = 1, 2, 3`` (10 500 in all)."""
+RATIO_ROUNDING = 1e-6
+"""Allowance on error/bound above 1: ``D`` carries an absolute rounding error of ~1e-14 (the
+linear block of ``M - 2(1 - rho) G`` is zero only up to rounding, divided by ``2 rho (1 - rho)``),
+i.e. ~1e-8 relative at the smallest ``D`` sampled (~1e-6)."""
+
+
+def rounding_allowance(second_moment: np.ndarray, rho: np.ndarray, n: int) -> np.ndarray:
+    """Absolute rounding allowance on ``D``: ``64 u (s + n) / (2 rho (1 - rho))`` with ``u`` the unit roundoff.
+
+    ``delta`` is a quadratic form in ``C`` with matrix entries of size <= 2 computed
+    to a few ulps, so its error is a small multiple of ``u (s + n)``; dividing by
+    the gap turns it into the error of ``D`` (up to ~4e-12 at ``rho = 0.01``).
+    """
+    return 64.0 * np.finfo(float).eps * (second_moment + n) / (2.0 * rho * (1.0 - rho))
+
+
+def sample_family(family: str, n: int, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Coefficients ``(count, n, K)`` over ``multi_indices(n, 3, 1)`` and one ``rho`` per encoder."""
+    alphas = multi_indices(n, MAX_DEGREE, min_degree=1)
+    degrees = total_degrees(alphas)
+    rotations = random_frames(rng, count, n, n)
+    rho = rng.uniform(0.01, 0.99, count)
+    nonlinear = rng.standard_normal((count, n, len(alphas))) * (degrees >= 2)
+    if family == "generic":
+        top = rng.integers(1, MAX_DEGREE + 1, count)
+        nonlinear *= degrees[None, None, :] <= top[:, None, None]
+        scale = 10.0 ** rng.uniform(-4.0, 0.0, count)
+        linear = rotations * np.exp(rng.normal(0.0, 0.5, (count, 1, n)))
+    elif family == "degree2":
+        nonlinear *= degrees == 2
+        scale = 10.0 ** rng.uniform(-6.0, -1.0, count)
+        linear = rotations
+    elif family == "near_orthogonal":
+        nonlinear *= degrees == 2
+        scale = 10.0 ** rng.uniform(-6.0, -2.0, count)
+        perturbation = rng.standard_normal((count, n, n))
+        perturbation = 0.5 * (perturbation + np.swapaxes(perturbation, 1, 2)) * 10.0 ** rng.uniform(-6, -2, (count, 1, 1))
+        linear = rotations @ (np.eye(n) + perturbation)
+    elif family == "large_whitening_error":
+        scale = 10.0 ** rng.uniform(-3.0, 0.0, count)
+        linear = rotations * rng.uniform(0.2, 3.0, (count, 1, 1))
+    else:
+        raise ValueError(f"unknown encoder family {family!r}; expected one of {', '.join(FAMILY_SIZES)}")
+    norms = np.linalg.norm(nonlinear, axis=(1, 2), keepdims=True)
+    nonlinear = nonlinear / np.where(norms > 0, norms, 1.0) * np.sqrt(scale)[:, None, None]
+    coefficients = nonlinear.copy()
+    coefficients[:, :, :n] = linear
+    return coefficients, rho
+
+
+def alignment_gaps(coefficients: np.ndarray, rho: np.ndarray, n: int) -> tuple[np.ndarray, float]:
+    """``delta = L(h) - 2(1 - rho) E||h||^2`` from the exact-quadrature forms, and ``max |E[Phi Phi^T] - I|``.
+
+    Evaluated as ``tr(C (M - 2(1 - rho) G) C^T)``: the matrix difference cancels
+    the linear block before the quadratic form, so ``delta`` keeps full relative
+    accuracy even when it is 1e-9 of ``L``.
+    """
+    alphas = multi_indices(n, MAX_DEGREE, min_degree=1)
+    forms = hermite_quadratic_forms(np.repeat(rho[:, None], n, axis=1), alphas)
+    gap_matrix = forms.loss - 2.0 * (1.0 - rho)[:, None, None] * forms.gram
+    gaps = np.einsum("bik,bkl,bil->b", coefficients, gap_matrix, coefficients)
+    return gaps, float(np.abs(forms.gram - np.eye(len(alphas))).max())
+
+
+def quadrature_error(coefficients: np.ndarray, n: int) -> np.ndarray:
+    """``E||h(z) - Q z||^2`` with ``Q`` the polar factor of the linear part, by exact Gauss–Hermite quadrature."""
+    alphas = multi_indices(n, MAX_DEGREE, min_degree=1)
+    nodes, weights = tensor_rule(gauss_hermite_rule(MAX_DEGREE + 1), n)
+    features = hermite_features(alphas, nodes)  # (P, K)
+    q = polar_factor(coefficients[:, :, :n])
+    residual = np.einsum("bik,pk->bpi", coefficients, features) - np.einsum("bij,pj->bpi", q, nodes)
+    return np.einsum("p,bpi->b", weights, residual**2)
+
+
+def procrustes_optimality(coefficients: np.ndarray, n: int, rng: np.random.Generator, trials: int = 50) -> dict[str, float]:
+    """Polar factor vs ``scipy.linalg.orthogonal_procrustes`` and vs random rotations (distance gaps)."""
+    linear = coefficients[:, :, :n]
+    polar = polar_factor(linear)
+    scipy_gap = max(float(np.linalg.norm(polar[b] - scipy.linalg.orthogonal_procrustes(np.eye(n), linear[b])[0]))
+                    for b in range(linear.shape[0]))
+    polar_distance = np.linalg.norm(linear - polar, axis=(1, 2)) ** 2
+    random_q = random_frames(rng, trials, n, n)
+    random_distance = np.linalg.norm(linear[:, None] - random_q[None], axis=(2, 3)) ** 2
+    return {"max_diff_vs_scipy": scipy_gap,
+            "min_random_minus_polar": float((random_distance - polar_distance[:, None]).min())}
+
+
+def t3_measurements(family_sizes: dict[str, int] = FAMILY_SIZES, seed: int = SEED) -> dict[str, object]:
+    """All T3 quantities per family, the worst violations and the largest error/bound ratio."""
+    rng = np.random.default_rng(seed)
+    per_family: dict[str, dict[str, float]] = {}
+    checks = {"gram_error": 0.0, "max_part_a_violation": -np.inf, "min_delta": np.inf, "min_d_plus_allowance": np.inf, "max_ratio": 0.0,
+              "max_bound_violation": -np.inf,
+              "quadrature_mismatch": 0.0, "count": 0, "max_diff_vs_scipy": 0.0, "min_random_minus_polar": np.inf}
+    for family, count in family_sizes.items():
+        ratios: list[np.ndarray] = []
+        for n in (1, 2, 3):
+            coefficients, rho = sample_family(family, n, count, rng)
+            gaps, gram_error = alignment_gaps(coefficients, rho, n)
+            q: T3Quantities = t3_quantities(coefficients, gaps, rho, n)
+            checks["gram_error"] = max(checks["gram_error"], gram_error)
+            allowance = rounding_allowance(q.second_moment, rho, n)
+            checks["max_part_a_violation"] = max(checks["max_part_a_violation"],
+                                                 float((q.nonlinear_energy - q.D - allowance).max()))
+            checks["min_delta"] = min(checks["min_delta"], float(q.delta.min()))
+            checks["min_d_plus_allowance"] = min(checks["min_d_plus_allowance"], float((q.D + allowance).min()))
+            checks["max_bound_violation"] = max(checks["max_bound_violation"], float((q.error - q.bound - allowance).max()))
+            ratios.append(q.ratio)
+            subset = slice(0, 100)
+            checks["quadrature_mismatch"] = max(checks["quadrature_mismatch"], float(
+                np.abs(quadrature_error(coefficients[subset], n) - q.error[subset]).max()))
+            if n > 1:  # O(1) = {+1, -1}: random "rotations" would include the optimum itself
+                optimality = procrustes_optimality(coefficients[:20], n, rng)
+                checks["max_diff_vs_scipy"] = max(checks["max_diff_vs_scipy"], optimality["max_diff_vs_scipy"])
+                checks["min_random_minus_polar"] = min(checks["min_random_minus_polar"],
+                                                       optimality["min_random_minus_polar"])
+            checks["count"] += count
+        family_ratios = np.concatenate(ratios)
+        per_family[family] = {"max_ratio": float(family_ratios.max()), "median_ratio": float(np.median(family_ratios))}
+        checks["max_ratio"] = max(checks["max_ratio"], float(family_ratios.max()))
+    checks["families"] = per_family
+    return checks
+
+
+@single_threaded_blas
+def run_checks() -> list[CheckResult]:
+    """Rows of the T3 claim."""
+    m = t3_measurements()
+    count = m["count"]
+    return [
+        holds(CLAIM, "part_a_nonlinear_energy", f"max (E_nonlin - D - rounding) = {m['max_part_a_violation']:.2g}, "
+              f"{count} encoders", m["max_part_a_violation"] <= 0.0, m["max_part_a_violation"], "<= 0",
+              {k: v for k, v in m.items() if k != "families"}),
+        holds(CLAIM, "alignment_gap_nonnegative", f"min (D + rounding) = {m['min_d_plus_allowance']:.2g}",
+              m["min_d_plus_allowance"] >= 0.0, m["min_d_plus_allowance"], ">= 0", {"min_delta": m["min_delta"]}),
+        holds(CLAIM, "part_b_bound_holds", f"max (error - bound - rounding) = {m['max_bound_violation']:.2g}",
+              m["max_bound_violation"] <= 0.0, m["max_bound_violation"], "<= 0"),
+        holds(CLAIM, "part_b_bound_tight", f"max error/bound = {m['max_ratio']:.9f} over {count} encoders",
+              0.99 <= m["max_ratio"] <= 1.0 + RATIO_ROUNDING, m["max_ratio"], "in [0.99, 1 + 1e-6]", m["families"]),
+        at_most(CLAIM, "error_formula_vs_quadrature", "max |error formula - quadrature E||h-Qz||^2|",
+                m["quadrature_mismatch"], 1e-10),
+        at_most(CLAIM, "polar_factor_optimal", "max ||Q_polar - Q_scipy||_F",
+                m["max_diff_vs_scipy"], 1e-10, {"min_random_minus_polar": m["min_random_minus_polar"]}),
+        at_least(CLAIM, "polar_beats_random_rotations", "n >= 2: min (||A-Q_rand||^2 - ||A-Q_polar||^2)",
+                 m["min_random_minus_polar"], 0.0),
+    ]
