@@ -74,7 +74,7 @@ CLAIMS: tuple[Claim, ...] = (
             "complete: E||h||^2 = sum_d ||h_d||^2 (Parseval) for every square-integrable h."
         ),
         kind="axiom",
-        lean=("LeJEPA.hermite_decomposition",),
+        lean=("LeJEPA.hermite_mehler_decomposition",),
         checks="lejepa_wm.numerics.verify_hermite",
     ),
     Claim(
@@ -85,7 +85,7 @@ CLAIMS: tuple[Claim, ...] = (
             "delta_{alpha beta} rho^{|alpha|} (anisotropic: prod rho_i^{alpha_i})."
         ),
         kind="axiom",
-        lean=("LeJEPA.hermite_decomposition",),
+        lean=("LeJEPA.hermite_mehler_decomposition", "LeJEPA.ou_stationary"),
         checks="lejepa_wm.numerics.verify_mehler",
     ),
     Claim(
@@ -114,7 +114,7 @@ CLAIMS: tuple[Claim, ...] = (
         title="Inherited dynamics",
         statement="If h = Qz then h(z') | h(z) ~ N(rho h(z), (1 - rho^2) I_n).",
         kind="corollary",
-        lean=("LeJEPA.inherited_dynamics",),
+        lean=("LeJEPA.inherited_dynamics", "LeJEPA.inherited_dynamics_of_optimal"),
         checks="lejepa_wm.numerics.verify_c1",
     ),
     Claim(
@@ -125,7 +125,11 @@ CLAIMS: tuple[Claim, ...] = (
             "affine iff p is Gaussian; phi_1 is always strictly monotone."
         ),
         kind="theorem",
-        lean=("LeJEPA.gaussian_of_affine_eigenfunction", "LeJEPA.linear_identifiability_iff_gaussian"),
+        lean=(
+            "LeJEPA.gaussian_of_affine_eigenfunction",
+            "LeJEPA.linear_identifiability_iff_gaussian",
+            "LeJEPA.gaussian_of_affine_score",
+        ),
         checks="lejepa_wm.numerics.verify_t2",
         experiments=("distribution",),
         paper="linear R^2 peaks at beta = 2",

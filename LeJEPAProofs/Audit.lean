@@ -1,0 +1,65 @@
+/-
+Copyright (c) 2026 The LeJEPA world-model authors. All rights reserved.
+Released under the MIT license as described in the file LICENSE.
+-/
+import LeJEPAProofs.Identifiability
+import LeJEPAProofs.InheritedDynamics
+import LeJEPAProofs.Approximate
+import LeJEPAProofs.Langevin
+import LeJEPAProofs.Planning
+import LeJEPAProofs.Anisotropic
+
+/-!
+# Axiom audit
+
+`#print axioms` for every main theorem, so that `lake build` shows exactly which axioms each
+result depends on. Besides Lean's own `propext`, `Classical.choice` and `Quot.sound`, the
+only project axioms that may appear are those listed in `LeJEPAProofs/AXIOMS.md`:
+`LeJEPA.hermite_mehler_decomposition`, `LeJEPA.procrustes_polar`, `LeJEPA.ou_stationary`.
+
+Expected dependencies:
+* T1, M1, the closed-form loss, T3 (a): `LeJEPA.hermite_mehler_decomposition`.
+* T3 (b): `LeJEPA.hermite_mehler_decomposition`, `LeJEPA.procrustes_polar`.
+* C1: `LeJEPA.hermite_mehler_decomposition`, `LeJEPA.ou_stationary`
+  (`LeJEPA.inherited_dynamics` itself only `LeJEPA.ou_stationary`).
+* T2, T4, P5 and the spectral core: no project axiom.
+
+## Main statements
+
+None; this file only prints.
+
+## Implementation notes
+
+The Python audit (`lejepa-wm audit-lean`) checks the ledger against the sources without Lean.
+
+## References
+
+* FLT and PFR projects, axiom audits.
+-/
+
+-- Spectral core
+#print axioms LeJEPA.tsum_pow_succ_le
+#print axioms LeJEPA.tsum_pow_succ_eq_iff
+#print axioms LeJEPA.alignment_gap_ge
+-- Closed-form loss and Gaussian moments
+#print axioms LeJEPA.alignmentLoss_eq_spectral
+#print axioms LeJEPA.integral_sq_linear
+-- T1 and M1
+#print axioms LeJEPA.alignmentLoss_ge_of_whitened
+#print axioms LeJEPA.forward_identifiability
+#print axioms LeJEPA.top_eigenvalues_output_dim
+-- C1
+#print axioms LeJEPA.inherited_dynamics
+#print axioms LeJEPA.inherited_dynamics_of_optimal
+-- T2
+#print axioms LeJEPA.gaussian_of_affine_score
+#print axioms LeJEPA.gaussian_of_affine_eigenfunction
+#print axioms LeJEPA.linear_identifiability_iff_gaussian
+-- T3
+#print axioms LeJEPA.nonlinear_energy_le
+#print axioms LeJEPA.approximate_identifiability
+-- T4
+#print axioms LeJEPA.planning_equivalence
+#print axioms LeJEPA.planning_equivalence_orthogonal
+-- P5
+#print axioms LeJEPA.linear_optimum_iff_rate_ratio
