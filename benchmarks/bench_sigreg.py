@@ -1,0 +1,154 @@
+"""Benchmark SIGReg: the fast evaluation against the plain direct cos/sin reference.
+
+For each size (batch N, slices S, knots K) it times forward + backward of
+the whole regularizer call on an ``(N, dim)`` embedding (the projection
+matmul included, identical in both), the two implementations alternating
+so that a change of machine load hits both alike. It prints medians of
+wall time and of process CPU time, their ratios, and the largest
+differences of values and gradients (float32, the training dtype, and
+float64). It also reports the quadrature accuracy of the K-knot rule
+against a fine-grid integral of the same statistic.
+
+Run: ``python benchmarks/bench_sigreg.py [--threads 1 2] [--repeats 15]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from typing import Callable
+
+import numpy as np
+import scipy.integrate
+import torch
+
+from lejepa_wm.experiments.objectives import epps_pulley_knots, random_directions, sigreg_reference, sigreg_statistic
+
+SIZES = ((2048, 256, 17), (1024, 256, 17), (256, 256, 17))
+
+
+def time_call(call: Callable[[], None]) -> tuple[float, float]:
+    """(wall seconds, process CPU seconds) of one call."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    call()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def forward_backward(loss: Callable[[torch.Tensor], torch.Tensor], h: torch.Tensor) -> tuple[float, torch.Tensor]:
+    """Value and gradient of ``loss`` at ``h``."""
+    leaf = h.detach().clone().requires_grad_(True)
+    value = loss(leaf)
+    value.backward()
+    return value.item(), leaf.grad
+
+
+def compare(samples: int, slices: int, knots: int, dim: int, repeats: int) -> dict[str, float]:
+    """Timings (float32) and agreement (float32 and float64) of fast and reference SIGReg at one size."""
+    generator = torch.Generator().manual_seed(0)
+    h = torch.randn(samples, dim, generator=generator, dtype=torch.float64)
+    directions = random_directions(dim, slices, generator, dtype=torch.float64)
+    knot_values, weights = epps_pulley_knots(knots)
+    runs = {}
+    for dtype in (torch.float32, torch.float64):
+        for name, statistic in (("fast", sigreg_statistic), ("reference", sigreg_reference)):
+            runs[name, dtype] = forward_backward(
+                lambda x, s=statistic, d=directions.to(dtype): s(x, d, knot_values, weights), h.to(dtype))
+    h32, directions32 = h.float(), directions.float()
+    timings: dict[str, list[tuple[float, float]]] = {"fast": [], "reference": []}
+    for _ in range(repeats):
+        for name, statistic in (("fast", sigreg_statistic), ("reference", sigreg_reference)):
+            timings[name].append(time_call(
+                lambda s=statistic: forward_backward(lambda x: s(x, directions32, knot_values, weights), h32)))
+    result = {}
+    for name in timings:
+        result[f"{name}_wall_ms"] = 1e3 * statistics.median(t[0] for t in timings[name])
+        result[f"{name}_cpu_ms"] = 1e3 * statistics.median(t[1] for t in timings[name])
+    result["ratio_wall"] = result["reference_wall_ms"] / result["fast_wall_ms"]
+    result["ratio_cpu"] = result["reference_cpu_ms"] / result["fast_cpu_ms"]
+    exact_value, exact_grad = runs["reference", torch.float64]
+    result["value"] = exact_value
+    result["grad_max"] = exact_grad.abs().max().item()
+    for dtype, label in ((torch.float32, "f32"), (torch.float64, "f64")):
+        fast_value, fast_grad = runs["fast", dtype]
+        ref_value, ref_grad = runs["reference", dtype]
+        result[f"value_diff_{label}"] = abs(fast_value - ref_value)
+        result[f"grad_diff_{label}"] = (fast_grad - ref_grad).abs().max().item()
+        result[f"fast_err_value_{label}"] = abs(fast_value - exact_value)
+        result[f"ref_err_value_{label}"] = abs(ref_value - exact_value)
+        result[f"fast_err_grad_{label}"] = (fast_grad.double() - exact_grad).abs().max().item()
+        result[f"ref_err_grad_{label}"] = (ref_grad.double() - exact_grad).abs().max().item()
+    return result
+
+
+QUADRATURE_RULES = ((17, 3.0), (9, 3.0), (33, 3.0), (9, 4.0), (17, 4.0), (9, 5.0), (17, 5.0))
+
+
+def quadrature_accuracy(samples: int = 2048) -> tuple[list[str], list[tuple[int, float, list[float]]]]:
+    """Relative error of each (knots, t_max) rule against the integral over the whole real line.
+
+    One slice of ``samples`` values per test distribution; the integral of
+    ``N |phi_N(t) - exp(-t^2/2)|^2 exp(-t^2/2)`` over the real line is taken by
+    adaptive quadrature (``scipy.integrate.quad``, tolerance 1e-10).
+    """
+    rng = np.random.default_rng(0)
+    cases = {
+        "gaussian": rng.standard_normal(samples),
+        "uniform": np.sqrt(3.0) * rng.uniform(-1.0, 1.0, samples),
+        "0.5 x gaussian": 0.5 * rng.standard_normal(samples),
+        "laplace": rng.laplace(0.0, 1.0 / np.sqrt(2.0), samples),
+    }
+    exact = {}
+    for name, x in cases.items():
+
+        def integrand(t: float, x: np.ndarray = x) -> float:
+            re = np.mean(np.cos(t * x)) - np.exp(-t * t / 2)
+            im = np.mean(np.sin(t * x))
+            return samples * (re * re + im * im) * np.exp(-t * t / 2)
+
+        exact[name], _ = scipy.integrate.quad(integrand, -np.inf, np.inf, limit=400, epsabs=1e-10, epsrel=1e-10)
+    rows = []
+    for num_knots, t_max in QUADRATURE_RULES:
+        knots, weights = epps_pulley_knots(num_knots, t_max)
+        errors = []
+        for name, x in cases.items():
+            value = sigreg_reference(torch.from_numpy(x)[:, None], torch.ones(1, 1, dtype=torch.float64),
+                                     knots, weights).item()
+            errors.append(abs(value - exact[name]) / exact[name])
+        rows.append((num_knots, t_max, errors))
+    return list(cases), rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--dim", type=int, default=128, help="embedding dimension")
+    args = parser.parse_args()
+    if args.repeats < 1 or min(args.threads) < 1:
+        raise SystemExit(f"--repeats and --threads must be at least 1; got {args.repeats} and {args.threads}")
+    print(f"torch {torch.__version__}; embedding dim {args.dim}; medians of {args.repeats} forward+backward calls")
+    for threads in args.threads:
+        torch.set_num_threads(threads)
+        for samples, slices, knots in SIZES:
+            r = compare(samples, slices, knots, args.dim, args.repeats)
+            print(f"\n[{threads} thread(s)] N={samples} S={slices} K={knots}  (statistic {r['value']:.4f})")
+            print(f"  reference: wall {r['reference_wall_ms']:8.1f} ms   cpu {r['reference_cpu_ms']:8.1f} ms")
+            print(f"  fast:      wall {r['fast_wall_ms']:8.1f} ms   cpu {r['fast_cpu_ms']:8.1f} ms")
+            print(f"  speed-up:  wall {r['ratio_wall']:6.1f}x        cpu {r['ratio_cpu']:6.1f}x")
+            print(f"  largest gradient entry {r['grad_max']:.2e}")
+            for label in ("f32", "f64"):
+                print(f"  {label}: |fast - reference| value {r[f'value_diff_{label}']:.1e} gradient"
+                      f" {r[f'grad_diff_{label}']:.1e};  error vs float64 reference: value fast"
+                      f" {r[f'fast_err_value_{label}']:.1e} / reference {r[f'ref_err_value_{label}']:.1e},"
+                      f" gradient fast {r[f'fast_err_grad_{label}']:.1e} / reference {r[f'ref_err_grad_{label}']:.1e}")
+    names, rows = quadrature_accuracy()
+    print("\nQuadrature: relative error of the K-knot trapezoidal statistic on [-t_max, t_max] against the"
+          " integral over the real line (one slice, N=2048)")
+    print("  knots  t_max  " + "  ".join(f"{name:>15s}" for name in names))
+    for num_knots, t_max, errors in rows:
+        print(f"  {num_knots:5d}  {t_max:5.1f}  " + "  ".join(f"{error:15.1e}" for error in errors))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""Held-out evaluation of learned embeddings against the true latents.
+
+All functions take ``(samples, dim)`` arrays (numpy or torch; converted to
+float64 numpy) and return float64 numpy values. They measure what THEORY.md
+predicts: linear decodability of ``z`` from ``h`` (probe R²), closeness of
+``h`` to an orthogonal image ``Q z`` (Procrustes error), and T3's alignment
+gap ``delta``, whitening error ``eps``, nonlinear-energy bound ``D`` and the
+error bound ``D + (eps + D)^2``.
+
+Every quantity is a sample estimate: fit a probe on one sample and score it
+on another so that R² is not inflated by overfitting; the T3 quantities
+have sampling error of order ``sqrt(n / N)`` (``delta`` may come out slightly
+negative for an exactly linear encoder).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+
+from lejepa_wm.numerics.procrustes import polar_factor, whitening_defect
+from lejepa_wm.validation import check_rho
+
+
+def as_float64(array: Any, name: str) -> np.ndarray:
+    """``array`` (numpy or torch) as a finite float64 ``(samples, dim)`` numpy array, else ``ValueError``."""
+    if hasattr(array, "detach"):
+        array = array.detach().cpu().numpy()
+    values = np.asarray(array, dtype=np.float64)
+    if values.ndim != 2 or values.shape[0] < 1 or values.shape[1] < 1:
+        raise ValueError(f"{name} must have shape (samples, dim); got shape {values.shape}")
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return values
+
+
+def _same_rows(a: np.ndarray, b: np.ndarray, names: str) -> None:
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(f"{names} must have the same number of samples; got {a.shape[0]} and {b.shape[0]}")
+
+
+def linear_probe_r2(h_fit: Any, z_fit: Any, h_eval: Any, z_eval: Any) -> tuple[float, np.ndarray]:
+    """Held-out R² of the affine least-squares probe ``z ≈ W h + b``.
+
+    ``W, b`` minimize the squared error on the fit sample; on the eval sample
+    ``R²_j = 1 - SSE_j / SST_j`` per latent coordinate ``j`` (``SST_j`` about
+    the eval sample's own mean) and the total ``1 - sum_j SSE_j / sum_j SST_j``.
+    Returns ``(total, per_coordinate)``. R² can be negative for a probe worse
+    than the constant.
+    """
+    h_fit, z_fit = as_float64(h_fit, "h_fit"), as_float64(z_fit, "z_fit")
+    h_eval, z_eval = as_float64(h_eval, "h_eval"), as_float64(z_eval, "z_eval")
+    _same_rows(h_fit, z_fit, "h_fit and z_fit")
+    _same_rows(h_eval, z_eval, "h_eval and z_eval")
+    if h_fit.shape[1] != h_eval.shape[1] or z_fit.shape[1] != z_eval.shape[1]:
+        raise ValueError(f"fit and eval dims differ: h {h_fit.shape[1]} vs {h_eval.shape[1]}, "
+                         f"z {z_fit.shape[1]} vs {z_eval.shape[1]}")
+    if z_eval.shape[0] < 2:
+        raise ValueError(f"the eval sample needs at least 2 rows; got {z_eval.shape[0]}")
+    design = np.hstack([h_fit, np.ones((h_fit.shape[0], 1))])
+    coef, *_ = scipy.linalg.lstsq(design, z_fit)
+    prediction = np.hstack([h_eval, np.ones((h_eval.shape[0], 1))]) @ coef
+    sse = np.sum((z_eval - prediction) ** 2, axis=0)
+    sst = np.sum((z_eval - z_eval.mean(axis=0)) ** 2, axis=0)
+    if np.any(sst == 0.0):
+        raise ValueError("z_eval has a constant coordinate; R² is undefined")
+    return float(1.0 - sse.sum() / sst.sum()), 1.0 - sse / sst
+
+
+def procrustes_error(h: Any, z: Any) -> tuple[float, np.ndarray]:
+    """``min_{Q in O(n)} mean_i ||h_i - mean(h) - Q z_i||^2`` and the minimizing ``Q``.
+
+    ``h`` is centred with its own mean; ``z`` is used as given (the latents
+    have mean 0). The minimizer is the polar factor of ``sum_i h_i z_i^T``
+    (orthogonal Procrustes: :func:`lejepa_wm.numerics.procrustes.polar_factor`).
+    Needs ``h`` and ``z`` of equal dimension.
+    """
+    h, z = as_float64(h, "h"), as_float64(z, "z")
+    _same_rows(h, z, "h and z")
+    if h.shape[1] != z.shape[1]:
+        raise ValueError(f"procrustes_error needs dim(h) == dim(z); got {h.shape[1]} and {z.shape[1]}")
+    centred = h - h.mean(axis=0)
+    q = polar_factor(centred.T @ z)
+    error = float(np.mean(np.sum((centred - z @ q.T) ** 2, axis=1)))
+    return error, q
+
+
+def orthogonality_error(a: Any) -> float:
+    """``||A^T A - I||_F`` for a ``(m, n)`` matrix ``A`` (zero iff the columns are orthonormal)."""
+    return float(whitening_defect(as_float64(a, "A").T))
+
+
+def t3_quantities(h: Any, h_pos: Any, z: Any, rho: float) -> dict[str, float]:
+    """THEORY.md T3's quantities measured on a sample of positive pairs.
+
+    ``h`` embeds ``z`` and ``h_pos`` embeds its partner ``z'`` (correlation
+    ``rho``); both are centred with the mean of ``h`` (centring the encoder).
+    With ``N`` samples:
+
+    - ``s = mean ||h||^2``; ``loss = mean ||h' - h||^2`` (the alignment loss);
+    - ``delta = loss - 2 (1 - rho) s`` (the alignment gap);
+    - ``eps = ||C - I||_F`` with ``C = h^T h / N``;
+    - ``D = delta / (2 rho (1 - rho))``; ``bound = D + (eps + D)^2``;
+    - ``error = procrustes_error(h, z)`` (T3 guarantees ``error <= bound``
+      for population quantities).
+    """
+    rho = check_rho(rho)
+    h, h_pos, z = as_float64(h, "h"), as_float64(h_pos, "h_pos"), as_float64(z, "z")
+    if h.shape != h_pos.shape:
+        raise ValueError(f"h and h_pos must have the same shape; got {h.shape} and {h_pos.shape}")
+    _same_rows(h, z, "h and z")
+    mean = h.mean(axis=0)
+    centred, centred_pos = h - mean, h_pos - mean
+    samples = h.shape[0]
+    s = float(np.mean(np.sum(centred**2, axis=1)))
+    loss = float(np.mean(np.sum((centred_pos - centred) ** 2, axis=1)))
+    delta = loss - 2.0 * (1.0 - rho) * s
+    cov = centred.T @ centred / samples
+    eps = float(np.linalg.norm(cov - np.eye(h.shape[1]), ord="fro"))
+    d = delta / (2.0 * rho * (1.0 - rho))
+    error, _ = procrustes_error(h, z)
+    return {"s": s, "loss": loss, "delta": delta, "eps": eps, "D": d, "bound": d + (eps + d) ** 2, "error": error}
