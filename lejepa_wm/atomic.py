@@ -16,12 +16,20 @@ from pathlib import Path
 from typing import Any
 
 
+def _current_umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically; create parent folders; return the path."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
+        os.chmod(tmp, 0o666 & ~_current_umask())  # mkstemp creates 0600; results are shared files
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

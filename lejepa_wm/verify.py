@@ -15,6 +15,7 @@ from typing import Any
 
 from threadpoolctl import threadpool_limits
 
+from lejepa_wm import __version__
 from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.claims import CLAIMS, CheckResult, get_claim
 
@@ -70,6 +71,7 @@ def main(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     summary = run_verify(args.claims)
     summary["wall_time_s"] = time.perf_counter() - start
+    summary["package_version"] = __version__  # lets `lejepa-wm reproduce` reuse this file
     print(format_table(summary["rows"]))
     atomic_write_json(args.json, summary)
     failed = [f"{r['claim']}/{r['name']}" for r in summary["rows"] if not r["passed"]]

@@ -132,3 +132,15 @@ def test_cli_verify_writes_json_and_sets_exit_status(tmp_path: Path) -> None:
     summary = read_json(out)
     assert status == (0 if summary["passed"] else 1)
     assert {row["claim"] for row in summary["rows"]} == {"C1"}
+
+
+def test_atomic_files_are_readable_by_others(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        path = atomic_write_json(tmp_path / "m.json", {"a": 1})
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644

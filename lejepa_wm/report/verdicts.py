@@ -2,7 +2,7 @@
 
 A check row (from ``verify.json``) or an experiment headline entry records a
 measured ``value``, the bound it must satisfy as text (``tolerance`` or
-``expected``, e.g. ``"<= 1e-10"``, ``"> 0.999"``, ``"in [0.9, 1.1]"``) and the
+``expected``, e.g. ``"<= 1e-10"``, ``"R² > 0.999"``, ``"in [0.9, 1.1]"``) and the
 verdict its producer computed (``passed``). The report recomputes the verdict
 from the value and the bound whenever the bound is one of these simple forms,
 so a result file whose numbers contradict its recorded verdict is caught: the
@@ -22,7 +22,7 @@ FAILED = "failed"
 NOT_RUN = "not run"
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_COMPARISON = re.compile(rf"^\s*(<=|>=|==|<|>|≤|≥|=)\s*({_NUMBER})\s*$")
+_COMPARISON = re.compile(rf"^[^<>=≤≥]*?(<=|>=|==|<|>|≤|≥|=)\s*({_NUMBER})\s*$")
 _INTERVAL = re.compile(rf"^\s*(?:in\s*)?\[\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\]\s*$")
 _OPERATORS = {
     "<=": lambda v, b: v <= b, "≤": lambda v, b: v <= b,
@@ -35,7 +35,8 @@ _OPERATORS = {
 def satisfies(value: float, bound: str) -> bool | None:
     """Whether ``value`` satisfies the bound written as ``bound``; ``None`` if the form is not understood.
 
-    Understood forms: ``OP NUMBER`` with OP one of ``<= >= < > == = ≤ ≥`` and
+    Understood forms: ``[LABEL] OP NUMBER`` with OP one of ``<= >= < > == = ≤ ≥``
+    (the optional label names the measured quantity, e.g. ``"R² ≥ 0.9"``) and
     ``[a, b]`` or ``in [a, b]`` (closed interval). A NaN value satisfies nothing.
     """
     match = _COMPARISON.match(bound)

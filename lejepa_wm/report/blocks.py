@@ -1,0 +1,124 @@
+"""A tiny document model shared by the Markdown and HTML renderers.
+
+:mod:`.document` builds the report once as a list of blocks; each renderer
+turns the same blocks into its format, so the two files always say the same
+thing. Inline content is a sequence of :data:`Inline` pieces; a table cell is
+a sequence of lines, each a sequence of pieces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Union
+
+
+@dataclass(frozen=True)
+class Text:
+    """Plain text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Code:
+    """Inline code (declaration names, commands, file names)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Strong:
+    """Emphasized text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link to a file next to the report (Markdown) or an anchor inside it (both)."""
+
+    text: str
+    href: str
+
+
+@dataclass(frozen=True)
+class Badge:
+    """A verdict (``held``, ``failed``, ``not run``, ``ok``), coloured in HTML."""
+
+    status: str
+
+
+Inline = Union[Text, Code, Strong, Link, Badge]
+Line = tuple[Inline, ...]
+Cell = tuple[Line, ...]
+
+
+@dataclass(frozen=True)
+class Heading:
+    """Section heading with an anchor id."""
+
+    level: int
+    text: str
+    anchor: str
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """One paragraph of inline pieces."""
+
+    content: Line
+
+
+@dataclass(frozen=True)
+class BulletList:
+    """An unordered list; each item is one line of inline pieces."""
+
+    items: tuple[Line, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table with a header row."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """Preformatted text: commands, tracebacks."""
+
+    text: str
+    title: str | None = None
+
+
+@dataclass(frozen=True)
+class FigureBlock:
+    """An image file (``relative`` to the report's folder, ``path`` on disk) and its caption."""
+
+    number: int
+    relative: str
+    path: Path
+    caption: str
+
+
+@dataclass(frozen=True)
+class CsvBlock:
+    """A CSV result table: linked from Markdown, embedded (folded) in HTML."""
+
+    relative: str
+    path: Path
+
+
+Block = Union[Heading, Paragraph, BulletList, Table, CodeBlock, FigureBlock, CsvBlock]
+
+
+def text_line(*pieces: Inline | str) -> Line:
+    """A line from pieces, strings becoming :class:`Text`."""
+    return tuple(Text(piece) if isinstance(piece, str) else piece for piece in pieces)
+
+
+def cell(*lines: Line | str) -> Cell:
+    """A cell from lines, a string becoming a one-piece line."""
+    return tuple(text_line(line) if isinstance(line, str) else line for line in lines)

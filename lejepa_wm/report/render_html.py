@@ -1,0 +1,125 @@
+"""Render the report's blocks as one self-contained HTML file.
+
+Figures are embedded as base64 ``data:`` URIs and the style sheet is inline,
+so the file can be mailed or archived alone. A Content-Security-Policy forbids
+every external resource and every script: a browser would refuse (and log) any
+attempt to load one. CSV tables are embedded folded (first :data:`CSV_ROW_LIMIT`
+rows).
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+from html import escape
+from pathlib import Path
+
+from lejepa_wm.report.blocks import (Badge, Block, BulletList, Cell, Code, CodeBlock, CsvBlock, FigureBlock,
+                                     Heading, Inline, Line, Link, Paragraph, Strong, Table, Text)
+
+CSV_ROW_LIMIT = 200
+MIME_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg": "image/svg+xml"}
+POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 80rem;
+       padding: 0 1rem; color: #1d1d1f; line-height: 1.45; }
+table { border-collapse: collapse; margin: 1rem 0; font-size: 0.9rem; max-width: 100%; }
+th, td { border: 1px solid #c8c8cc; padding: 0.3rem 0.5rem; vertical-align: top; text-align: left;
+         overflow-wrap: break-word; }
+td { min-width: 4rem; }
+th { background: #f0f0f3; }
+code { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size: 0.88em; }
+pre { background: #f6f6f8; border: 1px solid #d8d8dc; padding: 0.6rem; overflow-x: auto; font-size: 0.85rem; }
+.badge { display: inline-block; border-radius: 0.3rem; padding: 0 0.35rem; font-weight: 600; white-space: nowrap; }
+.held, .ok, .present { background: #d6f5d6; color: #135e13; }
+.failed, .missing { background: #fbd5d5; color: #8a1010; }
+.not-run { background: #ececec; color: #555; }
+.error-title { font-weight: 600; color: #8a1010; margin-bottom: 0.2rem; }
+figure { margin: 1.5rem 0; }
+figure img { max-width: 100%; border: 1px solid #e0e0e4; }
+figcaption { font-size: 0.9rem; color: #333; }
+"""
+
+
+def inline(piece: Inline) -> str:
+    """One inline piece as HTML."""
+    if isinstance(piece, Text):
+        return escape(piece.text)
+    if isinstance(piece, Code):
+        return "<code>" + escape(piece.text).replace(".", ".<wbr>").replace("_", "_<wbr>") + "</code>"
+    if isinstance(piece, Strong):
+        return f"<strong>{escape(piece.text)}</strong>"
+    if isinstance(piece, Link):
+        return f'<a href="{escape(piece.href)}">{escape(piece.text)}</a>'
+    if isinstance(piece, Badge):
+        css = piece.status.replace(" ", "-")
+        return f'<span class="badge {escape(css)}">{escape(piece.status)}</span>'
+    raise TypeError(f"unknown inline piece {piece!r}")
+
+
+def line(pieces: Line) -> str:
+    """A line of inline pieces."""
+    return "".join(inline(piece) for piece in pieces)
+
+
+def table_cell(content: Cell, tag: str = "td") -> str:
+    """A table cell: its lines separated by ``<br>``."""
+    return f"<{tag}>" + "<br>".join(line(pieces) for pieces in content) + f"</{tag}>"
+
+
+def data_uri(path: Path) -> str:
+    """The file as a base64 ``data:`` URI (type from its suffix)."""
+    mime = MIME_TYPES.get(path.suffix.lower())
+    if mime is None:
+        raise ValueError(f"figure {path} has unsupported type {path.suffix!r}; expected one of {sorted(MIME_TYPES)}")
+    return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def csv_table(path: Path) -> str:
+    """A folded HTML table of the CSV file's first :data:`CSV_ROW_LIMIT` rows."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    if not rows:
+        return f"<p>{escape(path.name)} is empty.</p>"
+    header, body = rows[0], rows[1:]
+    shown = body[:CSV_ROW_LIMIT]
+    note = f" (first {CSV_ROW_LIMIT} of {len(body)} rows)" if len(body) > CSV_ROW_LIMIT else f" ({len(body)} rows)"
+    head = "<tr>" + "".join(f"<th>{escape(title)}</th>" for title in header) + "</tr>"
+    cells = "".join("<tr>" + "".join(f"<td>{escape(value)}</td>" for value in row) + "</tr>" for row in shown)
+    return (f"<details><summary>All runs: <code>{escape(path.name)}</code>{note}</summary>"
+            f"<table><thead>{head}</thead><tbody>{cells}</tbody></table></details>")
+
+
+def block(item: Block) -> str:
+    """One block as HTML."""
+    if isinstance(item, Heading):
+        return f'<h{item.level} id="{escape(item.anchor)}">{escape(item.text)}</h{item.level}>'
+    if isinstance(item, Paragraph):
+        return f"<p>{line(item.content)}</p>"
+    if isinstance(item, BulletList):
+        return "<ul>" + "".join(f"<li>{line(entry)}</li>" for entry in item.items) + "</ul>"
+    if isinstance(item, Table):
+        head = "<tr>" + "".join(f"<th>{escape(title)}</th>" for title in item.header) + "</tr>"
+        body = "".join("<tr>" + "".join(table_cell(content) for content in row) + "</tr>" for row in item.rows)
+        return f"<table><thead>{head}</thead><tbody>{body}</tbody></table>"
+    if isinstance(item, CodeBlock):
+        title = f'<p class="error-title">{escape(item.title)}</p>' if item.title else ""
+        return f"{title}<pre>{escape(item.text)}</pre>"
+    if isinstance(item, FigureBlock):
+        caption = f"<strong>Figure {item.number}.</strong> {escape(item.caption)}"
+        return (f'<figure id="figure-{item.number}"><img src="{data_uri(item.path)}" '
+                f'alt="Figure {item.number}: {escape(item.caption)}"><figcaption>{caption}</figcaption></figure>')
+    if isinstance(item, CsvBlock):
+        return csv_table(item.path)
+    raise TypeError(f"unknown block {item!r}")
+
+
+def render_html(blocks: list[Block], title: str) -> str:
+    """The whole report as one HTML document with no external resources."""
+    body = "\n".join(block(item) for item in blocks)
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+    )

@@ -1,0 +1,410 @@
+"""The report rendered from fixture results: content, verdicts from the numbers, figures, errors, browser."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lejepa_wm.claims import CLAIMS
+from lejepa_wm.report import main as report_main
+from lejepa_wm.report import add_arguments, claim_summary, write_report
+from lejepa_wm.report.document import format_seconds
+from lejepa_wm.report.environment import collect_environment
+from lejepa_wm.report.gather import gather
+from lejepa_wm.report.lean import gather_lean
+from lejepa_wm.report.render_markdown import escape
+from lejepa_wm.report.verdicts import FAILED, HELD, NOT_RUN, combine, judge, satisfies
+
+FIXTURES = Path(__file__).parent / "fixtures" / "report"
+FIGURES = {"scaling": "r2_vs_dim.png", "distribution": "r2_vs_beta.png"}
+CAPTIONED = "scaling"
+
+
+def _png(path: Path, metadata: dict[str, str] | None) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(2.4, 1.6), dpi=60)
+    ax.plot([1, 2, 3], [0.99, 0.995, 0.999], marker="o")
+    fig.savefig(path, metadata=metadata)
+    plt.close(fig)
+
+
+@pytest.fixture(scope="module")
+def figures(tmp_path_factory) -> dict[str, Path]:
+    """One tiny PNG per fixture experiment (drawn once); the scaling one carries a caption in its metadata."""
+    folder = tmp_path_factory.mktemp("figures")
+    drawn = {}
+    for experiment, name in FIGURES.items():
+        metadata = ({"Title": "Linear-probe R^2 against latent dimension",
+                     "Description": "Held-out R^2 of a linear probe on the learned features, one dot per run"}
+                    if experiment == CAPTIONED else None)
+        drawn[experiment] = folder / name
+        _png(drawn[experiment], metadata)
+    return drawn
+
+
+@pytest.fixture()
+def results(tmp_path: Path, figures: dict[str, Path]) -> Path:
+    """A copy of the fixture results with the figures in place."""
+    out = tmp_path / "results"
+    shutil.copytree(FIXTURES, out)
+    for experiment, figure in figures.items():
+        shutil.copy(figure, out / experiment / "quick" / figure.name)
+    return out
+
+
+FIRST_AXIOM = next(claim.lean[0] for claim in CLAIMS if claim.kind == "axiom")
+LEDGER = f"""# Axioms
+
+| Axiom | File | Statement | Reference | Python test |
+|---|---|---|---|---|
+| `{FIRST_AXIOM}` | `LeJEPAProofs/Axioms/First.lean` | a classical fact | a textbook | \
+`tests/numerics/test_first.py::test_first_axiom` |
+| `LeJEPA.unused_axiom` | `LeJEPAProofs/Axioms/Unused.lean` | another fact | a paper | \
+`tests/numerics/test_unused.py::test_missing_function` |
+"""
+
+
+@pytest.fixture()
+def lean_root(tmp_path: Path) -> Path:
+    """A repository root with a two-axiom ledger and one of the two Python tests it names."""
+    root = tmp_path / "repo"
+    (root / "LeJEPAProofs").mkdir(parents=True)
+    (root / "LeJEPAProofs" / "AXIOMS.md").write_text(LEDGER, encoding="utf-8")
+    test_file = root / "tests" / "numerics" / "test_first.py"
+    test_file.parent.mkdir(parents=True)
+    test_file.write_text("def test_first_axiom():\n    assert abs(1.0 - 1.0) < 1e-12\n", encoding="utf-8")
+    return root
+
+
+def _edit_json(path: Path, edit) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    edit(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def _statuses(out: Path) -> dict[str, str]:
+    return {verdict.claim.id: verdict.status for verdict in gather(out, "quick").claims}
+
+
+# --- verdicts -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value, bound, expected", [
+    (1e-13, "<= 1e-12", True), (1e-11, "<= 1e-12", False), (0.9995, ">= 0.999", True),
+    (0.99, "> 0.999", False), (2.0, "[1.5, 2.5]", True), (3.0, "in [1.5, 2.5]", False),
+    (0.0, "== 0", True), (1.0, "≤ 1", True), (float("nan"), "<= 1", False),
+    (0.95, "R² ≥ 0.9", True), (0.85, "R² ≥ 0.9", False), (-0.4, "Spearman(R², cost) < 0", True),
+])
+def test_satisfies_understood_bounds(value: float, bound: str, expected: bool) -> None:
+    assert satisfies(value, bound) is expected
+
+
+@pytest.mark.parametrize("bound", ["-", "exact", "<= 2n(1-rho)", "close to the oracle", "", "ratio <= 1 + 1e-9",
+                                   "R^2 > 0.999 for n <= 1024", "trajectory R² below OU R²"])
+def test_satisfies_leaves_other_bounds_to_the_record(bound: str) -> None:
+    assert satisfies(0.5, bound) is None
+    assert judge(0.5, bound, True).status == HELD
+    assert judge(0.5, bound, False).status == FAILED
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, width=32),
+       st.floats(allow_nan=False, allow_infinity=False, width=32))
+def test_judge_follows_the_numbers(value: float, bound: float) -> None:
+    holds = value <= bound
+    verdict = judge(value, f"<= {bound!r}", holds)
+    assert verdict.status == (HELD if holds else FAILED) and verdict.note is None
+    contradicted = judge(value, f"<= {bound!r}", not holds)
+    assert contradicted.status == FAILED and contradicted.note is not None
+
+
+def test_combine_orders_failed_before_not_run_before_held() -> None:
+    assert combine([HELD, NOT_RUN, FAILED]) == FAILED
+    assert combine([HELD, NOT_RUN]) == NOT_RUN
+    assert combine([HELD, HELD]) == HELD
+    assert combine([]) == NOT_RUN
+
+
+# --- gathering ------------------------------------------------------------------------------------------------
+
+
+def test_verdicts_of_the_fixture(results: Path) -> None:
+    statuses = _statuses(results)
+    assert set(statuses) == {claim.id for claim in CLAIMS}
+    # verify held and the experiment that tests it held
+    assert statuses["T1"] == HELD and statuses["T2"] == HELD
+    # verify held, no experiment of these claims: held on the numerical checks alone
+    assert statuses["HERMITE"] == HELD and statuses["LOSS"] == HELD
+    # M1's check module raised; its experiment is missing
+    assert statuses["M1"] == FAILED
+    # verify held but the experiment (bounds, reacher, anisotropic) has no results
+    assert statuses["T3"] == NOT_RUN and statuses["T4"] == NOT_RUN and statuses["P5"] == NOT_RUN
+
+
+def test_changing_an_experiment_value_flips_the_verdict(results: Path) -> None:
+    headline = results / "scaling" / "quick" / "headline.json"
+    _edit_json(headline, lambda entries: entries[0].update(value=0.95))  # recorded "passed" left untouched
+    verdict = next(v for v in gather(results, "quick").claims if v.claim.id == "T1")
+    assert verdict.status == FAILED
+    row = next(row for evidence in verdict.evidence for row in evidence.rows if row.source == "scaling")
+    assert "0.95" in row.note and ">= 0.999" in row.note
+
+
+def test_changing_a_verify_value_flips_the_verdict(results: Path) -> None:
+    def worsen(data: dict) -> None:
+        next(row for row in data["rows"] if row["claim"] == "LOSS")["value"] = 3e-9
+
+    _edit_json(results / "verify.json", worsen)
+    assert _statuses(results)["LOSS"] == FAILED
+    _edit_json(results / "verify.json",
+               lambda data: next(r for r in data["rows"] if r["claim"] == "LOSS").update(value=1e-11))
+    assert _statuses(results)["LOSS"] == HELD
+
+
+def test_a_recorded_failure_is_a_failure(results: Path) -> None:
+    _edit_json(results / "distribution" / "quick" / "headline.json",
+               lambda entries: entries[0].update(passed=False, value=None))
+    assert _statuses(results)["T2"] == FAILED
+
+
+def test_missing_parts_are_not_run(tmp_path: Path) -> None:
+    gathered = gather(tmp_path, "quick")
+    assert {verdict.status for verdict in gathered.claims} == {NOT_RUN}
+    assert gathered.verify.status == NOT_RUN
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{}", "non-empty list"),
+    ('[{"claim": "T1", "name": "x"}]', "lacks measured, value, expected, passed"),
+    ("[not json", "JSONDecodeError"),
+])
+def test_malformed_headline_fails_its_experiment(results: Path, content: str, message: str) -> None:
+    (results / "scaling" / "quick" / "headline.json").write_text(content, encoding="utf-8")
+    gathered = gather(results, "quick")
+    section = next(s for s in gathered.experiments if s.name == "scaling")
+    assert section.status == FAILED and message in section.error
+    assert next(v for v in gathered.claims if v.claim.id == "T1").status == FAILED
+
+
+def test_a_missing_figure_fails_its_experiment(results: Path) -> None:
+    (results / "scaling" / "quick" / "r2_vs_dim.png").unlink()
+    section = next(s for s in gather(results, "quick").experiments if s.name == "scaling")
+    assert section.status == FAILED and "r2_vs_dim.png" in section.error
+
+
+def test_runs_seeds_and_compute_time_are_read(results: Path) -> None:
+    section = next(s for s in gather(results, "quick").experiments if s.name == "scaling")
+    assert section.runs_finished == 2 and section.seeds == (0, 1)
+    assert section.compute_time_s == pytest.approx(25.0)
+
+
+def test_reproduce_record_of_another_scale_is_ignored(results: Path) -> None:
+    (results / "reproduce.json").write_text(json.dumps({"scale": "full", "parts": [
+        {"name": "scaling", "kind": "experiment", "status": "failed", "error": "boom"}]}), encoding="utf-8")
+    assert _statuses(results)["T1"] == HELD
+
+
+def test_a_malformed_reproduce_record_is_shown_not_fatal(results: Path, lean_root: Path) -> None:
+    (results / "reproduce.json").write_text('{"scale": "quick", "parts": [{"status": "ok"}]}', encoding="utf-8")
+    written = write_report(results, "quick", lean_root)
+    assert "reproduce.json is malformed and was ignored: KeyError" in written.markdown.read_text(encoding="utf-8")
+    assert {v.claim.id: v.status for v in written.gathered.claims}["T1"] == HELD
+
+
+# --- rendering ------------------------------------------------------------------------------------------------
+
+
+def _failed_part(results: Path) -> None:
+    """A reproduction in which the distribution experiment raised while drawing its figures."""
+    (results / "reproduce.json").write_text(json.dumps({
+        "scale": "quick", "seed": 0, "device": "cpu", "wall_time_s": 61.0, "parts": [
+            {"name": "verify", "kind": "verify", "status": "ok", "wall_time_s": 5.0, "detail": "ran 10 checks"},
+            {"name": "scaling", "kind": "experiment", "status": "ok", "wall_time_s": 25.0,
+             "detail": "executed 2 run(s)"},
+            {"name": "distribution", "kind": "experiment", "status": "failed", "wall_time_s": 31.0,
+             "detail": "raised an exception", "error": "RuntimeError: rendering unavailable",
+             "traceback": "Traceback (most recent call last):\n  File \"aggregate.py\", line 3\n"
+                          "RuntimeError: rendering unavailable\n"}]}), encoding="utf-8")
+
+
+def test_a_failed_part_rerun_on_its_own_is_no_longer_failed(results: Path) -> None:
+    _failed_part(results)
+    assert _statuses(results)["T2"] == FAILED
+    headline = results / "distribution" / "quick" / "headline.json"
+    later = (results / "reproduce.json").stat().st_mtime + 10
+    os.utime(headline, (later, later))  # as if `lejepa-wm run distribution` succeeded afterwards
+    assert _statuses(results)["T2"] == HELD
+
+
+def test_markdown_lists_claims_checks_experiments_and_verdicts(results: Path, lean_root: Path) -> None:
+    written = write_report(results, "quick", lean_root)
+    text = written.markdown.read_text(encoding="utf-8")
+    for claim in CLAIMS:
+        assert f"**{claim.id}**" in text and escape(claim.title) in text
+        for declaration in claim.lean:
+            assert f"`{declaration}`" in text
+    assert "held-out R^2 = 0.99962" in text and "linear-probe R^2 > 0.999 for n up to 1024" in text
+    assert "output dimension m must be positive; got 0" in text  # M1's error, with its traceback
+    assert 'File "verify_m1.py", line 12, in run_checks' in text
+    assert "**FAILED**" in text and "**not run**" in text and "**held**" in text
+    assert f"**{claim_summary(written.gathered)} (scale quick).**" in text
+
+
+def test_markdown_parses_as_intended(results: Path, lean_root: Path) -> None:
+    markdown_it = pytest.importorskip("markdown_it", reason="markdown-it-py (a dev dependency) is not installed")
+    _failed_part(results)
+    text = write_report(results, "quick", lean_root).markdown.read_text(encoding="utf-8")
+    tables = re.findall(r"(?:^\|.*\n)+", text, flags=re.M)
+    assert len(tables) == 6  # parts, claims, checks, scaling (distribution failed), ledger, run times
+    for table in tables:  # every row has as many cells as its header: no stray unescaped pipe
+        widths = {len(re.findall(r"(?<!\\)\|", line)) for line in table.splitlines()}
+        assert len(widths) == 1, table
+    html = markdown_it.MarkdownIt("commonmark").enable("table").render(text)
+    assert html.count("<table>") == len(tables)
+    assert '<img src="scaling/quick/r2_vs_dim.png" alt="Figure 1"' in html
+    assert "<strong>Python:</strong>" in html and "<strong>FAILED</strong>" in html
+    assert "**" not in re.sub(r"<pre>.*?</pre>", "", html, flags=re.S)  # every bold marker was parsed
+    assert '<a href="#experiment-scaling">scaling</a>' in html and '<a id="experiment-scaling"></a>' in html
+
+
+def test_markdown_figures_exist_and_have_captions(results: Path, lean_root: Path) -> None:
+    text = write_report(results, "quick", lean_root).markdown.read_text(encoding="utf-8")
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    assert sorted(Path(image).name for image in images) == sorted(FIGURES.values())
+    for image in images:
+        assert (results / image).is_file()
+    assert "Linear-probe R^2 against latent dimension. Held-out R^2 of a linear probe" in text
+    assert ("r2\\_vs\\_beta.png of experiment distribution, the figure for: T2 — linear R^2 peaks at beta = 2"
+            in text)  # caption built from the headline
+
+
+def test_failed_part_is_shown_with_its_error(results: Path, lean_root: Path) -> None:
+    _failed_part(results)
+    written = write_report(results, "quick", lean_root)
+    text = written.markdown.read_text(encoding="utf-8")
+    assert "distribution failed with this error" in text and "RuntimeError: rendering unavailable" in text
+    assert 'File "aggregate.py", line 3' in text
+    statuses = {v.claim.id: v.status for v in written.gathered.claims}
+    assert statuses["T2"] == FAILED and statuses["T1"] == HELD  # the part that worked is still shown
+    assert "r2_vs_dim.png" in text and "r2_vs_beta.png" not in text
+
+
+def test_html_is_self_contained_with_embedded_figures(results: Path, lean_root: Path,
+                                                      figures: dict[str, Path]) -> None:
+    html = write_report(results, "quick", lean_root).html.read_text(encoding="utf-8")
+    assert "<script" not in html
+    assert not re.search(r"""(src|href)\s*=\s*["'](?!data:|#)""", html)
+    assert "Content-Security-Policy" in html
+    uris = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
+    assert sorted(base64.b64decode(uri) for uri in uris) == sorted(p.read_bytes() for p in figures.values())
+    for claim in CLAIMS:
+        assert f"<strong>{claim.id}</strong>" in html
+    assert "<details><summary>All runs: <code>summary.csv</code> (2 rows)</summary>" in html
+
+
+def test_lean_section_lists_axioms_tests_and_build_commands(results: Path, lean_root: Path) -> None:
+    lean = gather_lean(lean_root)
+    assert [entry.axiom for entry in lean.axioms] == [FIRST_AXIOM, "LeJEPA.unused_axiom"]
+    assert lean.axioms[0].claims == tuple(claim.id for claim in CLAIMS if FIRST_AXIOM in claim.lean)
+    assert lean.axioms[0].claims and lean.axioms[1].claims == ()
+    assert lean.axioms[0].tests == (("tests/numerics/test_first.py::test_first_axiom", True),)
+    assert lean.axioms[1].tests == (("tests/numerics/test_unused.py::test_missing_function", False),)
+    assert lean.audit_findings  # the fixture has no Lean sources, which the audit reports
+    text = write_report(results, "quick", lean_root).markdown.read_text(encoding="utf-8")
+    assert "lake exe cache get\nlake build" in text and "not compiled by this report" in text
+    assert "**MISSING**" in text and "no Lean sources found" in text
+
+
+def test_without_a_ledger_the_report_says_so(results: Path, tmp_path: Path) -> None:
+    text = write_report(results, "quick", tmp_path / "empty").markdown.read_text(encoding="utf-8")
+    assert "No axiom ledger" in text and "lake build" in text
+
+
+def test_environment_names_versions_and_hardware(results: Path, lean_root: Path) -> None:
+    environment = collect_environment()
+    assert environment["packages"]["numpy"] != "not installed" and environment["cores"] >= 1
+    text = write_report(results, "quick", lean_root).markdown.read_text(encoding="utf-8")
+    assert f"numpy {environment['packages']['numpy']}" in text and environment["python"] in text
+    assert "seeds 0, 1" in text and format_seconds(25.0) in text
+
+
+def test_format_seconds() -> None:
+    assert [format_seconds(s) for s in (None, 4.25, 65, 3725)] == ["-", "4.2 s", "1 min 05 s", "1 h 02 min"]
+
+
+def test_cli_main_writes_both_files(results: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert report_main(parser.parse_args(["--out", str(results)])) == 0
+    printed = capsys.readouterr().out
+    assert "claims held" in printed and str(results / "report.html") in printed
+    assert (results / "report.md").exists() and (results / "report.html").exists()
+
+
+def test_console_command_dispatches_to_report(results: Path) -> None:
+    from lejepa_wm.cli import main as cli_main
+
+    assert cli_main(["report", "--out", str(results), "--scale", "quick"]) == 0
+    assert (results / "report.html").stat().st_size > 0
+
+
+def test_unknown_scale_is_rejected(results: Path) -> None:
+    with pytest.raises(ValueError, match="'huge'"):
+        write_report(results, "huge")
+
+
+# --- the HTML in a real browser ---------------------------------------------------------------------------------
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--enable-logging=stderr", "--v=0")
+
+
+def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    profile = tmp_path / "chromium-profile"
+    return subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def _console_errors(stderr: str) -> list[str]:
+    """Console messages and refused loads that Chromium logs to stderr."""
+    return [line for line in stderr.splitlines()
+            if "CONSOLE" in line or "Refused to" in line or "Uncaught" in line or "ERR_FILE_NOT_FOUND" in line]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install -y chromium)")
+def test_html_opens_in_headless_chromium_without_errors(results: Path, lean_root: Path, tmp_path: Path) -> None:
+    _failed_part(results)
+    html = write_report(results, "quick", lean_root).html
+    dom = _chromium(tmp_path, "--dump-dom", html.resolve().as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert _console_errors(dom.stderr) == []
+    assert '<h2 id="claims">Claims</h2>' in dom.stdout
+    assert dom.stdout.count("<figure") == 1 and "RuntimeError: rendering unavailable" in dom.stdout
+    shot = tmp_path / "report.png"
+    screenshot = _chromium(tmp_path, f"--screenshot={shot}", "--window-size=1280,2400", html.resolve().as_uri())
+    assert screenshot.returncode == 0 and _console_errors(screenshot.stderr) == []
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install -y chromium)")
+def test_chromium_check_detects_a_console_error(tmp_path: Path) -> None:
+    page = tmp_path / "broken.html"
+    page.write_text("<!DOCTYPE html><html><body><script>console.error('deliberate');"
+                    "undefinedFunction();</script></body></html>", encoding="utf-8")
+    result = _chromium(tmp_path, "--dump-dom", page.as_uri())
+    assert _console_errors(result.stderr), result.stderr[-2000:]

@@ -1,0 +1,222 @@
+"""``lejepa-wm reproduce`` with tiny stand-in experiments and checks: reuse, --fresh, failed parts, exit status."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import json
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lejepa_wm import __version__
+from lejepa_wm import reproduce as reproduce_module
+from lejepa_wm.atomic import atomic_write_json, atomic_write_text
+from lejepa_wm.claims import CLAIMS
+from lejepa_wm.experiments import EXPERIMENT_MODULES
+from lejepa_wm.experiments.base import RunSpec, load_finished_metrics
+from lejepa_wm.reproduce import REPRODUCED_EXPERIMENTS, add_arguments, main, reproduce
+
+THRESHOLD = 0.999
+
+
+@dataclass
+class TinyExperiment:
+    """Two runs whose 'score' comes from their seed; the headline checks every claim this experiment tests."""
+
+    name: str
+    description: str = "tiny stand-in experiment"
+    fail_with: str | None = None
+    executed: list[str] = field(default_factory=list)
+
+    def load_config(self, scale: str, path: Path | None = None, overrides: Any = None) -> dict[str, int]:
+        return {"runs": 2}
+
+    def grid(self, config: dict[str, int], scale: str, seed: int = 0) -> list[RunSpec]:
+        return [RunSpec(self.name, scale, f"run{i}", {"seed": seed + i}) for i in range(config["runs"])]
+
+    def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict[str, Any]:
+        self.executed.append(spec.run_id)
+        return {"score": 1.0 - 1e-4 * (spec.params["seed"] + 1)}
+
+    def aggregate(self, exp_dir: Path, config: dict[str, int]) -> list[Path]:
+        if self.fail_with:
+            raise RuntimeError(self.fail_with)
+        from PIL import Image
+
+        score = min(row["score"] for row in load_finished_metrics(exp_dir))
+        figure = exp_dir / "score.png"
+        Image.new("RGB", (8, 8), (40, 90, 160)).save(figure)
+        entries = [{"claim": claim.id, "name": "lowest score", "measured": f"min score {score:.5f}",
+                    "value": score, "expected": f">= {THRESHOLD}", "passed": score >= THRESHOLD, "paper": None,
+                    "figures": [figure.name]}
+                   for claim in CLAIMS if self.name in claim.experiments]
+        headline = atomic_write_json(exp_dir / "headline.json", entries)
+        summary = atomic_write_text(exp_dir / "summary.csv", f"min_score\n{score}\n")
+        return [headline, summary, figure]
+
+
+@dataclass
+class TinyVerify:
+    """Stands in for ``run_verify``: one check per claim, counting the claims it was asked for."""
+
+    failing: tuple[str, ...] = ()
+    calls: list[str] = field(default_factory=list)
+
+    def __call__(self, claim_ids: list[str] | None = None) -> dict[str, Any]:
+        ids = claim_ids or [claim.id for claim in CLAIMS]
+        self.calls += ids
+        rows = [{"claim": cid, "name": "closed form", "measured": "max error",
+                 "value": 1.0 if cid in self.failing else 0.0, "tolerance": "<= 1e-12",
+                 "passed": cid not in self.failing, "details": {}} for cid in ids]
+        return {"passed": all(r["passed"] for r in rows), "rows": rows, "seconds_per_claim": {c: 0.0 for c in ids}}
+
+
+@pytest.fixture()
+def tiny(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """Every experiment replaced by a :class:`TinyExperiment`, ``run_verify`` by a :class:`TinyVerify`."""
+    experiments = {}
+    for name in EXPERIMENT_MODULES:
+        module = types.ModuleType(f"tiny_experiment_{name}")
+        module.EXPERIMENT = experiments[name] = TinyExperiment(name)
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+        monkeypatch.setitem(EXPERIMENT_MODULES, name, module.__name__)
+    verify = TinyVerify()
+    monkeypatch.setattr(reproduce_module, "run_verify", verify)
+    return {"experiments": experiments, "verify": verify}
+
+
+def _parts(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {part["name"]: part for part in record["parts"]}
+
+
+def test_first_run_executes_everything_and_every_claim_holds(tmp_path: Path, tiny: dict[str, Any]) -> None:
+    record = reproduce(tmp_path, progress=False)
+    parts = _parts(record)
+    assert list(parts) == ["verify", *REPRODUCED_EXPERIMENTS, "report"]
+    assert all(part["status"] == "ok" and not part["reused"] for part in parts.values())
+    assert tiny["verify"].calls == [claim.id for claim in CLAIMS]
+    assert all(exp.executed == ["run0", "run1"] for name, exp in tiny["experiments"].items()
+               if name in REPRODUCED_EXPERIMENTS)
+    assert record["exit_status"] == 0 and record["all_claims_held"]
+    assert set(record["claims"].values()) == {"held"}
+    assert json.loads((tmp_path / "reproduce.json").read_text(encoding="utf-8")) == record
+    assert json.loads((tmp_path / "verify.json").read_text(encoding="utf-8"))["package_version"] == __version__
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert html.count("<figure") == len(REPRODUCED_EXPERIMENTS)
+    assert "executed 2 run(s)" in html  # the parts table of the report
+
+
+def test_second_run_reuses_finished_results_and_says_so(tmp_path: Path, tiny: dict[str, Any],
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    reproduce(tmp_path, progress=False)
+    calls = len(tiny["verify"].calls)
+    record = reproduce(tmp_path, progress=False)
+    assert len(tiny["verify"].calls) == calls
+    assert all(len(exp.executed) == 2 for name, exp in tiny["experiments"].items() if name in REPRODUCED_EXPERIMENTS)
+    parts = _parts(record)
+    assert all(parts[name]["reused"] for name in ("verify", *REPRODUCED_EXPERIMENTS))
+    assert "reused 2 finished run(s), nothing recomputed" in parts["scaling"]["detail"]
+    assert f"written by this package version, {__version__}" in parts["verify"]["detail"]
+    assert record["exit_status"] == 0
+    printed = capsys.readouterr().out
+    assert "reused" in printed and "nothing recomputed" in printed
+
+
+def test_fresh_recomputes_everything(tmp_path: Path, tiny: dict[str, Any]) -> None:
+    reproduce(tmp_path, progress=False)
+    record = reproduce(tmp_path, fresh=True, progress=False)
+    assert len(tiny["verify"].calls) == 2 * len(CLAIMS)
+    assert tiny["experiments"]["reacher"].executed == ["run0", "run1"] * 2
+    assert not any(part["reused"] for part in record["parts"]) and record["fresh"] is True
+
+
+@pytest.mark.parametrize("written, reason", [
+    ({"package_version": "0.0.0"}, "was written by lejepa-wm 0.0.0"),
+    ({}, "does not record the package version"),
+])
+def test_verify_json_not_from_this_version_is_recomputed(tmp_path: Path, tiny: dict[str, Any],
+                                                         capsys: pytest.CaptureFixture[str],
+                                                         written: dict[str, Any], reason: str) -> None:
+    rows = TinyVerify()()["rows"]
+    atomic_write_json(tmp_path / "verify.json", {"passed": True, "rows": rows, **written})
+    record = reproduce(tmp_path, experiments=(), progress=False)
+    assert not _parts(record)["verify"]["reused"] and len(tiny["verify"].calls) == len(CLAIMS)
+    assert reason in capsys.readouterr().out
+
+
+def test_verify_json_missing_claims_is_recomputed(tmp_path: Path, tiny: dict[str, Any]) -> None:
+    atomic_write_json(tmp_path / "verify.json", {"passed": True, "rows": TinyVerify()(["T1"])["rows"],
+                                                 "package_version": __version__})
+    ok, why = reproduce_module.reusable_verify(tmp_path / "verify.json")
+    assert not ok and "lacks the checks of" in why and "HERMITE" in why
+
+
+def test_a_failed_part_is_recorded_and_the_others_still_run(tmp_path: Path, tiny: dict[str, Any]) -> None:
+    tiny["experiments"]["anisotropic"].fail_with = "rendering unavailable"
+    record = reproduce(tmp_path, progress=False)
+    parts = _parts(record)
+    failed = parts["anisotropic"]
+    assert failed["status"] == "failed" and failed["error"] == "RuntimeError: rendering unavailable"
+    assert "Traceback" in failed["traceback"] and "aggregate" in failed["traceback"]
+    later = REPRODUCED_EXPERIMENTS[REPRODUCED_EXPERIMENTS.index("anisotropic") + 1:]
+    assert later and all(parts[name]["status"] == "ok" for name in (*later, "report"))
+    assert record["claims"]["P5"] == "failed" and record["claims"]["T1"] == "held"
+    assert record["exit_status"] == 1
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "anisotropic failed with this error" in report and "RuntimeError: rendering unavailable" in report
+
+
+def test_a_claim_that_does_not_hold_gives_exit_status_1(tmp_path: Path, tiny: dict[str, Any],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reproduce_module, "run_verify", TinyVerify(failing=("LOSS",)))
+    record = reproduce(tmp_path, experiments=REPRODUCED_EXPERIMENTS, progress=False)
+    assert all(part["status"] == "ok" for part in record["parts"])
+    assert record["claims"]["LOSS"] == "failed" and record["exit_status"] == 1
+
+
+def test_a_failed_report_is_recorded(tmp_path: Path, tiny: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(out: Path, scale: str) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(reproduce_module, "write_report", broken)
+    record = reproduce(tmp_path, progress=False)
+    assert _parts(record)["report"]["error"] == "OSError: disk full"
+    assert record["all_claims_held"] and record["exit_status"] == 1
+
+
+def test_main_prints_where_the_report_is(tmp_path: Path, tiny: dict[str, Any],
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    status = main(parser.parse_args(["--out", str(tmp_path)]))
+    printed = capsys.readouterr().out
+    assert status == 0
+    assert f"{len(CLAIMS)} of {len(CLAIMS)} claims held" in printed
+    assert f"Report: {tmp_path / 'report.html'}" in printed
+
+
+def test_another_seed_offset_needs_fresh(tmp_path: Path, tiny: dict[str, Any]) -> None:
+    reproduce(tmp_path, experiments=("scaling",), progress=False)
+    with pytest.raises(ValueError, match="seed offset 0, not 3"):
+        reproduce(tmp_path, seed=3, experiments=("scaling",), progress=False)
+    record = reproduce(tmp_path, seed=3, fresh=True, experiments=("scaling",), progress=False)
+    assert record["seed"] == 3 and tiny["experiments"]["scaling"].executed == ["run0", "run1"] * 2
+
+
+def test_console_command_dispatches_to_reproduce(tmp_path: Path, tiny: dict[str, Any]) -> None:
+    from lejepa_wm.cli import main as cli_main
+
+    assert cli_main(["reproduce", "--out", str(tmp_path)]) == 0
+    tiny["experiments"]["bounds"].fail_with = "out of memory"
+    assert cli_main(["reproduce", "--out", str(tmp_path), "--fresh"]) == 1
+    assert cli_main(["reproduce", "--out", str(tmp_path), "--seed", "5"]) == 2  # seed offset differs: refused
+
+
+@pytest.mark.parametrize("kwargs, bad", [({"scale": "huge"}, "'huge'"), ({"device": "tpu"}, "'tpu'")])
+def test_bad_options_are_rejected(tmp_path: Path, kwargs: dict[str, str], bad: str) -> None:
+    with pytest.raises(ValueError, match=bad):
+        reproduce(tmp_path, progress=False, **kwargs)
