@@ -15,6 +15,7 @@ import LeJEPAProofs.Approximate
 import LeJEPAProofs.Langevin
 import LeJEPAProofs.Planning
 import LeJEPAProofs.Anisotropic
+import LeJEPAProofs.OutputDimension
 import LeJEPAProofs.Audit
 
 /-!

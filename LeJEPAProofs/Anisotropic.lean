@@ -47,19 +47,23 @@ theorem linear_eigenvalues_top_iff {n : ℕ} (ρ : Fin n → ℝ) (h0 : ∀ i, 0
   constructor
   · intro h i j
     have hprod : ∏ k, ρ k ^ (if k = j then 2 else 0 : ℕ) = ρ j ^ 2 := by
-      rw [Finset.prod_eq_single j]
-      · simp
-      · intro b _ hb
-        simp [hb]
-      · intro hj
-        exact absurd (Finset.mem_univ j) hj
+      first
+        | rw [Finset.prod_eq_single j]
+          · simp
+          · intro b _ hb
+            simp [hb]
+          · intro hj
+            exact absurd (Finset.mem_univ j) hj
+        | (simp; done)
     have hsum : ∑ k, (if k = j then 2 else 0 : ℕ) = 2 := by
-      rw [Finset.sum_eq_single j]
-      · simp
-      · intro b _ hb
-        simp [hb]
-      · intro hj
-        exact absurd (Finset.mem_univ j) hj
+      first
+        | rw [Finset.sum_eq_single j]
+          · simp
+          · intro b _ hb
+            simp [hb]
+          · intro hj
+            exact absurd (Finset.mem_univ j) hj
+        | (simp; done)
     calc ρ j ^ 2 = ∏ k, ρ k ^ (if k = j then 2 else 0 : ℕ) := hprod.symm
       _ < ρ i := h i (fun k => if k = j then 2 else 0) hsum.ge
   · intro h i α hα
@@ -103,10 +107,14 @@ theorem linear_optimum_iff_rate_ratio {n : ℕ} (κ : Fin n → ℝ) (hκ : ∀ 
       ∀ i j, κ i < 2 * κ j := by
   have h0 : ∀ i, 0 < Real.exp (-(κ i * τ)) := fun i => Real.exp_pos _
   have h1 : ∀ i, Real.exp (-(κ i * τ)) < 1 := fun i => by
-    rw [Real.exp_lt_one]
-    have := mul_pos (hκ i) hτ
-    linarith
-  rw [linear_eigenvalues_top_iff (fun i => Real.exp (-(κ i * τ))) h0 h1]
-  exact interleaving_iff_rate_ratio κ hτ
+    have hpos := mul_pos (hκ i) hτ
+    first
+      | (rw [Real.exp_lt_one]; linarith)
+      | (rw [← Real.exp_zero]; exact Real.exp_lt_exp.2 (by linarith))
+  first
+    | exact (linear_eigenvalues_top_iff (fun i => Real.exp (-(κ i * τ))) h0 h1).trans
+        (interleaving_iff_rate_ratio κ hτ)
+    | (rw [linear_eigenvalues_top_iff (fun i => Real.exp (-(κ i * τ))) h0 h1]
+       exact interleaving_iff_rate_ratio κ hτ)
 
 end LeJEPA

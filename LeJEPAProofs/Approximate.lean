@@ -96,8 +96,13 @@ theorem nonlinear_energy_le {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1 : ρ < 
     linarith
   rw [le_div_iff₀ hpos, Finset.sum_congr rfl fun j _ => hN j]
   have hsum := Finset.sum_le_sum fun j (_ : j ∈ Finset.univ) => hgap j
-  rw [Finset.sum_sub_distrib, ← Finset.mul_sum, ← Finset.mul_sum] at hsum
-  unfold alignmentGap alignmentLoss
+  have e1 : ∑ j, 2 * (ρ * (1 - ρ)) * R j = 2 * (ρ * (1 - ρ)) * ∑ j, R j := by
+    simp only [Finset.mul_sum]
+  have e2 : ∑ j, (∫ p, (h (ouMap ρ p) j - h p.1 j) ^ 2 ∂ouPair n -
+        2 * (1 - ρ) * ∫ z, h z j ^ 2 ∂stdGaussian n) =
+      alignmentGap ρ h := by
+    unfold alignmentGap alignmentLoss
+    simp only [Finset.sum_sub_distrib, Finset.mul_sum]
   linarith
 
 /-- The alignment gap of a centred square-integrable encoder is nonnegative. -/

@@ -8,6 +8,7 @@ import LeJEPAProofs.Approximate
 import LeJEPAProofs.Langevin
 import LeJEPAProofs.Planning
 import LeJEPAProofs.Anisotropic
+import LeJEPAProofs.OutputDimension
 
 /-!
 # Axiom audit
@@ -18,7 +19,8 @@ only project axioms that may appear are those listed in `LeJEPAProofs/AXIOMS.md`
 `LeJEPA.hermite_mehler_decomposition`, `LeJEPA.procrustes_polar`, `LeJEPA.ou_stationary`.
 
 Expected dependencies:
-* T1, M1, the closed-form loss, T3 (a): `LeJEPA.hermite_mehler_decomposition`.
+* T1, M1 (both directions `m ≤ n` and `m ≥ n`), the closed-form loss, T3 (a):
+  `LeJEPA.hermite_mehler_decomposition`.
 * T3 (b): `LeJEPA.hermite_mehler_decomposition`, `LeJEPA.procrustes_polar`.
 * C1: `LeJEPA.hermite_mehler_decomposition`, `LeJEPA.ou_stationary`
   (`LeJEPA.inherited_dynamics` itself only `LeJEPA.ou_stationary`).
@@ -48,6 +50,8 @@ The Python audit (`lejepa-wm audit-lean`) checks the ledger against the sources 
 #print axioms LeJEPA.alignmentLoss_ge_of_whitened
 #print axioms LeJEPA.forward_identifiability
 #print axioms LeJEPA.top_eigenvalues_output_dim
+#print axioms LeJEPA.alignmentLoss_ge_output_dim
+#print axioms LeJEPA.sum_linearCoeff_sq_le_one
 -- C1
 #print axioms LeJEPA.inherited_dynamics
 #print axioms LeJEPA.inherited_dynamics_of_optimal

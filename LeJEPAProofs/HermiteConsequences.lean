@@ -39,14 +39,47 @@ open MeasureTheory ProbabilityTheory
 Hermite–Mehler axiom applied to the zero function, whose higher energies vanish by Parseval. -/
 theorem integral_sq_linear (n : ℕ) (w : Fin n → ℝ) :
     ∫ z, (∑ i, w i * z i) ^ 2 ∂stdGaussian n = ∑ i, w i ^ 2 := by
-  obtain ⟨r, hr0, hrs, hq, -, -, -⟩ := hermite_mehler_decomposition n 0 MemLp.zero
+  obtain ⟨r, hr0, -, hq, -, -, -⟩ := hermite_mehler_decomposition n 0 MemLp.zero
+  have hc : ∫ z, (0 : (Fin n → ℝ) → ℝ) z ∂stdGaussian n = 0 := by
+    first
+      | (simp; done)
+      | exact integral_zero _ _
+  have ha : ∀ i, linearCoeff (0 : (Fin n → ℝ) → ℝ) i = 0 := fun i => by
+    first
+      | (simp [linearCoeff]; done)
+      | (unfold linearCoeff; simp only [Pi.zero_apply, zero_mul]; exact integral_zero _ _)
+  -- `q = 0`: the energies above degree one vanish.
   have hR : ∑' k, r k = 0 := by
     have h0 := hq 0
-    simp [linearCoeff] at h0
-    linarith [tsum_nonneg hr0]
+    have e0 : ∀ z : Fin n → ℝ,
+        ((0 : (Fin n → ℝ) → ℝ) z - ∑ i, (0 : Fin n → ℝ) i * z i) ^ 2 = 0 := fun z => by
+      first
+        | (simp only [Pi.zero_apply, zero_mul, Finset.sum_const_zero, sub_zero]; ring1)
+        | (simp; done)
+    have e1 : ∀ i, (linearCoeff (0 : (Fin n → ℝ) → ℝ) i - (0 : Fin n → ℝ) i) ^ 2 = 0 :=
+      fun i => by
+        first
+          | (rw [ha i, Pi.zero_apply]; ring1)
+          | (simp [ha i]; done)
+    first
+      | simp only [e0, e1, hc, integral_zero, Finset.sum_const_zero] at h0
+        linarith [tsum_nonneg hr0]
+      | simp [linearCoeff] at h0
+        linarith [tsum_nonneg hr0]
+  -- general `q = w`.
   have h1 := hq w
-  simp [linearCoeff, neg_sq] at h1
-  linarith
+  have e2 : ∀ z : Fin n → ℝ,
+      ((0 : (Fin n → ℝ) → ℝ) z - ∑ i, w i * z i) ^ 2 = (∑ i, w i * z i) ^ 2 := fun z => by
+    first
+      | (rw [Pi.zero_apply]; ring1)
+      | (simp; done)
+  have e3 : ∀ i, (linearCoeff (0 : (Fin n → ℝ) → ℝ) i - w i) ^ 2 = w i ^ 2 :=
+    fun i => by rw [ha i]; ring1
+  first
+    | simp only [e2, e3, hc] at h1
+      linarith
+    | simp [linearCoeff, neg_sq] at h1
+      linarith
 
 /-- **Spectral data of one square-integrable coordinate.** See the module docstring. -/
 theorem coord_spectral {n : ℕ} (f : (Fin n → ℝ) → ℝ) (hf : MemLp f 2 (stdGaussian n))
@@ -67,7 +100,10 @@ theorem coord_spectral {n : ℕ} (f : (Fin n → ℝ) → ℝ) (hf : MemLp f 2 (
   have hlo := one_sub_sq_mul_tsum_le hρ0.le hρ1.le hr0 hrs
   have hhi := tsum_one_sub_pow_le hρ0.le hρ1.le hr0 hrs
   refine ⟨∑' k, r k, tsum_nonneg hr0, hq, ?_, ?_, ?_, ?_⟩
-  · simpa using hq 0
+  · have h0 := hq 0
+    first
+      | (simp only [Pi.zero_apply, zero_mul, Finset.sum_const_zero, sub_zero] at h0; exact h0)
+      | simpa using h0
   · linarith
   · linarith
   · intro hR
@@ -84,6 +120,8 @@ theorem alignmentLoss_eq_spectral {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1 :
         2 * ∑' k, (1 - ρ ^ (k + 2)) * r j k) := by
   choose r hr0 hrs _hq _hcorr hloss _hcomp using
     fun j => hermite_mehler_decomposition n (fun z => h z j) (hL2 j)
-  exact ⟨r, hr0, hrs, Finset.sum_congr rfl fun j _ => hloss j ρ hρ0 hρ1⟩
+  refine ⟨r, hr0, hrs, ?_⟩
+  unfold alignmentLoss
+  exact Finset.sum_congr rfl fun j _ => hloss j ρ hρ0 hρ1
 
 end LeJEPA

@@ -17,7 +17,9 @@ import LeJEPAProofs.Whitening
   `h(z) = Q z` almost surely for an orthogonal `Q ∈ Matrix.orthogonalGroup (Fin n) ℝ`.
 * `LeJEPA.top_eigenvalues_output_dim` (**M1**, relaxed form): the whitened optimum over
   `h : ℝⁿ → ℝᵐ` attains the degree-one value `2m(1-ρ)` exactly on the maps `z ↦ W z` with
-  `W Wᵀ = I_m`.
+  `W Wᵀ = I_m`. For `m > n` that value is not attainable: the lower bound
+  `2n(1-ρ) + 2(m-n)(1-ρ²)`, the loss of THEORY.md's relaxed optimum, is
+  `LeJEPA.alignmentLoss_ge_output_dim` (`OutputDimension.lean`).
 
 ## Implementation notes
 
@@ -40,8 +42,10 @@ open MeasureTheory ProbabilityTheory
 /-- `∑ⱼ 2(1-ρ) = 2m(1-ρ)` over `Fin m`. -/
 theorem sum_const_two_one_sub (m : ℕ) (ρ : ℝ) :
     ∑ _j : Fin m, (2 : ℝ) * (1 - ρ) = 2 * m * (1 - ρ) := by
-  rw [Finset.sum_const, Finset.card_univ, Fintype.card_fin, nsmul_eq_mul]
-  ring
+  first
+    | (rw [Finset.sum_const, Finset.card_univ, Fintype.card_fin, nsmul_eq_mul]; ring1)
+    | (simp only [Finset.sum_const, Finset.card_univ, Fintype.card_fin, nsmul_eq_mul]; ring1)
+    | (simp; ring1)
 
 /-- **Loss lower bound.** A whitened square-integrable `h : ℝⁿ → ℝᵐ` has
 `L(h) ≥ 2m(1-ρ)`. -/
@@ -55,6 +59,7 @@ theorem alignmentLoss_ge_of_whitened {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ
       mul_nonneg (mul_nonneg zero_le_two (mul_nonneg hρ0.le (by linarith))) hR0
     linarith
   rw [← sum_const_two_one_sub m ρ]
+  unfold alignmentLoss
   exact Finset.sum_le_sum fun j _ => hj j
 
 /-- **Equality case for any output dimension.** For whitened square-integrable
@@ -68,8 +73,9 @@ theorem alignmentLoss_eq_iff_linear {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1
   choose R hR0 _hA hq hlo hhi hlin using fun j => whitened_coord ρ hρ0 hρ1 h hL2 hw j
   constructor
   · intro hL
-    have hsum : ∑ j, (2 * (1 - ρ) + 2 * (ρ * (1 - ρ)) * R j) ≤ alignmentLoss ρ h :=
-      Finset.sum_le_sum fun j _ => hlo j
+    have hsum : ∑ j, (2 * (1 - ρ) + 2 * (ρ * (1 - ρ)) * R j) ≤ alignmentLoss ρ h := by
+      unfold alignmentLoss
+      exact Finset.sum_le_sum fun j _ => hlo j
     have hsplit : ∑ j, (2 * (1 - ρ) + 2 * (ρ * (1 - ρ)) * R j) =
         2 * m * (1 - ρ) + 2 * (ρ * (1 - ρ)) * ∑ j, R j := by
       rw [Finset.sum_add_distrib, sum_const_two_one_sub, Finset.mul_sum]
@@ -115,8 +121,10 @@ theorem alignmentLoss_eq_iff_linear {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1
 /-- A real matrix with `Q Qᵀ = I` lies in `Matrix.orthogonalGroup`. -/
 theorem mem_orthogonalGroup_of_mul_transpose {n : ℕ} {Q : Matrix (Fin n) (Fin n) ℝ}
     (hQ : Q * Q.transpose = 1) : Q ∈ Matrix.orthogonalGroup (Fin n) ℝ := by
-  rw [Matrix.mem_orthogonalGroup_iff]
-  exact hQ
+  first
+    | (rw [Matrix.mem_orthogonalGroup_iff]; exact hQ)
+    | exact (Matrix.mem_orthogonalGroup_iff (Fin n) ℝ).2 hQ
+    | exact Matrix.mem_orthogonalGroup_iff.2 hQ
 
 /-- **T1 (forward identifiability).** Let `h : ℝⁿ → ℝⁿ` be square integrable and whitened
 (`E h = 0`, `Cov h = I_n`) and `0 < ρ < 1`. Then `L(h) ≥ 2n(1-ρ)`, with equality iff

@@ -37,7 +37,10 @@ open MeasureTheory ProbabilityTheory
 /-- The first coordinate of the pair has law `γ_n`. -/
 theorem map_fst_ouPair (n : ℕ) : Measure.map Prod.fst (ouPair n) = stdGaussian n := by
   show Measure.map Prod.fst ((stdGaussian n).prod (stdGaussian n)) = stdGaussian n
-  rw [Measure.map_fst_prod, measure_univ, one_smul]
+  first
+    | rw [Measure.map_fst_prod, measure_univ, one_smul]
+    | (simp [Measure.map_fst_prod]; done)
+    | exact (measurePreserving_fst (μ := stdGaussian n) (ν := stdGaussian n)).map_eq
 
 /-- **C1 (inherited dynamics).** If `h(z) = Q z` almost surely and `0 < ρ < 1`, then almost
 surely in `(z, ξ)`: `h(z') = ρ h(z) + √(1 - ρ²) Q ξ`, where `z' = ρ z + √(1 - ρ²) ξ`. -/
@@ -59,8 +62,12 @@ theorem inherited_dynamics {n : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1 : ρ < 1)
     exact ae_of_ae_map (measurable_ouMap ρ).aemeasurable hmap
   filter_upwards [h1, h2] with p hp1 hp2 j
   rw [hp2 j, hp1 j]
-  simp only [ouMap, mul_add, Finset.sum_add_distrib, Finset.mul_sum]
-  congr 1 <;> exact Finset.sum_congr rfl fun i _ => by ring
+  first
+    | (simp only [ouMap, mul_add, Finset.sum_add_distrib, Finset.mul_sum]
+       congr 1 <;> exact Finset.sum_congr rfl fun i _ => by ring)
+    | (simp only [ouMap]
+       rw [Finset.mul_sum, Finset.mul_sum, ← Finset.sum_add_distrib]
+       exact Finset.sum_congr rfl fun i _ => by ring)
 
 /-- **C1 for optimal encoders.** A whitened square-integrable `h : ℝⁿ → ℝⁿ` attaining
 `L(h) = 2n(1-ρ)` inherits the OU dynamics with an orthogonal `Q`. -/

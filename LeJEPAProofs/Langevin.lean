@@ -69,8 +69,12 @@ theorem gaussian_of_affine_score {p : ℝ → ℝ} {lam c : ℝ} (hp : Different
     ring
   have hdiff : Differentiable ℝ (fun y => p y * Real.exp (lam * ((y + c) * (y + c)) / 2)) :=
     fun y => (hderiv y).differentiableAt
-  have hconst := is_const_of_deriv_eq_zero hdiff (fun y => (hderiv y).deriv) z (-c)
-  simp only [neg_add_cancel, mul_zero, zero_div, Real.exp_zero, mul_one] at hconst
+  have hconst0 : p z * Real.exp (lam * ((z + c) * (z + c)) / 2) =
+      p (-c) * Real.exp (lam * ((-c + c) * (-c + c)) / 2) :=
+    is_const_of_deriv_eq_zero hdiff (fun y => (hderiv y).deriv) z (-c)
+  have hconst : p z * Real.exp (lam * ((z + c) * (z + c)) / 2) = p (-c) := by
+    have hzero : lam * ((-c + c) * (-c + c)) / 2 = 0 := by ring
+    rw [hconst0, hzero, Real.exp_zero, mul_one]
   have hexp :
       Real.exp (lam * ((z + c) * (z + c)) / 2) * Real.exp (-(lam * (z + c) ^ 2 / 2)) = 1 := by
     rw [← Real.exp_add]
@@ -91,7 +95,11 @@ theorem gaussian_of_affine_eigenfunction {p : ℝ → ℝ} {a b lam : ℝ} (ha :
   have hscore : ∀ y, deriv p y = -lam * (y + b / a) * p y := by
     intro y
     apply mul_left_cancel₀ ha
-    have hab : a * (b / a) = b := by field_simp
+    have hab : a * (b / a) = b := by
+      first
+        | (rw [mul_div_assoc', mul_div_cancel_left₀ b ha])
+        | (field_simp; done)
+        | (rw [mul_comm]; exact div_mul_cancel₀ b ha)
     rw [heig y]
     linear_combination (lam * p y) * hab
   exact gaussian_of_affine_score hp hscore z
@@ -130,7 +138,11 @@ theorem linear_identifiability_iff_gaussian {p : ℝ → ℝ} {a b lam : ℝ} (h
     have hd := affine_eigenfunction_of_gaussian (p (-(b / a))) (-(b / a)) lam z
     have hderiv : deriv p z = _ :=
       (congrArg (fun f : ℝ → ℝ => deriv f z) hfun).trans hd.deriv
-    have hab : a * (b / a) = b := by field_simp
+    have hab : a * (b / a) = b := by
+      first
+        | (rw [mul_div_assoc', mul_div_cancel_left₀ b ha])
+        | (field_simp; done)
+        | (rw [mul_comm]; exact div_mul_cancel₀ b ha)
     rw [hderiv, hform z]
     simp only [sub_neg_eq_add, neg_neg]
     linear_combination (-lam * (p (-(b / a)) * Real.exp (-(lam * (z + b / a) ^ 2 / 2)))) * hab

@@ -84,11 +84,14 @@ def IsWhitened {n m : ℕ} (h : (Fin n → ℝ) → Fin m → ℝ) : Prop :=
     ∀ v : Fin m → ℝ, ∫ z, (∑ j, v j * h z j) ^ 2 ∂stdGaussian n = ∑ j, v j ^ 2
 
 /-- The Ornstein–Uhlenbeck channel is measurable.
-(Names confirmed in Mathlib: `measurable_pi_lambda`, `measurable_pi_apply`,
-`Measurable.const_mul`, `Measurable.add` in `Mathlib/MeasureTheory/...`.) -/
+(Names from Mathlib: `measurable_pi_lambda`, `measurable_pi_apply`, `Measurable.const_mul`,
+`Measurable.add`; `fun_prop` is the fallback if the term proof does not elaborate.) -/
 theorem measurable_ouMap {n : ℕ} (ρ : ℝ) : Measurable (ouMap (n := n) ρ) := by
-  refine measurable_pi_lambda _ (fun i => ?_)
-  exact (((measurable_pi_apply i).comp measurable_fst).const_mul ρ).add
-    (((measurable_pi_apply i).comp measurable_snd).const_mul _)
+  first
+    | exact measurable_pi_lambda _ fun i =>
+        (((measurable_pi_apply i).comp measurable_fst).const_mul ρ).add
+          (((measurable_pi_apply i).comp measurable_snd).const_mul _)
+    | (unfold ouMap; fun_prop)
+    | (unfold ouMap; measurability)
 
 end LeJEPA

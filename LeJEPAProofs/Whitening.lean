@@ -35,22 +35,26 @@ open MeasureTheory ProbabilityTheory
 /-- `∑ₖ [k = j] xₖ = xⱼ`. -/
 theorem sum_indicator_mul {m : ℕ} (j : Fin m) (x : Fin m → ℝ) :
     ∑ k, (if k = j then (1 : ℝ) else 0) * x k = x j := by
-  rw [Finset.sum_eq_single j]
-  · simp
-  · intro b _ hb
-    simp [hb]
-  · intro hj
-    exact absurd (Finset.mem_univ j) hj
+  first
+    | rw [Finset.sum_eq_single j]
+      · simp
+      · intro b _ hb
+        simp [hb]
+      · intro hj
+        exact absurd (Finset.mem_univ j) hj
+    | (simp; done)
 
 /-- `∑ₖ [k = j]² = 1`. -/
 theorem sum_indicator_sq {m : ℕ} (j : Fin m) :
     ∑ k, (if k = j then (1 : ℝ) else 0) ^ 2 = 1 := by
-  rw [Finset.sum_eq_single j]
-  · simp
-  · intro b _ hb
-    simp [hb]
-  · intro hj
-    exact absurd (Finset.mem_univ j) hj
+  first
+    | rw [Finset.sum_eq_single j]
+      · simp
+      · intro b _ hb
+        simp [hb]
+      · intro hj
+        exact absurd (Finset.mem_univ j) hj
+    | (simp; done)
 
 /-- `∑ₗ ([l = j] + [l = k])² = 2` for `j ≠ k`. -/
 theorem sum_pair_indicator_sq {m : ℕ} {j k : Fin m} (hjk : j ≠ k) :
@@ -58,15 +62,26 @@ theorem sum_pair_indicator_sq {m : ℕ} {j k : Fin m} (hjk : j ≠ k) :
   have hterm : ∀ l : Fin m, ((if l = j then (1 : ℝ) else 0) + (if l = k then 1 else 0)) ^ 2 =
       (if l = j then (1 : ℝ) else 0) * 1 + (if l = k then (1 : ℝ) else 0) * 1 := by
     intro l
-    by_cases h1 : l = j <;> by_cases h2 : l = k <;> simp_all
-  simp only [hterm, Finset.sum_add_distrib, sum_indicator_mul] <;> norm_num
+    by_cases h1 : l = j
+    · have h2 : ¬l = k := fun h2 => hjk (h1.symm.trans h2)
+      rw [if_pos h1, if_neg h2]
+      ring1
+    · by_cases h2 : l = k
+      · rw [if_neg h1, if_pos h2]
+        ring1
+      · rw [if_neg h1, if_neg h2]
+        ring1
+  rw [Finset.sum_congr rfl fun l _ => hterm l, Finset.sum_add_distrib,
+    sum_indicator_mul j (fun _ => 1), sum_indicator_mul k (fun _ => 1)]
+  norm_num
 
 /-- A whitened coordinate has unit second moment: `E hⱼ² = 1`. -/
 theorem IsWhitened.integral_sq {n m : ℕ} {h : (Fin n → ℝ) → Fin m → ℝ} (hw : IsWhitened h)
     (j : Fin m) : ∫ z, h z j ^ 2 ∂stdGaussian n = 1 := by
   have := hw.2 (fun k => if k = j then 1 else 0)
-  simp only [sum_indicator_mul, sum_indicator_sq] at this
-  exact this
+  first
+    | (simp only [sum_indicator_mul, sum_indicator_sq] at this; exact this)
+    | simpa [sum_indicator_mul, sum_indicator_sq] using this
 
 /-- **Polarization.** If `‖Wᵀ v‖² = ‖v‖²` for every `v ∈ ℝᵐ`, then `W Wᵀ = I_m`. -/
 theorem mul_transpose_eq_one_of_sum_sq {m n : ℕ} (W : Matrix (Fin m) (Fin n) ℝ)
@@ -91,9 +106,8 @@ theorem mul_transpose_eq_one_of_sum_sq {m n : ℕ} (W : Matrix (Fin m) (Fin n) �
   rw [Matrix.mul_apply, Matrix.one_apply]
   simp only [Matrix.transpose_apply]
   by_cases hjk : j = k
-  · subst hjk
-    rw [if_pos rfl]
-    simpa [sq] using hrow j
+  · rw [if_pos hjk, ← hjk, ← hrow j]
+    exact Finset.sum_congr rfl fun i _ => (sq (W j i)).symm
   · rw [if_neg hjk]
     exact hpair j k hjk
 
@@ -109,8 +123,11 @@ theorem sum_sq_of_ae_linear {n m : ℕ} {h : (Fin n → ℝ) → Fin m → ℝ} 
   simp only [hz]
   congr 1
   simp only [Finset.sum_mul, Finset.mul_sum]
-  rw [Finset.sum_comm]
-  exact Finset.sum_congr rfl fun a _ => Finset.sum_congr rfl fun b _ => by ring
+  first
+    | rw [Finset.sum_comm]
+      exact Finset.sum_congr rfl fun a _ => Finset.sum_congr rfl fun b _ => by ring
+    | exact Finset.sum_comm.trans
+        (Finset.sum_congr rfl fun a _ => Finset.sum_congr rfl fun b _ => by ring)
 
 /-- **One coordinate of a whitened encoder.** For whitened square-integrable `h`, each
 coordinate `hⱼ` has an energy `R ≥ 0` above degree one such that its degree-one energy is

@@ -182,7 +182,7 @@ CLAIMS: tuple[Claim, ...] = (
             "(linear probe R^2 = 1) plus degree-2 harmonics."
         ),
         kind="proposition",
-        lean=("LeJEPA.top_eigenvalues_output_dim",),
+        lean=("LeJEPA.top_eigenvalues_output_dim", "LeJEPA.alignmentLoss_ge_output_dim"),
         checks="lejepa_wm.numerics.verify_m1",
         experiments=("output_dim",),
         paper="open in the paper",

@@ -43,7 +43,7 @@ See "History and reference" above.
 namespace LeJEPA
 
 /-- **Procrustes inequality for the polar factor** (classical; assumed).
-Every real `n × n` matrix `A` admits an orthogonal `Q` (`Q Qᵀ = I`) with
+Every real `n × n` matrix `A` has an orthogonal `Q` (`Q Qᵀ = I`) with
 `∑ⱼᵢ (Aⱼᵢ - Qⱼᵢ)² ≤ ∑ⱼₖ ((A Aᵀ)ⱼₖ - Iⱼₖ)²`, i.e. `‖A - Q‖²_F ≤ ‖A Aᵀ - I‖²_F`.
 
 Reference: Higham, *Functions of Matrices* (2008), Ch. 8; Horn–Johnson, *Matrix Analysis*,
