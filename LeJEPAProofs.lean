@@ -12,6 +12,7 @@ import LeJEPAProofs.Whitening
 import LeJEPAProofs.Identifiability
 import LeJEPAProofs.InheritedDynamics
 import LeJEPAProofs.Approximate
+import LeJEPAProofs.ApproximateWhitening
 import LeJEPAProofs.Langevin
 import LeJEPAProofs.Planning
 import LeJEPAProofs.Anisotropic

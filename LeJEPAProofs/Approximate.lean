@@ -25,10 +25,11 @@ For a centred square-integrable encoder `h` (`E h = 0`), with
 THEORY.md's bound `min_Q E‖h - Q z‖² ≤ D + (ε + D)²`, `ε = ‖Cov h - I‖_F`, is obtained from
 `LeJEPA.approximate_identifiability` together with the covariance step
 `‖A Aᵀ - I‖_F ≤ ε + D` (from `Cov h = A Aᵀ + E[r rᵀ]` with `r = h - A z` and
-`‖E[r rᵀ]‖_F ≤ tr E[r rᵀ] ≤ D`). That covariance step needs bilinear manipulations of Bochner
-integrals and is not formalized here; the statement proved is the sharper intermediate bound in
-terms of the whitening error of the linear part. The Procrustes inequality for the polar factor
-is the assumed classical fact `LeJEPA.procrustes_polar`.
+`‖E[r rᵀ]‖_F ≤ tr E[r rᵀ] ≤ D`). That covariance step is proved in
+`LeJEPAProofs/ApproximateWhitening.lean` (`LeJEPA.approximate_identifiability_whitening`); the
+statement proved here is the sharper intermediate bound in terms of the whitening error of the
+linear part. The Procrustes inequality for the polar factor is the assumed classical fact
+`LeJEPA.procrustes_polar`.
 
 ## References
 

@@ -5,6 +5,7 @@ Released under the MIT license as described in the file LICENSE.
 import LeJEPAProofs.Identifiability
 import LeJEPAProofs.InheritedDynamics
 import LeJEPAProofs.Approximate
+import LeJEPAProofs.ApproximateWhitening
 import LeJEPAProofs.Langevin
 import LeJEPAProofs.Planning
 import LeJEPAProofs.Anisotropic
@@ -62,6 +63,7 @@ The Python audit (`lejepa-wm audit-lean`) checks the ledger against the sources 
 -- T3
 #print axioms LeJEPA.nonlinear_energy_le
 #print axioms LeJEPA.approximate_identifiability
+#print axioms LeJEPA.approximate_identifiability_whitening
 -- T4
 #print axioms LeJEPA.planning_equivalence
 #print axioms LeJEPA.planning_equivalence_orthogonal

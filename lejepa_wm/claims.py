@@ -143,7 +143,8 @@ CLAIMS: tuple[Claim, ...] = (
             "min_Q E||h(z) - Qz||^2 <= D + (eps + D)^2."
         ),
         kind="theorem",
-        lean=("LeJEPA.nonlinear_energy_le", "LeJEPA.approximate_identifiability"),
+        lean=("LeJEPA.nonlinear_energy_le", "LeJEPA.approximate_identifiability",
+              "LeJEPA.approximate_identifiability_whitening"),
         checks="lejepa_wm.numerics.verify_t3",
         experiments=("bounds",),
     ),
