@@ -1,0 +1,171 @@
+"""Cached, resumable datasets of positive pairs of Reacher frames.
+
+Both kinds store, per pair, the two frames (uint8, 64×64×3) and the joint
+angles (shoulder, wrist) that produced them:
+
+- **OU pairs** (:func:`ou_pair_angles`): latent ``z ~ N(0, I₂)``, positive view
+  ``z' = ρ z + √(1 − ρ²) ξ`` — the exact OU channel of THEORY.md — and joint
+  angles ``θ = σ z`` (radians, ``σ`` = ``angle_scale``), written directly into
+  the physics state. The angles are *not* wrapped before rendering; a frame
+  sees them modulo 2π, which matters only when ``|θ| > π`` (probability
+  ``2Φ(−π/σ)``, 0.17 % for ``σ = 1``; counted as wrap-arounds by the diagnostics).
+- **Trajectory pairs** (:func:`trajectory_pair_angles`): frames ``Δ`` control
+  steps apart along episodes of a trained policy. The shoulder angle is
+  continuous along an episode and may leave (−π, π].
+
+Generation is split into chunks whose content depends only on ``(seed, chunk
+index)``; each chunk is written atomically as ``chunk_#####.npz`` next to
+``metadata.json`` (seed, counts, ρ or Δ, renderer, ...). An interrupted
+generation resumes at the first missing chunk and ends with arrays identical to
+an uninterrupted one; a finished dataset is simply loaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+from tqdm import tqdm
+
+from lejepa_wm.atomic import atomic_write_bytes, atomic_write_json, read_json
+from lejepa_wm.validation import check_positive_int, check_rho
+
+ARRAY_KEYS = ("frames", "frames_pos", "angles", "angles_pos")
+METADATA_FILE = "metadata.json"
+
+
+def dataset_folder(root: Path, name: str, metadata: Mapping[str, Any]) -> Path:
+    """Folder for a dataset: ``root/<name>-<first 10 hex digits of the metadata's SHA-256>``."""
+    digest = hashlib.sha256(json.dumps(dict(metadata), sort_keys=True).encode()).hexdigest()[:10]
+    return Path(root) / f"{name}-{digest}"
+
+
+def _chunk_path(folder: Path, index: int) -> Path:
+    return folder / f"chunk_{index:05d}.npz"
+
+
+def build_chunked(folder: Path, metadata: Mapping[str, Any], n_chunks: int,
+                  make_chunk: Callable[[int], dict[str, np.ndarray]], desc: str = "dataset",
+                  progress: bool = True) -> dict[str, np.ndarray]:
+    """Create (or resume, or load) a chunked dataset in ``folder`` and return its concatenated arrays.
+
+    ``make_chunk(i)`` must be a deterministic function of ``i``. A folder whose
+    ``metadata.json`` differs from ``metadata`` raises ``ValueError``.
+    """
+    check_positive_int(n_chunks, "n_chunks")
+    folder = Path(folder)
+    meta = {**dict(metadata), "n_chunks": n_chunks}
+    meta_path = folder / METADATA_FILE
+    if meta_path.exists():
+        stored = read_json(meta_path)
+        if stored != json.loads(json.dumps(meta)):
+            raise ValueError(f"dataset folder {folder} holds different metadata; delete it to regenerate")
+    else:
+        atomic_write_json(meta_path, meta)
+    missing = [i for i in range(n_chunks) if not _chunk_path(folder, i).exists()]
+    for index in tqdm(missing, desc=desc, unit="chunk", disable=not progress or not missing):
+        arrays = make_chunk(index)
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        atomic_write_bytes(_chunk_path(folder, index), buffer.getvalue())
+    return load_chunks(folder, n_chunks)
+
+
+def load_chunks(folder: Path, n_chunks: int) -> dict[str, np.ndarray]:
+    """Concatenate the arrays of chunks ``0 .. n_chunks-1`` key by key."""
+    folder = Path(folder)
+    parts: dict[str, list[np.ndarray]] = {}
+    for index in range(n_chunks):
+        with np.load(_chunk_path(folder, index)) as chunk:
+            for key in chunk.files:
+                parts.setdefault(key, []).append(chunk[key])
+    return {key: np.concatenate(values) for key, values in parts.items()}
+
+
+def ou_pair_angles(n: int, rho: float, angle_scale: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` OU pairs of joint angles ``(σ z, σ z')`` with ``z' = ρ z + √(1−ρ²) ξ``, each of shape (n, 2)."""
+    check_positive_int(n, "n")
+    check_rho(rho, "ou_rho")
+    if not angle_scale > 0:
+        raise ValueError(f"angle_scale must be positive; got {angle_scale!r}")
+    z = rng.standard_normal((n, 2))
+    z_pos = rho * z + np.sqrt(1.0 - rho**2) * rng.standard_normal((n, 2))
+    return angle_scale * z, angle_scale * z_pos
+
+
+def trajectory_pair_indices(length: int, delta: int) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs ``(t, t + Δ)`` for every ``t`` with ``t + Δ < length``."""
+    check_positive_int(delta, "traj_delta")
+    if length <= delta:
+        raise ValueError(f"an episode of {length} frames has no pair {delta} steps apart")
+    first = np.arange(length - delta)
+    return first, first + delta
+
+
+def trajectory_pair_angles(episodes: list[np.ndarray], delta: int) -> tuple[np.ndarray, np.ndarray]:
+    """Angles of all pairs ``Δ`` steps apart within each episode (episodes of shape (T, 2)), concatenated."""
+    firsts, seconds = [], []
+    for angles in episodes:
+        first, second = trajectory_pair_indices(len(angles), delta)
+        firsts.append(angles[first])
+        seconds.append(angles[second])
+    return np.concatenate(firsts), np.concatenate(seconds)
+
+
+def episode_seed(seed: int, episode: int) -> int:
+    """A 32-bit seed for episode ``episode`` of a dataset seeded ``seed`` (numpy ``SeedSequence``)."""
+    return int(np.random.SeedSequence([seed, episode]).generate_state(1)[0])
+
+
+def render_pairs(renderer: Any, angles: np.ndarray, angles_pos: np.ndarray) -> dict[str, np.ndarray]:
+    """Chunk arrays: frames of both views plus their angles."""
+    return {"frames": renderer.render(angles), "frames_pos": renderer.render(angles_pos),
+            "angles": angles.astype(np.float64), "angles_pos": angles_pos.astype(np.float64)}
+
+
+def build_ou_dataset(root: Path, name: str, renderer: Any, n_pairs: int, chunk_pairs: int, rho: float,
+                     angle_scale: float, seed: int, progress: bool = True) -> tuple[dict[str, np.ndarray], Path]:
+    """Cached OU pair dataset of ``n_pairs`` pairs (chunk ``i`` drawn from ``default_rng([seed, i])``)."""
+    check_positive_int(n_pairs, "n_pairs")
+    check_positive_int(chunk_pairs, "chunk_pairs")
+    n_chunks = -(-n_pairs // chunk_pairs)
+    metadata = {"kind": "ou", "seed": seed, "n_pairs": n_pairs, "chunk_pairs": chunk_pairs, "rho": rho,
+                "angle_scale": angle_scale, "renderer": renderer.description,
+                "angles": "theta = angle_scale * z, z ~ N(0, I2), not wrapped before rendering"}
+    folder = dataset_folder(root, name, metadata)
+
+    def make_chunk(index: int) -> dict[str, np.ndarray]:
+        count = min(chunk_pairs, n_pairs - index * chunk_pairs)
+        angles, angles_pos = ou_pair_angles(count, rho, angle_scale, np.random.default_rng([seed, index]))
+        return render_pairs(renderer, angles, angles_pos)
+
+    return build_chunked(folder, metadata, n_chunks, make_chunk, desc=f"render {name}", progress=progress), folder
+
+
+def build_trajectory_dataset(root: Path, name: str, renderer: Any, rollout: Callable[[int], np.ndarray],
+                             policy_id: str, n_episodes: int, episodes_per_chunk: int, delta: int, seed: int,
+                             progress: bool = True) -> tuple[dict[str, np.ndarray], Path]:
+    """Cached trajectory pair dataset: ``rollout(episode_seed)`` gives one episode's angles (T, 2).
+
+    Episode ``k`` uses the 32-bit seed :func:`episode_seed` ``(seed, k)``; ``policy_id`` names the
+    policy in the metadata so a retrained policy never reuses old frames.
+    """
+    check_positive_int(n_episodes, "n_episodes")
+    check_positive_int(episodes_per_chunk, "episodes_per_chunk")
+    n_chunks = -(-n_episodes // episodes_per_chunk)
+    metadata = {"kind": "trajectory", "seed": seed, "n_episodes": n_episodes,
+                "episodes_per_chunk": episodes_per_chunk, "delta": delta, "policy": policy_id,
+                "renderer": renderer.description,
+                "angles": "physics qpos along the episode (shoulder continuous, not wrapped)"}
+    folder = dataset_folder(root, name, metadata)
+
+    def make_chunk(index: int) -> dict[str, np.ndarray]:
+        episodes = range(index * episodes_per_chunk, min(n_episodes, (index + 1) * episodes_per_chunk))
+        angles, angles_pos = trajectory_pair_angles([rollout(episode_seed(seed, k)) for k in episodes], delta)
+        return render_pairs(renderer, angles, angles_pos)
+
+    return build_chunked(folder, metadata, n_chunks, make_chunk, desc=f"render {name}", progress=progress), folder
