@@ -1,0 +1,104 @@
+"""Trainable encoders ``f`` applied to rendered observations ``x = g(z)``.
+
+- :class:`InverseCouplingEncoder` — the *matched* architecture: the mixing's
+  layers in reverse order with the same fixed permutations and conditioner
+  widths, each computing ``b ← (b − t(a)) ⊙ exp(−s(a))``, so the exact inverse
+  ``g⁻¹`` is one of its parameter values (expressivity is not a confounder).
+  With ``learn_scales=True`` the log-scales ``s`` are learned and unbounded: the
+  encoder can shrink (collapse) or stretch coordinates depending on ``a``
+  (distort), which is what the regularizer has to prevent. With
+  ``learn_scales=False`` it is additive (unit Jacobian, cannot collapse), the
+  published setting, which only contains ``g⁻¹`` for an additive mixing.
+  Conditioners start at zero output, so the initial encoder only undoes the
+  mixing's permutations (the exact inverse of a mixing with zero gains).
+  The learned log-scales enter as ``log_scale_rate · s(a)`` (default 0.1):
+  the same function class, but Adam moves the scales ten times more slowly
+  than the shifts, which keeps early training from distorting the embedding.
+- :class:`MLPEncoder` — a plain multilayer perceptron ``ℝⁿ → ℝᵐ`` (SiLU), any
+  output dimension ``m``; it can collapse, distort and compute nonlinear
+  features such as Hermite harmonics.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from lejepa_wm.experiments.flows import Conditioner, CouplingFlow
+from lejepa_wm.validation import check_choice, check_positive_int
+
+ENCODERS = ("matched", "matched_additive", "mlp")
+
+
+class InverseCouplingEncoder(nn.Module):
+    """Reverse-order coupling layers matching ``mixing``'s permutations and widths (trainable)."""
+
+    def __init__(self, mixing: CouplingFlow, hidden: int, learn_scales: bool = True,
+                 log_scale_rate: float = 0.1) -> None:
+        super().__init__()
+        self.log_scale_rate = log_scale_rate
+        check_positive_int(hidden, "hidden")
+        self.n = mixing.n
+        self.n_a = mixing.n_a
+        self.learn_scales = learn_scales
+        self.register_buffer("inverse_permutations", mixing.inverse_permutations.flip(0).clone())
+        self.conditioners = nn.ModuleList(
+            Conditioner(self.n_a, self.n - self.n_a, hidden) for _ in range(mixing.layers))
+        with torch.no_grad():
+            for conditioner in self.conditioners:
+                conditioner.out.weight.zero_()
+                conditioner.out.bias.zero_()
+
+    @property
+    def out_dim(self) -> int:
+        return self.n
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = x
+        for inv_perm, conditioner in zip(self.inverse_permutations, self.conditioners):
+            a, b = h[..., : self.n_a], h[..., self.n_a:]
+            log_scale, shift = conditioner(a)
+            b = b - shift
+            if self.learn_scales:
+                b = b * torch.exp(-self.log_scale_rate * log_scale)
+            h = torch.cat([a, b], dim=-1)[..., inv_perm]
+        return h
+
+
+class MLPEncoder(nn.Module):
+    """``depth`` hidden SiLU layers of width ``width``, then a linear map to ``m`` outputs."""
+
+    def __init__(self, n: int, m: int, width: int, depth: int) -> None:
+        super().__init__()
+        for name, value in (("n", n), ("m", m), ("width", width), ("depth", depth)):
+            check_positive_int(value, name)
+        layers: list[nn.Module] = []
+        size = n
+        for _ in range(depth):
+            layers += [nn.Linear(size, width), nn.SiLU()]
+            size = width
+        layers.append(nn.Linear(size, m))
+        self.net = nn.Sequential(*layers)
+        self.m = m
+
+    @property
+    def out_dim(self) -> int:
+        return self.m
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
+
+
+def build_encoder(kind: str, mixing: CouplingFlow, hidden: int, m: int | None = None,
+                  depth: int = 2, seed: int = 0) -> nn.Module:
+    """Encoder ``kind`` (one of :data:`ENCODERS`) for observations of ``mixing``; seeded initialization.
+
+    ``m`` (output dimension) is only free for the MLP; matched encoders output ``n``.
+    """
+    check_choice(kind, ENCODERS, "encoder")
+    torch.manual_seed(seed)
+    if kind == "mlp":
+        return MLPEncoder(mixing.n, mixing.n if m is None else m, hidden, depth)
+    if m is not None and m != mixing.n:
+        raise ValueError(f"the matched encoder outputs n = {mixing.n} dimensions; got m = {m!r}")
+    return InverseCouplingEncoder(mixing, hidden, learn_scales=(kind == "matched"))

@@ -1,0 +1,73 @@
+"""The frozen coupling-flow renderer and the encoders."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from lejepa_wm.experiments.encoders import InverseCouplingEncoder, build_encoder
+from lejepa_wm.experiments.flows import jacobian_condition, make_mixing
+
+
+@pytest.mark.parametrize("n", [2, 3, 1024])
+def test_flow_is_invertible(n):
+    flow = make_mixing(n, layers=3, hidden=16, shift_gain=1.0, log_scale_gain=0.3, seed=0)
+    z = torch.randn(32, n, generator=torch.Generator().manual_seed(1))
+    assert torch.allclose(flow.inverse(flow(z)), z, atol=1e-4)
+    assert not any(p.requires_grad for p in flow.parameters())
+
+
+def test_flow_is_seeded_and_nonlinear():
+    z = torch.randn(256, 4, generator=torch.Generator().manual_seed(2))
+    first = make_mixing(4, 2, 16, 1.0, 0.2, seed=3)(z)
+    assert torch.equal(first, make_mixing(4, 2, 16, 1.0, 0.2, seed=3)(z))
+    assert not torch.allclose(first, make_mixing(4, 2, 16, 1.0, 0.2, seed=4)(z))
+    permutation_only = make_mixing(4, 2, 16, 0.0, 0.0, seed=3)  # zero gains: only the fixed permutations
+    assert torch.equal(permutation_only(z).sort(dim=1).values, z.sort(dim=1).values)
+    assert not torch.allclose(first.sort(dim=1).values, z.sort(dim=1).values, atol=1e-2)
+
+
+def test_conditioning_grows_with_the_gains():
+    z = torch.randn(20, 4, generator=torch.Generator().manual_seed(5))
+    mild = jacobian_condition(make_mixing(4, 3, 16, 0.2, 0.05, seed=0), z)
+    strong = jacobian_condition(make_mixing(4, 3, 16, 2.0, 0.5, seed=0), z)
+    assert mild.max() < strong.mean()
+    assert mild.min() >= 1.0
+
+
+def test_matched_encoder_contains_the_exact_inverse():
+    flow = make_mixing(6, 3, 8, 1.0, 0.3, seed=0)
+    encoder = build_encoder("matched", flow, hidden=8)
+    for mine, theirs in zip(encoder.conditioners, reversed(flow.conditioners)):
+        mine.load_state_dict(theirs.state_dict())
+    encoder.log_scale_rate = 1.0
+    z = torch.randn(64, 6)
+    assert torch.allclose(encoder(flow(z)), z, atol=1e-5)
+
+
+def test_matched_encoder_starts_at_the_inverse_permutation_and_can_collapse():
+    flow = make_mixing(4, 2, 8, 0.0, 0.0, seed=0)  # zero gains: a fixed permutation
+    encoder = build_encoder("matched", flow, hidden=8)
+    x = torch.randn(64, 4)
+    assert torch.allclose(encoder(flow(x)), x, atol=1e-6)
+    assert isinstance(encoder, InverseCouplingEncoder)
+    with torch.no_grad():  # large learned log-scales shrink the transformed coordinates towards 0
+        for conditioner in encoder.conditioners:
+            conditioner.out.bias[: conditioner.n_out] = 100.0
+    assert int((encoder(x).std(0) < 1e-3).sum()) >= 2  # every transformed half collapses
+    additive = build_encoder("matched_additive", flow, hidden=8)
+    with torch.no_grad():
+        for conditioner in additive.conditioners:
+            conditioner.out.bias[: conditioner.n_out] = 100.0
+    assert torch.allclose(additive(x).std(0).sort().values, x.std(0).sort().values, atol=1e-5)
+
+
+def test_mlp_encoder_output_dimension_and_errors():
+    flow = make_mixing(4, 2, 8, 1.0, 0.0, seed=0)
+    assert build_encoder("mlp", flow, hidden=16, m=7)(torch.randn(5, 4)).shape == (5, 7)
+    with pytest.raises(ValueError, match="encoder"):
+        build_encoder("cnn", flow, hidden=16)
+    with pytest.raises(ValueError, match="m = 3"):
+        build_encoder("matched", flow, hidden=16, m=3)
+    with pytest.raises(ValueError, match="n >= 2"):
+        make_mixing(1, 2, 8, 1.0, 0.0, seed=0)
