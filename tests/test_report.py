@@ -408,3 +408,13 @@ def test_chromium_check_detects_a_console_error(tmp_path: Path) -> None:
                     "undefinedFunction();</script></body></html>", encoding="utf-8")
     result = _chromium(tmp_path, "--dump-dom", page.as_uri())
     assert _console_errors(result.stderr), result.stderr[-2000:]
+
+
+def test_measurement_without_prediction_takes_no_part_in_verdicts() -> None:
+    from lejepa_wm.report.verdicts import FAILED, HELD, MEASURED, NOT_RUN, combine, judge
+
+    assert judge(0.3, "no prediction: outside the theorem", None).status == MEASURED
+    assert combine([HELD, MEASURED]) == HELD
+    assert combine([FAILED, MEASURED]) == FAILED
+    assert combine([MEASURED]) == MEASURED
+    assert combine([]) == NOT_RUN

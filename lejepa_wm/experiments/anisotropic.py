@@ -124,16 +124,17 @@ class AnisotropicExperiment(SyntheticExperiment):
             if not (below and above):
                 continue
             verdict = min(below) > config.high_r2 and max(above) < config.low_r2
-            scope = ("" if method == "whitening" else
-                     " (P5 is proved for the second-moment constraint; SIGReg constrains the whole law, "
-                     "under which H_2 of a slow latent is not admissible)")
+            prediction = f"> {config.high_r2} below ratio 2 and < {config.low_r2} above it"
+            expected = (prediction if method == "whitening" else
+                        "no prediction: P5 is proved for the second-moment constraint (whitening); SIGReg "
+                        "constrains the whole law, under which H_2 of a slow latent is not admissible")
             entries.append({
                 "claim": "P5", "name": f"anisotropic: fast-coordinate recovery ({method})",
                 "measured": (f"fast-coordinate R²: ratio < 2 min {min(below):.3f}; ratio > 2 max {max(above):.3f} "
                              f"(every seed, {len(below) + len(above)} runs)"),
                 "value": float(min(below) - max(above)),
-                "expected": f"> {config.high_r2} below ratio 2 and < {config.low_r2} above it{scope}",
-                "passed": bool(verdict),
+                "expected": expected,
+                "passed": bool(verdict) if method == "whitening" else None,
                 "paper": "fast latent must be less than twice as fast as the slowest",
                 "figures": ["fast_r2_vs_ratio.png"]})
         return entries

@@ -15,7 +15,7 @@ from lejepa_wm.report.blocks import (Badge, Block, BulletList, Cell, Code, CodeB
                                      Heading, Line, Link, Paragraph, Strong, Table, cell, text_line)
 from lejepa_wm.report.gather import ClaimVerdict, ExperimentSection, Gathered, Row, VerifySection
 from lejepa_wm.report.lean import BUILD_COMMANDS, LeanSection
-from lejepa_wm.report.verdicts import FAILED, HELD, NOT_RUN
+from lejepa_wm.report.verdicts import FAILED, HELD, MEASURED, NOT_RUN
 
 ELAN_INSTALL = "curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh"
 
@@ -69,7 +69,8 @@ def _summary(gathered: Gathered, generated_at: str, version: str) -> list[Block]
             "that tests it held; each verdict is recomputed here from the stored value and its bound, and a "
             "result whose numbers contradict its recorded verdict counts as failed. ", Badge(NOT_RUN),
             " means a part has no results at this scale; ", Badge(FAILED), " means it ran and did not hold, or "
-            "raised (its error is shown below). The Lean proofs are not compiled by this report: see ",
+            "raised (its error is shown below); ", Badge(MEASURED), " marks a measurement outside the scope of "
+            "the theorem it sits beside (no prediction, no verdict). The Lean proofs are not compiled by this report: see ",
             Link("Lean proofs", "#lean"), ".")),
     ]
 

@@ -25,7 +25,7 @@ from lejepa_wm.atomic import read_json
 from lejepa_wm.claims import CLAIMS, Claim
 from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir
-from lejepa_wm.report.verdicts import FAILED, HELD, NOT_RUN, combine, judge
+from lejepa_wm.report.verdicts import FAILED, HELD, MEASURED, NOT_RUN, combine, judge
 
 VERIFY_FILE = "verify.json"
 REPRODUCE_FILE = "reproduce.json"
@@ -43,7 +43,7 @@ class Row:
     measured: str
     value: float | None
     bound: str
-    recorded: bool
+    recorded: bool | None
     status: str
     note: str | None = None
     paper: str | None = None
@@ -184,7 +184,7 @@ def _row(entry: dict[str, Any], source: str, bound_key: str) -> Row:
     details = entry.get("details")
     traceback = details.get("traceback") if isinstance(details, dict) else None
     return Row(claim=str(entry["claim"]), source=source, name=str(entry["name"]), measured=str(entry["measured"]),
-               value=entry["value"], bound=str(entry[bound_key]), recorded=bool(entry["passed"]),
+               value=entry["value"], bound=str(entry[bound_key]), recorded=entry["passed"],
                status=verdict.status, note=verdict.note, paper=entry.get("paper"),
                figures=tuple(str(f) for f in entry.get("figures", []) or []), error=traceback)
 
@@ -331,8 +331,13 @@ def _experiment_evidence(claim: Claim, section: ExperimentSection, required: boo
                         f"{section.name}'s {HEADLINE_FILE} has no entry for {claim.id}") if required else None
     status = combine([row.status for row in rows])
     failed = [row for row in rows if row.status == FAILED]
-    reason = (f"{len(rows)} headline result(s) held" if status == HELD else
-              f"{len(failed)} of {len(rows)} headline result(s) failed: " + ", ".join(row.name for row in failed))
+    measured = sum(row.status == MEASURED for row in rows)
+    if status == FAILED:
+        reason = f"{len(failed)} of {len(rows)} headline result(s) failed: " + ", ".join(row.name for row in failed)
+    else:
+        reason = f"{len(rows) - measured} headline result(s) {status}"
+    if measured:
+        reason += f", {measured} measured outside the theorem's scope (no prediction)"
     return Evidence(section.name, status, reason, rows)
 
 

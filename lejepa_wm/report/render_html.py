@@ -34,6 +34,7 @@ pre { background: #f6f6f8; border: 1px solid #d8d8dc; padding: 0.6rem; overflow-
 .held, .ok, .present { background: #d6f5d6; color: #135e13; }
 .failed, .missing { background: #fbd5d5; color: #8a1010; }
 .not-run { background: #ececec; color: #555; }
+.measured { background: #dde8f8; color: #1c3f73; }
 .error-title { font-weight: 600; color: #8a1010; margin-bottom: 0.2rem; }
 figure { margin: 1.5rem 0; }
 figure img { max-width: 100%; border: 1px solid #e0e0e4; }

@@ -8,6 +8,9 @@ from the value and the bound whenever the bound is one of these simple forms,
 so a result file whose numbers contradict its recorded verdict is caught: the
 row then counts as failed, with a note saying why. Bounds in any other form
 (prose, formulas) cannot be re-evaluated and the recorded verdict is used.
+An experiment entry whose ``passed`` is ``null`` is a measurement outside the
+scope of any theorem (no prediction to test): it is shown as ``measured`` and
+takes no part in verdicts.
 Comparisons are exact float comparisons of the stored numbers.
 """
 
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 HELD = "held"
 FAILED = "failed"
 NOT_RUN = "not run"
+MEASURED = "measured"
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _COMPARISON = re.compile(rf"^[^<>=≤≥]*?(<=|>=|==|<|>|≤|≥|=)\s*({_NUMBER})\s*$")
@@ -57,13 +61,15 @@ class Verdict:
     note: str | None = None
 
 
-def judge(value: float | None, bound: str, recorded: bool) -> Verdict:
+def judge(value: float | None, bound: str, recorded: bool | None) -> Verdict:
     """Verdict of one row from its value, its bound and the verdict its producer recorded.
 
     The row holds only if the recorded verdict is a pass *and*, where the bound
     can be evaluated, the value satisfies it. A disagreement is reported in the
     note so the reader sees which file is inconsistent.
     """
+    if recorded is None:
+        return Verdict(MEASURED)
     if not isinstance(recorded, bool):
         return Verdict(FAILED, f"recorded verdict {recorded!r} is not true/false")
     is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -78,10 +84,13 @@ def judge(value: float | None, bound: str, recorded: bool) -> Verdict:
 def combine(statuses: list[str]) -> str:
     """Overall status of several parts: failed if any failed, else not run if any is missing, else held.
 
-    An empty list means nothing was run.
+    ``measured`` parts (no prediction) are left out; a list of only those is
+    ``measured``, and an empty list means nothing was run.
     """
-    if not statuses:
-        return NOT_RUN
+    judged = [status for status in statuses if status != MEASURED]
+    if not judged:
+        return MEASURED if statuses else NOT_RUN
+    statuses = judged
     if FAILED in statuses:
         return FAILED
     if NOT_RUN in statuses:
