@@ -5,7 +5,7 @@
 PYTHON ?= python3
 PIP := $(PYTHON) -m pip
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-SYSTEM_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libosmesa6 chromium
+SYSTEM_PACKAGES := libegl1 libegl-mesa0 libgl1 libopengl0 libgl1-mesa-dri chromium
 
 .PHONY: system-deps install reproduce test
 
@@ -15,7 +15,7 @@ system-deps:
 
 install: system-deps
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e '.[dev]'
+	$(PIP) install -q -e '.[dev,reacher]'
 
 reproduce: install
 	MUJOCO_GL=egl lejepa-wm reproduce --scale quick
