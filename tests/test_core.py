@@ -144,3 +144,47 @@ def test_atomic_files_are_readable_by_others(tmp_path: Path) -> None:
     finally:
         os.umask(old)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+class _CountingExperiment:
+    """A trivial experiment: one run whose metric is its parameter."""
+
+    name = "scaling"
+    description = "test double"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict:
+        self.calls += 1
+        return {"value": spec.params["x"]}
+
+
+def test_finished_run_is_reused_but_changed_settings_are_an_error(tmp_path: Path) -> None:
+    from lejepa_wm.experiments.base import StaleRunError, execute_run, is_done
+
+    experiment = _CountingExperiment()
+    spec = RunSpec("scaling", "quick", "r0", {"x": 1})
+    assert not is_done(spec, tmp_path)
+    assert execute_run(experiment, spec, tmp_path)["value"] == 1
+    assert is_done(spec, tmp_path)
+    assert execute_run(experiment, spec, tmp_path)["value"] == 1
+    assert experiment.calls == 1
+    changed = RunSpec("scaling", "quick", "r0", {"x": 2})
+    with pytest.raises(StaleRunError, match="changed: x"):
+        is_done(changed, tmp_path)
+    with pytest.raises(StaleRunError, match="--restart"):
+        execute_run(experiment, changed, tmp_path)
+    assert experiment.calls == 1
+
+
+def test_unfinished_run_with_changed_settings_starts_afresh(tmp_path: Path) -> None:
+    from lejepa_wm.atomic import atomic_write_json as write
+    from lejepa_wm.experiments.base import SPEC_FILE, execute_run
+
+    old = RunSpec("scaling", "quick", "r0", {"x": 1})
+    write(old.run_dir(tmp_path) / SPEC_FILE, old.to_dict())
+    (old.run_dir(tmp_path) / "checkpoint.pt").write_bytes(b"old")
+    experiment = _CountingExperiment()
+    assert execute_run(experiment, RunSpec("scaling", "quick", "r0", {"x": 2}), tmp_path)["value"] == 2
+    assert not (old.run_dir(tmp_path) / "checkpoint.pt").exists()

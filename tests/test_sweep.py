@@ -122,7 +122,8 @@ def test_failing_run_is_retried_once_then_reported_and_the_relaunch_starts_only_
     assert not (exp_dir(tmp_path) / "runs" / ids[2] / ERROR_FILE).exists()
     assert_no_running_markers(tmp_path)
 
-    relaunch = run_sweep("toy", SCALE, tmp_path, "local", jobs=2, progress=False)
+    # The failure is "fixed" for run 1 only; run 2 keeps its settings, so its finished result is reused.
+    relaunch = run_sweep("toy", SCALE, tmp_path, "local", jobs=2, progress=False, overrides={"fail_once": [2]})
     assert relaunch.executed == (ids[1],) and relaunch.failed == () and relaunch.aggregated
     assert not (exp_dir(tmp_path) / "runs" / ids[1] / ERROR_FILE).exists()
 

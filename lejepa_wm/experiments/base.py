@@ -4,7 +4,10 @@ An experiment expands its validated configuration into a grid of independent
 :class:`RunSpec` s. Each run executes in its own folder
 ``<out>/<experiment>/<scale>/runs/<run_id>/`` and finishes by writing
 ``metrics.json`` atomically; a run whose ``metrics.json`` exists is done and is
-never recomputed (resume). A run may keep checkpoints in its folder so that an
+never recomputed (resume). ``spec.json`` records the parameters a run was
+started with: a finished run with other parameters is an error
+(:class:`StaleRunError`), never a silent reuse, and an unfinished one is started
+afresh (its checkpoints belong to the old settings). A run may keep checkpoints in its folder so that an
 interrupted run continues where it stopped. When every run is done,
 ``aggregate`` turns the per-run metrics into ``summary.csv`` and figures in
 ``<out>/<experiment>/<scale>/``, plus ``headline.json``: a list of entries
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,9 +95,39 @@ class Experiment(Protocol):
         """Write ``summary.csv`` and figures from the finished runs; return the files written."""
 
 
+class StaleRunError(ValueError):
+    """A run folder holds results (or checkpoints) computed with different parameters."""
+
+
+def check_stored_spec(spec: RunSpec, out: Path) -> None:
+    """Raise :class:`StaleRunError` if the run's folder was started with other parameters.
+
+    Resuming or reusing a run is only sound when it is the same run: a changed
+    configuration must never be mixed with results or checkpoints of the old one.
+    """
+    stored_path = spec.run_dir(out) / SPEC_FILE
+    if not stored_path.exists():
+        return
+    stored = read_json(stored_path)
+    current = json.loads(json.dumps(spec.to_dict()))
+    if stored != current:
+        old, new = stored.get("params", {}), current["params"]
+        changed = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k)) or ["experiment/scale"]
+        raise StaleRunError(
+            f"run {spec.run_id!r} in {spec.run_dir(out)} was started with different settings "
+            f"(changed: {', '.join(changed)}); start over (`lejepa-wm run --restart`, "
+            f"`lejepa-wm reproduce --fresh`) or choose another --out")
+
+
 def is_done(spec: RunSpec, out: Path) -> bool:
-    """Whether the run has finished (its ``metrics.json`` exists)."""
-    return (spec.run_dir(out) / METRICS_FILE).exists()
+    """Whether the run has finished (its ``metrics.json`` exists) with the same parameters.
+
+    Raises :class:`StaleRunError` if the finished run had other parameters.
+    """
+    if not (spec.run_dir(out) / METRICS_FILE).exists():
+        return False
+    check_stored_spec(spec, out)
+    return True
 
 
 def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = "cpu") -> dict[str, Any]:
@@ -105,7 +139,12 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
     run_dir = spec.run_dir(out)
     metrics_path = run_dir / METRICS_FILE
     if metrics_path.exists():
+        check_stored_spec(spec, out)
         return read_json(metrics_path)
+    try:
+        check_stored_spec(spec, out)
+    except StaleRunError:  # an unfinished run with other settings: its checkpoints do not apply
+        shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_json(run_dir / SPEC_FILE, spec.to_dict())
     start = time.perf_counter()
