@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from lejepa_wm.experiments.reacher.encoder import FrameEncoder, embed_frames, train_encoder
+from lejepa_wm.experiments.reacher.encoder import FrameEncoder, embed_frames, learning_rate, train_encoder
 
 SETTINGS = dict(embed_dim=2, batch_size=8, lr=1e-3, sigreg_weight=1.0, seed=0, sigreg_slices=16, progress=False)
 
@@ -26,14 +26,25 @@ def test_tiny_training_run_gives_finite_losses_and_embeddings(pairs):
     assert h.std(axis=0).min() > 0  # not collapsed to a point
 
 
-def test_resume_from_checkpoint_matches_uninterrupted_run(pairs, tmp_path):
-    straight, _ = train_encoder(*pairs, epochs=2, **SETTINGS)
+@pytest.mark.parametrize("schedule", ["constant", "cosine"])
+def test_resume_from_checkpoint_matches_uninterrupted_run(pairs, tmp_path, schedule):
+    straight, _ = train_encoder(*pairs, epochs=2, lr_schedule=schedule, **SETTINGS)
     checkpoint = tmp_path / "checkpoint.pt"
-    train_encoder(*pairs, epochs=1, checkpoint=checkpoint, **SETTINGS)
-    resumed, history = train_encoder(*pairs, epochs=2, checkpoint=checkpoint, **SETTINGS)
+    train_encoder(*pairs, epochs=1, checkpoint=checkpoint, lr_schedule=schedule, **SETTINGS)
+    resumed, history = train_encoder(*pairs, epochs=2, checkpoint=checkpoint, lr_schedule=schedule, **SETTINGS)
     assert len(history) == 2
     for a, b in zip(straight.state_dict().values(), resumed.state_dict().values()):
         torch.testing.assert_close(a, b)
+
+
+def test_cosine_schedule_warms_up_peaks_and_decays_to_zero():
+    total, peak = 200, 3e-3
+    rates = np.array([learning_rate(step, total, peak, "cosine") for step in range(total)])
+    warmup = 10  # 5 % of 200 steps
+    np.testing.assert_allclose(rates[:warmup], peak * np.arange(1, warmup + 1) / warmup)
+    assert rates.max() == pytest.approx(peak) and np.argmax(rates) in (warmup - 1, warmup)
+    assert np.all(np.diff(rates[warmup:]) < 0) and rates[-1] < 1e-3 * peak
+    assert learning_rate(7, total, peak, "constant") == peak
 
 
 def test_bad_inputs_raise():
@@ -44,3 +55,5 @@ def test_bad_inputs_raise():
         train_encoder(frames, frames, epochs=0, **SETTINGS)
     with pytest.raises(ValueError, match="embed_dim"):
         FrameEncoder(embed_dim=0)
+    with pytest.raises(ValueError, match="lr_schedule"):
+        train_encoder(frames, frames, epochs=1, lr_schedule="linear", **SETTINGS)

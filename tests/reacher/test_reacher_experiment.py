@@ -28,6 +28,7 @@ def test_experiment_satisfies_the_protocol_and_configs_load():
 @pytest.mark.parametrize("override, message", [
     ({"ou_rho": 1.0}, "ou_rho"), ({"ou_fractions": [1.5]}, "ou_fractions"), ({"sac_reward": "shaped"}, "sac_reward"),
     ({"traj_delta": 500}, "traj_delta"), ({"epochs": 0}, "epochs"), ({"unknown_key": 1}, "unknown_key"),
+    ({"lr_schedule": "step"}, "lr_schedule"),
 ])
 def test_bad_config_values_are_named(override, message):
     with pytest.raises(ValueError, match=message):

@@ -10,8 +10,9 @@ SAC trained for ``sac_steps`` environment steps with ``sac_reward``
 sits at ``target_xy`` (metres) in every frame. Models: one per entry of
 ``ou_fractions`` (share of OU pairs in the training set; 1 = OU model,
 0 = trajectory model) and per seed (``seeds`` of them). Encoder: embedding
-``embed_dim``, ``epochs`` passes of batches of ``batch_size`` at learning rate
-``lr``, SIGReg weight ``sigreg_weight`` with ``sigreg_slices`` directions.
+``embed_dim``, ``epochs`` passes of batches of ``batch_size`` at peak learning
+rate ``lr`` with schedule ``lr_schedule`` (``constant`` or ``cosine``: warmup,
+then cosine decay; see encoder.py), SIGReg weight ``sigreg_weight`` with ``sigreg_slices`` directions.
 Planning: ``plan_pairs`` start/goal pairs at least ``min_plan_distance`` rad
 apart, ``plan_steps`` latent steps, ``knn`` neighbours for decoding.
 ``ou_r2_threshold`` is the R² the OU model must reach for the T1 headline.
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from lejepa_wm.config import load_scaled_config
+from lejepa_wm.experiments.reacher.encoder import LR_SCHEDULES
 from lejepa_wm.validation import check_choice, check_positive_int, check_rho
 
 DEFAULTS = Path(__file__).with_name("reacher.toml")
@@ -45,7 +47,7 @@ class ReacherConfig:
     image_size: int = 64
     target_xy: tuple[float, ...] = (0.12, 0.12)
     ou_rho: float = 0.8
-    angle_scale: float = 1.0
+    angle_scale: float = 0.7
     episode_steps: int = 100
     traj_delta: int = 10
     success_episodes: int = 20
@@ -53,7 +55,8 @@ class ReacherConfig:
     sigreg_weight: float = 0.1
     sigreg_slices: int = 32
     batch_size: int = 128
-    lr: float = 1e-3
+    lr: float = 3e-3
+    lr_schedule: str = "cosine"
     plan_steps: int = 20
     knn: int = 5
     min_plan_distance: float = 1.0
@@ -65,6 +68,7 @@ class ReacherConfig:
                      "sigreg_slices", "batch_size", "plan_steps", "knn"):
             check_positive_int(getattr(self, name), name)
         check_choice(self.sac_reward, ("sparse", "dense"), "sac_reward")
+        check_choice(self.lr_schedule, LR_SCHEDULES, "lr_schedule")
         check_rho(self.ou_rho, "ou_rho")
         if self.traj_delta >= self.episode_steps:
             raise ValueError(f"traj_delta {self.traj_delta} must be below episode_steps {self.episode_steps}")

@@ -8,7 +8,8 @@ angles (shoulder, wrist) that produced them:
   angles ``θ = σ z`` (radians, ``σ`` = ``angle_scale``), written directly into
   the physics state. The angles are *not* wrapped before rendering; a frame
   sees them modulo 2π, which matters only when ``|θ| > π`` (probability
-  ``2Φ(−π/σ)``, 0.17 % for ``σ = 1``; counted as wrap-arounds by the diagnostics).
+  ``2Φ(−π/σ)``: 7·10⁻⁶ for the default ``σ = 0.7``, 0.17 % for ``σ = 1``;
+  counted as wrap-arounds by the diagnostics).
 - **Trajectory pairs** (:func:`trajectory_pair_angles`): frames ``Δ`` control
   steps apart along episodes of a trained policy. The shoulder angle is
   continuous along an episode and may leave (−π, π].

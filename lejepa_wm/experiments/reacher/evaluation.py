@@ -1,10 +1,10 @@
 """Held-out evaluation of a Reacher encoder and diagnostics of how the data violate the theory.
 
 Probe targets. Joint angles are compared on the circle's chart (−π, π]:
-``wrap(θ) = ((θ + π) mod 2π) − π``. For OU data with ``σ = 1`` this equals the
-generating ``σ z`` except for the 0.17 % of angles beyond ±π, so the angle probe
-is the latent probe of the theory; for trajectories it removes the shoulder's
-full turns, which frames cannot see. Reported:
+``wrap(θ) = ((θ + π) mod 2π) − π``. For OU data with the default ``σ = 0.7`` this
+equals the generating ``σ z`` except for the 7·10⁻⁶ of angles beyond ±π (0.17 %
+for ``σ = 1``), so the angle probe is the latent probe of the theory; for
+trajectories it removes the shoulder's full turns, which frames cannot see. Reported:
 
 - ``r2_total``, ``r2_shoulder``, ``r2_wrist``: held-out R² of an affine probe
   from the embedding to the wrapped angles (total and per joint);

@@ -130,6 +130,7 @@ def run_model(data: dict[str, Any], config: ReacherConfig, ou_fraction: float, s
     model, history = train_encoder(train["frames"], train["frames_pos"], embed_dim=config.embed_dim,
                                    epochs=config.epochs, batch_size=config.batch_size, lr=config.lr,
                                    sigreg_weight=config.sigreg_weight, sigreg_slices=config.sigreg_slices,
+                                   lr_schedule=config.lr_schedule,
                                    seed=seed, device=device, checkpoint=run_dir / "checkpoint.pt", progress=progress)
     metrics: dict[str, Any] = {"train_seconds": time.perf_counter() - start, "final_loss": history[-1],
                                "ou_fraction": ou_fraction}
