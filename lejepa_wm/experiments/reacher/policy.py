@@ -128,6 +128,10 @@ def train_sac(env: Any, steps: int, seed: int, net_width: int = 64, progress: bo
     torch.set_num_threads(1)  # a 64-unit MLP gains nothing from threads, and loses much on a busy CPU
     model = sb3.SAC("MlpPolicy", env, seed=seed, learning_starts=min(1000, steps // 2), batch_size=128,
                     policy_kwargs={"net_arch": [net_width, net_width]}, device="cpu", verbose=0)
+    # A logger with no outputs: SB3's default one creates a dated folder in the temp directory.
+    from stable_baselines3.common.logger import Logger
+
+    model.set_logger(Logger(folder=None, output_formats=[]))
     try:
         model.learn(total_timesteps=steps, callback=ProgressBar(), progress_bar=False)
     finally:
