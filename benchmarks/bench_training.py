@@ -92,6 +92,17 @@ def time_to_target(n: int, recipe: dict, seed: int) -> dict:
             "final_r2": result.final["probe_r2"], "steps": result.steps, "seconds": result.seconds}
 
 
+def train_step(world, mixing, encoder, objective, optimizer, generator, batch_size: int) -> None:
+    """One optimisation step on a fresh batch of positive pairs (the unit both timings measure)."""
+    z, z_pos = world.sample_pairs(batch_size, generator)
+    with torch.no_grad():
+        x, x_pos = mixing(z), mixing(z_pos)
+    loss, _ = objective(encoder(x), encoder(x_pos), generator)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+
+
 def throughput(n: int, recipe: dict, seed: int, steps: int, repeats: int) -> float:
     """Median training steps per second over ``repeats`` blocks of ``steps`` steps (no evaluation)."""
     world, mixing, encoder, objective, _ = build(n, recipe, seed)
@@ -101,13 +112,7 @@ def throughput(n: int, recipe: dict, seed: int, steps: int, repeats: int) -> flo
     for _ in range(repeats):
         start = time.perf_counter()
         for _ in range(steps):
-            z, z_pos = world.sample_pairs(256, generator)
-            with torch.no_grad():
-                x, x_pos = mixing(z), mixing(z_pos)
-            loss, _ = objective(encoder(x), encoder(x_pos), generator)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+            train_step(world, mixing, encoder, objective, optimizer, generator, 256)
         rates.append(steps / (time.perf_counter() - start))
     return statistics.median(rates)
 
@@ -124,13 +129,7 @@ def seconds_per_step(params: dict, steps: int = 3) -> float:
     times = []
     for _ in range(steps + 1):
         start = time.perf_counter()
-        z, z_pos = world.sample_pairs(params["train"]["batch_size"], generator)
-        with torch.no_grad():
-            x, x_pos = mixing(z), mixing(z_pos)
-        loss, _ = objective(encoder(x), encoder(x_pos), generator)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+        train_step(world, mixing, encoder, objective, optimizer, generator, params["train"]["batch_size"])
         times.append(time.perf_counter() - start)
     return statistics.median(times[1:])
 
