@@ -14,6 +14,10 @@ Main definitions
 - :func:`whitening_loss`: ``||Cov(h) - I||_F^2 + ||mean(h)||^2``.
 - :func:`infonce_loss`: symmetric InfoNCE with a Gaussian kernel.
 - :func:`build_objective`: ``alignment + weight * regularizer`` by name.
+- :func:`epps_pulley_gaussian_mean`: the closed-form expectation of either
+  statistic (and its derivative in the scale) on ``N(0, scale^2)`` projections.
+- :func:`batch_standardize`, :func:`scale_statistic`: the pieces of the
+  scale-free SIGReg (``standardize=True``).
 
 The Epps–Pulley statistic
 -------------------------
@@ -41,6 +45,44 @@ whatever ``N``; for collapsed or non-Gaussian embeddings it grows like ``N``.
 SIGReg averages it over ``num_slices`` unit directions drawn afresh (uniform
 on the sphere) at every call from the caller's generator.
 
+Two statistics: ``"lejepa"`` and ``"unbiased"``
+-----------------------------------------------
+The statistic above (``statistic="lejepa"``, LeJEPA's and the default) is a
+V-statistic: ``|phi_N(t)|^2 = (1/N^2) sum_{i,j} exp(i t (x_i - x_j))``
+includes the ``N`` pairs ``i = j``, each equal to 1. For i.i.d. projections
+of law ``P`` (characteristic function ``phi_P``)
+``E|phi_N(t)|^2 = |phi_P(t)|^2 + (1 - |phi_P(t)|^2)/N``, so::
+
+    E[EP_V] = N * D(P) + B(P),   D(P) = int w |phi_P - phi_0|^2,   B(P) = int w (1 - |phi_P|^2),
+
+and ``B`` is smallest for a concentrated ``P``: a pull toward shrunk
+embeddings that does not vanish at the Gaussian (``B = 1.05``, ``dB/dscale =
+0.96`` there with the default knots). ``statistic="unbiased"`` drops the
+``i = j`` pairs, replacing ``|phi_N|^2`` by ``(N |phi_N|^2 - 1)/(N - 1)``::
+
+    EP_U = EP_V + N/(N-1) * sum_k w_k (|phi_N(t_k)|^2 - 1),   E[EP_U] = N * D(P),
+
+a U-statistic whose expectation is exactly ``N`` times the quadrature
+distance (0 at the Gaussian, for every ``N >= 2``); it can be negative. Both
+cost the same in the fast kernel. :func:`epps_pulley_gaussian_mean` gives
+both expectations on ``N(0, c^2)`` projections in closed form.
+``docs/SIGREG.md`` derives the expected gradients near the Gaussian and
+measures what each choice does to training.
+
+Scale-free SIGReg (``standardize=True``)
+----------------------------------------
+Alignment pulls every coordinate toward 0 (force ``4 (1 - rho) n`` on the
+scale at ``h = z``), and SIGReg's restoring force on a shrunk Gaussian,
+``-2 sum_k w_k t_k (exp(-c^2 t_k^2/2) - exp(-t_k^2/2)) sin(t_k x)``, is not
+linear in ``x``: the balance of the two is shrunk *and bent*
+(``docs/SIGREG.md``). With ``standardize=True`` the statistic sees the
+batch-standardized embedding ``(h - mean)/std`` (per dimension), and a
+separate moment statistic :func:`scale_statistic`
+``N mean_j [(var_j - 1)^2/2 + mean_j^2]`` (as stiff as SIGReg, O(1) at the
+Gaussian, with a gradient linear in ``h``) holds the scale and the mean;
+alignment then shrinks the scale only linearly, by about ``0.3%`` at
+``N = 512``, ``n = 4``, and nothing bends.
+
 Fast evaluation
 ---------------
 Because the knots are equally spaced, ``exp(i t_k x) = exp(i dt x)^k``: one
@@ -49,14 +91,15 @@ for all knots. :func:`sigreg_statistic` (used by :class:`SIGReg`) does that in
 a custom autograd function that forms each slice's derivative in the same
 pass, chunk by chunk in cache, and never stores the ``N x S x K``
 intermediates of :func:`sigreg_reference`; the two agree to float rounding
-(tested, values and gradients). Benchmarks: ``benchmarks/README.md``.
+(tested, values and gradients, for both statistics). Benchmarks:
+``benchmarks/README.md``.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 from torch import Tensor
@@ -64,6 +107,8 @@ from torch import Tensor
 from lejepa_wm.validation import check_choice, check_positive_int
 
 OBJECTIVES: tuple[str, ...] = ("sigreg", "whitening", "infonce")
+SIGREG_STATISTICS: tuple[str, ...] = ("lejepa", "unbiased")
+"""``"lejepa"``: LeJEPA's V-statistic (the default); ``"unbiased"``: the U-statistic without the ``i = j`` pairs."""
 
 
 def _check_embedding(h: Tensor, name: str, min_batch: int = 1) -> None:
@@ -162,20 +207,64 @@ def random_directions(dim: int, num_slices: int, generator: torch.Generator,
     return directions / directions.norm(dim=0, keepdim=True)
 
 
-def sigreg_reference(h: Tensor, directions: Tensor, knots: Tensor, weights: Tensor) -> Tensor:
+def _check_statistic(statistic: str, samples: int | None = None) -> bool:
+    """Whether ``statistic`` is the unbiased one (``ValueError`` for unknown names or ``N < 2``)."""
+    check_choice(statistic, SIGREG_STATISTICS, "statistic")
+    unbiased = statistic == "unbiased"
+    if unbiased and samples is not None and samples < 2:
+        raise ValueError(f"the unbiased statistic needs a batch of at least 2; got {samples}")
+    return unbiased
+
+
+def sigreg_reference(h: Tensor, directions: Tensor, knots: Tensor, weights: Tensor,
+                     statistic: str = "lejepa") -> Tensor:
     """Plain sliced Epps–Pulley statistic by direct cos/sin evaluation at every knot.
 
-    ``x = h @ directions`` (``(N, S)``); for slice ``s`` the statistic is
-    ``N sum_k w_k [(mean_i cos(t_k x_is) - exp(-t_k^2/2))^2 + (mean_i sin(t_k x_is))^2]``;
-    the result is its mean over slices. Memory ``O(N S K)``.
+    ``x = h @ directions`` (``(N, S)``); with ``C_k, S_k`` the means over the
+    batch of ``cos(t_k x_is)``, ``sin(t_k x_is)`` the statistic of slice ``s`` is
+    ``N sum_k w_k [(C_k - exp(-t_k^2/2))^2 + S_k^2]`` (``"lejepa"``) or, with
+    ``|phi_N|^2 = C_k^2 + S_k^2`` replaced by ``(N |phi_N|^2 - 1)/(N - 1)``,
+    ``N sum_k w_k [(N |phi_N|^2 - 1)/(N - 1) - 2 C_k exp(-t_k^2/2) + exp(-t_k^2)]``
+    (``"unbiased"``); the result is its mean over slices. Memory ``O(N S K)``.
     """
     _check_embedding(h, "h")
+    samples = h.shape[0]
+    unbiased = _check_statistic(statistic, samples)
     knots = knots.to(device=h.device, dtype=h.dtype)
     weights = weights.to(device=h.device, dtype=h.dtype)
     x_t = (h @ directions.to(h.dtype)).unsqueeze(-1) * knots
     target = torch.exp(-knots.square() / 2.0)
-    err = (x_t.cos().mean(dim=0) - target).square() + x_t.sin().mean(dim=0).square()
-    return (err @ weights).mean() * h.shape[0]
+    cos_mean, sin_mean = x_t.cos().mean(dim=0), x_t.sin().mean(dim=0)
+    if unbiased:
+        power = (samples * (cos_mean.square() + sin_mean.square()) - 1.0) / (samples - 1)
+        err = power - 2.0 * cos_mean * target + target.square()
+    else:
+        err = (cos_mean - target).square() + sin_mean.square()
+    return (err @ weights).mean() * samples
+
+
+def epps_pulley_gaussian_mean(scale: float, samples: int, knots: Tensor, weights: Tensor,
+                              statistic: str = "lejepa") -> tuple[float, float]:
+    """``(E[EP], dE[EP]/dscale)`` for ``N = samples`` i.i.d. ``N(0, scale^2)`` projections (closed form).
+
+    With ``g_k = exp(-scale^2 t_k^2/2)`` and ``f_k = exp(-t_k^2/2)``::
+
+        E[EP_U] = N sum_k w_k (g_k - f_k)^2,    E[EP_V] = E[EP_U] + sum_k w_k (1 - g_k^2),
+
+    and the derivatives ``-2 N scale sum_k w_k t_k^2 g_k (g_k - f_k)`` plus, for
+    ``"lejepa"``, ``2 scale sum_k w_k t_k^2 g_k^2``. At ``scale = 1``: ``E[EP_U] = 0``,
+    ``E[EP_V] = sum_k w_k (1 - exp(-t_k^2))`` and ``dE[EP_V]/dscale = 2 sum_k w_k t_k^2 exp(-t_k^2)``.
+    """
+    unbiased = _check_statistic(statistic, samples)
+    t = knots.to(torch.float64)
+    w = weights.to(torch.float64)
+    g, f = torch.exp(-(scale * t) ** 2 / 2.0), torch.exp(-t.square() / 2.0)
+    mean = samples * float((w * (g - f).square()).sum())
+    slope = -2.0 * samples * scale * float((w * t.square() * g * (g - f)).sum())
+    if not unbiased:
+        mean += float((w * (1.0 - g.square())).sum())
+        slope += 2.0 * scale * float((w * t.square() * g.square()).sum())
+    return mean, slope
 
 
 # Projections per chunk on the CPU: just under ATen's parallel grain (32768), so every elementwise
@@ -195,17 +284,25 @@ def _knot_step(knots: Tensor) -> float:
     return step
 
 
-def _epps_pulley_rows(phasors: Tensor, weights: Tensor, target: Tensor, gain: Tensor,
+def _epps_pulley_rows(phasors: Tensor, weights: Tensor, target: Tensor, gain: Tensor, correction: float,
                       per_slice: Tensor, grad: Tensor | None, start: int, stop: int) -> None:
-    """Statistics (and derivatives, unless ``grad`` is None) of slices ``start:stop``, written in place."""
+    """Statistics (and derivatives, unless ``grad`` is None) of slices ``start:stop``, written in place.
+
+    ``correction`` is 0 for the V-statistic and ``1/(N-1)`` for the unbiased one.
+    """
     phasor = phasors[start:stop]
     samples, num_knots = phasor.shape[1], weights.shape[0]
     power = phasor.clone()
     means = [phasor.mean(dim=1)]
     for _ in range(2, num_knots):
         means.append(power.mul_(phasor).mean(dim=1))
-    diff = torch.stack(means, dim=1) - target[1:]
-    per_slice[start:stop] = samples * ((diff.real.square() + diff.imag.square()) @ weights[1:])
+    moments = torch.stack(means, dim=1)
+    diff = moments - target[1:]
+    value = (diff.real.square() + diff.imag.square()) @ weights[1:]
+    if correction:
+        value += correction * ((moments.real.square() + moments.imag.square() - 1.0) @ weights[1:])
+        diff += correction * moments  # d/dx of |M|^2 adds conj(M)/(N-1) to the derivative's coefficients
+    per_slice[start:stop] = samples * value
     if grad is not None:
         coefficients = 1j * gain[1:] * diff.conj()
         horner = coefficients[:, -1:].expand_as(phasor).clone()
@@ -221,10 +318,12 @@ class _SlicedEppsPulley(torch.autograd.Function):
     knot ``t_k = k dt`` is ``M_k = mean_i e_i^k``: the powers come from
     repeated complex multiplication, so each projection costs one cos and one
     sin whatever the number of knots. The statistic of a slice is
-    ``N sum_k w_k |M_k - exp(-t_k^2/2)|^2`` (the ``k = 0`` term is exactly 0).
-    Its derivative is ``d/dx_i = Re(sum_k c_k e_i^k)`` with
-    ``c_k = 2 i w_k t_k conj(M_k - exp(-t_k^2/2))``, a polynomial in ``e_i``
-    evaluated by Horner's rule. A slice's statistic depends on that slice
+    ``N sum_k w_k |M_k - exp(-t_k^2/2)|^2`` (the ``k = 0`` term is exactly 0),
+    plus ``N/(N-1) sum_k w_k (|M_k|^2 - 1)`` for the unbiased statistic
+    (``unbiased=True``). Its derivative is ``d/dx_i = Re(sum_k c_k e_i^k)`` with
+    ``c_k = 2 i w_k t_k conj(M_k - exp(-t_k^2/2) + u M_k)`` (``u = 1/(N-1)`` for
+    the unbiased statistic, else 0), a polynomial in ``e_i`` evaluated by
+    Horner's rule. A slice's statistic depends on that slice
     alone, so its derivative is formed in the forward pass while the slice
     chunk is in cache (skipped when no gradient is needed) and the backward
     pass only scales it: nothing of size ``N S K`` is ever stored. On the CPU
@@ -236,8 +335,10 @@ class _SlicedEppsPulley(torch.autograd.Function):
     """
 
     @staticmethod
-    def forward(ctx, x: Tensor, step: float, weights: Tensor, target: Tensor) -> Tensor:  # type: ignore[override]
+    def forward(ctx, x: Tensor, step: float, weights: Tensor, target: Tensor,  # type: ignore[override]
+                unbiased: bool = False) -> Tensor:
         num_slices, samples = x.shape
+        correction = 1.0 / (samples - 1) if unbiased else 0.0
         angle = x * step
         phasors = torch.complex(torch.cos(angle), torch.sin(angle))
         gain = (2.0 * step) * weights * torch.arange(weights.shape[0], device=x.device, dtype=x.dtype)
@@ -245,34 +346,62 @@ class _SlicedEppsPulley(torch.autograd.Function):
         grad = torch.empty_like(x) if ctx.needs_input_grad[0] else None
         chunk = max(1, _CPU_CHUNK_ELEMENTS // samples) if x.device.type == "cpu" else num_slices
         for start in range(0, num_slices, chunk):
-            _epps_pulley_rows(phasors, weights, target, gain, per_slice, grad, start, min(start + chunk, num_slices))
+            _epps_pulley_rows(phasors, weights, target, gain, correction, per_slice, grad, start,
+                              min(start + chunk, num_slices))
         ctx.save_for_backward(grad)
         return per_slice
 
     @staticmethod
     @torch.autograd.function.once_differentiable
-    def backward(ctx, grad_per_slice: Tensor) -> tuple[Tensor, None, None, None]:  # type: ignore[override]
+    def backward(ctx, grad_per_slice: Tensor) -> tuple[Tensor, None, None, None, None]:  # type: ignore[override]
         (grad,) = ctx.saved_tensors
-        return grad * grad_per_slice[:, None], None, None, None
+        return grad * grad_per_slice[:, None], None, None, None, None
 
 
-def sigreg_statistic(h: Tensor, directions: Tensor, knots: Tensor, weights: Tensor) -> Tensor:
+def sigreg_statistic(h: Tensor, directions: Tensor, knots: Tensor, weights: Tensor,
+                     statistic: str = "lejepa") -> Tensor:
     """The statistic of :func:`sigreg_reference`, evaluated fast (knots must be ``k * dt``).
 
-    Same value as the reference up to float rounding, memory ``O(N S)``
-    instead of ``O(N S K)``; differentiable once in ``h`` (and ``directions``).
+    Same value as the reference up to float rounding, for either ``statistic``
+    (same cost), memory ``O(N S)`` instead of ``O(N S K)``; differentiable once
+    in ``h`` (and ``directions``).
     """
     _check_embedding(h, "h")
-    return _sliced_statistic(h, directions, _knot_step(knots), weights)
+    unbiased = _check_statistic(statistic, h.shape[0])
+    return _sliced_statistic(h, directions, _knot_step(knots), weights, unbiased)
 
 
-def _sliced_statistic(h: Tensor, directions: Tensor, step: float, weights: Tensor) -> Tensor:
+def _sliced_statistic(h: Tensor, directions: Tensor, step: float, weights: Tensor, unbiased: bool = False) -> Tensor:
     """Mean over slices, computed in float32 at least (half precisions have no complex kernels)."""
     dtype = torch.promote_types(h.dtype, torch.float32)
     weights = weights.to(device=h.device, dtype=dtype)
     target = torch.exp(-(step * torch.arange(weights.shape[0], device=h.device, dtype=dtype)).square() / 2.0)
     projections = directions.to(dtype).T @ h.to(dtype).T
-    return _SlicedEppsPulley.apply(projections, step, weights, target).mean().to(h.dtype)
+    return _SlicedEppsPulley.apply(projections, step, weights, target, unbiased).mean().to(h.dtype)
+
+
+def batch_standardize(h: Tensor, eps: float = 1e-6) -> Tensor:
+    """``(h - mean) / sqrt(var + eps)`` per dimension, with the batch's mean and (1/N) variance."""
+    _check_embedding(h, "h", min_batch=2)
+    centred = h - h.mean(dim=0)
+    return centred / (centred.square().mean(dim=0) + eps).sqrt()
+
+
+def scale_statistic(h: Tensor) -> Tensor:
+    """Moment test of unit variance and zero mean: ``N mean_j [(var_j - 1)^2 / 2 + mean_j^2]``.
+
+    ``mean_j`` and ``var_j`` (the 1/N variance) are the batch moments of
+    dimension ``j``. Like the Epps–Pulley statistic it is O(1) for a standard
+    normal batch (about 2) and grows like ``N`` away from it, so it holds the
+    scale as stiffly as SIGReg does (alignment then shrinks a unit-variance
+    embedding by about ``(1 - rho) n / (2 N weight)``); unlike SIGReg's, its
+    gradient in ``h`` is linear in ``h`` (for the batch's moments), so the
+    balance with alignment shrinks the embedding without bending it.
+    """
+    _check_embedding(h, "h", min_batch=2)
+    mean = h.mean(dim=0)
+    variance = (h - mean).square().mean(dim=0)
+    return h.shape[0] * ((variance - 1.0).square() / 2.0 + mean.square()).mean()
 
 
 class SIGReg(torch.nn.Module):
@@ -283,12 +412,16 @@ class SIGReg(torch.nn.Module):
     them and returns the mean over slices of the Epps–Pulley statistic
     (``N`` times the weighted squared distance between characteristic
     functions). Directions are redrawn at every call; the same generator
-    state gives the same directions.
+    state gives the same directions. ``statistic`` is ``"lejepa"`` (LeJEPA's
+    V-statistic, the default) or ``"unbiased"`` (the U-statistic, see the
+    module docstring).
     """
 
-    def __init__(self, num_slices: int = 256, num_knots: int = 17, t_max: float = 3.0) -> None:
+    def __init__(self, num_slices: int = 256, num_knots: int = 17, t_max: float = 3.0,
+                 statistic: str = "lejepa") -> None:
         super().__init__()
         self.num_slices = check_positive_int(num_slices, "num_slices")
+        self.statistic = check_choice(statistic, SIGREG_STATISTICS, "statistic")
         knots, weights = epps_pulley_knots(num_knots, t_max)
         self.num_knots = num_knots
         self.t_max = float(t_max)
@@ -304,13 +437,15 @@ class SIGReg(torch.nn.Module):
 
     def forward(self, h: Tensor, generator: torch.Generator) -> Tensor:
         _check_embedding(h, "h")
-        return _sliced_statistic(h, self.draw_directions(h, generator), self.step, self.weights)
+        unbiased = _check_statistic(self.statistic, h.shape[0])
+        return _sliced_statistic(h, self.draw_directions(h, generator), self.step, self.weights, unbiased)
 
     def extra_repr(self) -> str:
-        return f"num_slices={self.num_slices}, num_knots={self.num_knots}, t_max={self.t_max}"
+        return (f"num_slices={self.num_slices}, num_knots={self.num_knots}, t_max={self.t_max}, "
+                f"statistic={self.statistic!r}")
 
 
-RegularizedLoss = Callable[[Tensor, Tensor, Tensor, torch.Generator], tuple[Tensor, dict[str, Tensor]]]
+RegularizedLoss = Callable[[Tensor, Tensor, Tensor, torch.Generator, float], tuple[Tensor, dict[str, Tensor]]]
 
 
 @dataclass
@@ -319,32 +454,37 @@ class Objective:
 
     ``parts`` holds floats for logging: always ``alignment`` (the plain
     ``alignment_loss``) and ``total``, plus the regularizer's value when the
-    weight is positive.
+    weight is positive. ``weight`` is read at every call, so a caller may
+    change it during training (a weight schedule).
     """
 
     name: str
     weight: float
     regularized: RegularizedLoss
-    options: dict[str, float] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
 
     def __call__(self, h: Tensor, h_pos: Tensor, generator: torch.Generator) -> tuple[Tensor, dict[str, float]]:
         alignment = alignment_loss(h, h_pos)
         if self.weight == 0.0:
             total, logged = alignment, {}
         else:
-            total, logged = self.regularized(h, h_pos, alignment, generator)
+            total, logged = self.regularized(h, h_pos, alignment, generator, float(self.weight))
         parts = {"alignment": float(alignment.detach()), "total": float(total.detach())}
         parts.update({key: float(value.detach()) for key, value in logged.items()})
         return total, parts
 
 
-def build_objective(name: str, weight: float, **options: float) -> Objective:
+def build_objective(name: str, weight: float, **options: Any) -> Objective:
     """The objective called ``name`` with regularizer weight ``weight``.
 
     - ``"sigreg"``: ``L + weight * (SIGReg(h) + SIGReg(h'))/2`` — SIGReg on
       both views, each with its own fresh directions (drawn one after the
       other from the generator), averaged. Options: ``num_slices``,
-      ``num_knots``, ``t_max`` (see :class:`SIGReg`).
+      ``num_knots``, ``t_max``, ``statistic`` (``"lejepa"``, the default, or
+      ``"unbiased"``; see :class:`SIGReg`) and ``standardize`` (default
+      ``False``; with ``True`` the regularizer of a view is
+      ``SIGReg(batch_standardize(h)) + scale_statistic(h)``, logged as
+      ``sigreg`` and ``scale``).
     - ``"whitening"``: ``L + weight * (W(h) + W(h'))/2`` with ``W`` the
       :func:`whitening_loss`. No options.
     - ``"infonce"``: ``P + weight * Z`` where symmetric InfoNCE
@@ -360,33 +500,49 @@ def build_objective(name: str, weight: float, **options: float) -> Objective:
     weight_value = float(weight)
     if not (weight_value >= 0.0) or math.isinf(weight_value):
         raise ValueError(f"weight must be a finite number >= 0; got {weight!r}")
-    allowed = {"sigreg": ("num_slices", "num_knots", "t_max"), "whitening": (), "infonce": ("width",)}[name]
+    allowed = {"sigreg": ("num_slices", "num_knots", "t_max", "statistic", "standardize"), "whitening": (),
+               "infonce": ("width",)}[name]
     for key in options:
         if key not in allowed:
             raise ValueError(f"unknown option {key!r} for objective {name!r}; allowed: {', '.join(allowed) or 'none'}")
     if name == "sigreg":
-        sigreg = SIGReg(**options)
+        sigreg_options = dict(options)
+        standardize = sigreg_options.pop("standardize", False)
+        if not isinstance(standardize, bool):
+            raise ValueError(f"option 'standardize' must be True or False; got {standardize!r}")
+        sigreg = SIGReg(**sigreg_options)
 
-        def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor,
-                        generator: torch.Generator) -> tuple[Tensor, dict[str, Tensor]]:
-            value = 0.5 * (sigreg(h, generator) + sigreg(h_pos, generator))
-            return alignment + weight_value * value, {"sigreg": value}
+        if standardize:
+
+            def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor, generator: torch.Generator,
+                            weight: float) -> tuple[Tensor, dict[str, Tensor]]:
+                statistic = 0.5 * (sigreg(batch_standardize(h), generator)
+                                   + sigreg(batch_standardize(h_pos), generator))
+                scale = 0.5 * (scale_statistic(h) + scale_statistic(h_pos))
+                return alignment + weight * (statistic + scale), {"sigreg": statistic, "scale": scale}
+
+        else:
+
+            def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor, generator: torch.Generator,
+                            weight: float) -> tuple[Tensor, dict[str, Tensor]]:
+                value = 0.5 * (sigreg(h, generator) + sigreg(h_pos, generator))
+                return alignment + weight * value, {"sigreg": value}
 
     elif name == "whitening":
 
-        def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor,
-                        generator: torch.Generator) -> tuple[Tensor, dict[str, Tensor]]:
+        def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor, generator: torch.Generator,
+                        weight: float) -> tuple[Tensor, dict[str, Tensor]]:
             value = 0.5 * (whitening_loss(h) + whitening_loss(h_pos))
-            return alignment + weight_value * value, {"whitening": value}
+            return alignment + weight * value, {"whitening": value}
 
     else:
         if "width" not in options:
             raise ValueError("objective 'infonce' needs the option width=<positive float>")
         width = _check_width(options["width"])
 
-        def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor,
-                        generator: torch.Generator) -> tuple[Tensor, dict[str, Tensor]]:
+        def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor, generator: torch.Generator,
+                        weight: float) -> tuple[Tensor, dict[str, Tensor]]:
             positive, normalizer = _infonce_parts(h, h_pos, width)
-            return positive + weight_value * normalizer, {"infonce": positive + normalizer}
+            return positive + weight * normalizer, {"infonce": positive + normalizer}
 
     return Objective(name=name, weight=weight_value, regularized=regularized, options=dict(options))
