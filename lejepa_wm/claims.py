@@ -8,40 +8,17 @@ Each :class:`Claim` ties together, under one id,
 - the paper's own number where it reports one.
 
 A *check module* is a module of :mod:`lejepa_wm.numerics` that defines
-``run_checks() -> list[CheckResult]``; each result is one row of the ``verify``
-table. The registry names modules by dotted path and imports them lazily, so a
-slow import never delays the others.
+``run_checks() -> list[CheckResult]`` (:class:`lejepa_wm.records.CheckResult`);
+each result is one row of the ``verify`` table. The registry names modules by
+dotted path and imports them lazily, so a slow import never delays the others.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class CheckResult:
-    """Outcome of one numerical check.
-
-    ``measured`` is a short human-readable description of what was measured and
-    its value; ``value`` the headline number (error, ratio, ...), ``tolerance``
-    the bound it is compared with, written as text (``"<= 1e-10"``), and
-    ``passed`` the verdict computed from them. ``details`` holds anything else
-    worth keeping in the JSON output (must be JSON-serializable).
-    """
-
-    claim: str
-    name: str
-    measured: str
-    value: float | None
-    tolerance: str
-    passed: bool
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain-dict form for JSON output."""
-        return asdict(self)
+from lejepa_wm.records import CheckResult
 
 
 @dataclass(frozen=True)

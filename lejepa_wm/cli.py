@@ -3,6 +3,11 @@
 Each subcommand lives in its own module, which defines
 ``add_arguments(parser)`` and ``main(args) -> int`` (the exit status). Modules
 are imported only when their subcommand runs.
+
+One error boundary for every subcommand: an expected failure (bad input, a
+path that cannot be read or written, a missing dependency, a damaged file)
+prints one line naming what is wrong and exits 2; any other exception is a bug:
+its traceback is shown with a line asking to report it, and the exit status is 3.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import traceback
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("lejepa_wm.verify", "run every numerical claim check and print a verdict table"),
@@ -20,12 +26,23 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "reproduce": ("lejepa_wm.reproduce", "verify + quick experiments + report, from a fresh clone"),
 }
 
+EXIT_CODES = """exit status (every subcommand):
+  0  success
+  1  a check failed (verify), or a claim failed under reproduce --strict
+  2  bad input or environment (one line names the value or file)
+  3  a part of reproduce crashed, or an unexpected error (a bug: please report it)"""
+
+# Failures a user can fix: the package raises these for bad values, unreadable or
+# unwritable paths, damaged files, missing dependencies and unusable devices.
+EXPECTED_ERRORS = (ValueError, OSError, ImportError, RuntimeError)
+
 
 def build_parser() -> argparse.ArgumentParser:
     """Parser with one sub-parser per subcommand (each module adds its own options)."""
     parser = argparse.ArgumentParser(
         prog="lejepa-wm",
         description="Checks and experiments for 'When Does LeJEPA Learn a World Model?'",
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():
@@ -36,16 +53,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def one_line(exc: BaseException) -> str:
+    """The error as one line (multi-line messages joined)."""
+    text = " ".join(part.strip() for part in str(exc).splitlines() if part.strip())
+    return text or type(exc).__name__
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``lejepa-wm`` console script."""
+    """Entry point of the ``lejepa-wm`` console script; exit status as in :data:`EXIT_CODES`."""
     parser = build_parser()
     args = parser.parse_args(argv)
     module = importlib.import_module(args._module)
     try:
         return int(module.main(args))
-    except (ValueError, FileNotFoundError, RuntimeError) as exc:
-        print(f"lejepa-wm {args.command}: error: {exc}", file=sys.stderr)
+    except EXPECTED_ERRORS as exc:
+        print(f"lejepa-wm {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
+    except Exception:
+        traceback.print_exc()
+        print(f"lejepa-wm {args.command}: unexpected error (a bug in lejepa-wm); please report it with the "
+              "traceback above", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

@@ -1,13 +1,20 @@
 """``lejepa-wm verify``: run every claim's numerical checks and print a verdict table.
 
+Each row is a :class:`lejepa_wm.records.CheckResult`: a measured value against
+its :class:`~lejepa_wm.records.Bound`, or a logical condition stated in words.
 A check module that raises is reported as a failed row carrying the error, so
-one broken check never hides the others. The exit status is 0 only if every
-row passed.
+one broken check never hides the others.
+
+Exit status: 0 every check passed; 1 a check failed (or its module raised);
+2 bad input, found before any check runs (an unknown claim id, a ``--json``
+path that cannot be written).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -17,21 +24,64 @@ from threadpoolctl import threadpool_limits
 
 from lejepa_wm import __version__
 from lejepa_wm.atomic import atomic_write_json
-from lejepa_wm.claims import CLAIMS, CheckResult, get_claim
+from lejepa_wm.claims import CLAIMS, CLAIMS_BY_ID, Claim
+from lejepa_wm.records import CheckResult
 
 DEFAULT_JSON = Path("results") / "verify.json"
+EXIT_CODES = """exit status:
+  0  every check passed
+  1  a check failed, or a check module raised (shown as a failed row)
+  2  bad input, before any check runs: an unknown claim id, a --json path that cannot be written"""
+
+
+def select_claims(claim_ids: list[str] | None) -> list[Claim]:
+    """The claims named by ``claim_ids`` (all by default); ``ValueError`` names an unknown id."""
+    if not claim_ids:
+        return list(CLAIMS)
+    chosen = []
+    for claim_id in claim_ids:
+        if claim_id not in CLAIMS_BY_ID:
+            near = [known for known in CLAIMS_BY_ID if known.lower() == claim_id.lower()]
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ValueError(f"unknown claim {claim_id!r}{hint}; known claims: {', '.join(CLAIMS_BY_ID)}")
+        chosen.append(CLAIMS_BY_ID[claim_id])
+    return chosen
+
+
+def check_writable_dir(folder: Path, what: str) -> Path:
+    """Create ``folder`` if needed and make sure a file can be written in it; ``ValueError`` says why not."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{what} {folder} is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, probe = tempfile.mkstemp(dir=folder, prefix=".write-test-")
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ValueError(f"{what} {folder} is not writable: {exc.strerror or exc}") from None
+    return folder
+
+
+def check_writable_file(path: Path, what: str) -> Path:
+    """Make sure ``path`` can be written (its folder exists or can be made, and is writable), before any work."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{what} {path} is a folder; give a file name")
+    check_writable_dir(path.parent, f"the folder of {what}")
+    return path
 
 
 def run_verify(claim_ids: list[str] | None = None) -> dict[str, Any]:
     """Run the checks of the selected claims (all by default); return the JSON-ready summary.
 
+    The summary is ``{"passed", "rows": [CheckResult.to_dict()], "seconds_per_claim"}``.
     The checks solve many small dense problems; multi-threaded BLAS makes those
     slower (and on a busy machine far slower), so they run with one BLAS thread.
     """
-    claims = [get_claim(cid) for cid in claim_ids] if claim_ids else list(CLAIMS)
-    rows: list[dict[str, Any]] = []
+    rows: list[CheckResult] = []
     timings: dict[str, float] = {}
-    for claim in claims:
+    for claim in select_claims(claim_ids):
         start = time.perf_counter()
         try:
             with threadpool_limits(1, "blas"):
@@ -39,20 +89,24 @@ def run_verify(claim_ids: list[str] | None = None) -> dict[str, Any]:
             if not results:
                 raise RuntimeError(f"claim {claim.id} has no numerical checks")
         except Exception as exc:  # reported as a failed row, never swallowed
-            results = [CheckResult(claim.id, "error", f"{type(exc).__name__}: {exc}", None, "-", False,
-                                   {"traceback": traceback.format_exc()})]
+            results = [CheckResult.logical(claim.id, "error", f"{type(exc).__name__}: {exc}", False,
+                                           "the check module runs without raising",
+                                           details={"traceback": traceback.format_exc()})]
         timings[claim.id] = time.perf_counter() - start
-        rows.extend(result.to_dict() for result in results)
-    return {"passed": all(row["passed"] for row in rows), "rows": rows, "seconds_per_claim": timings}
+        rows.extend(results)
+    return {"passed": all(row.passed for row in rows), "rows": [row.to_dict() for row in rows],
+            "seconds_per_claim": timings}
 
 
-def format_table(rows: list[dict[str, Any]]) -> str:
-    """Fixed-width text table: claim, check, measured, tolerance, verdict."""
-    header = ("claim", "check", "measured", "tolerance", "verdict")
-    lines = [(r["claim"], r["name"], r["measured"], r["tolerance"], "PASS" if r["passed"] else "FAIL")
-             for r in rows]
+def format_table(rows: list[CheckResult]) -> str:
+    """Fixed-width text table: claim, check, measured, requirement (bound or condition), verdict."""
+    header = ("claim", "check", "measured", "requirement", "verdict")
+    lines = [(row.claim, row.name, row.measured,
+              row.bound.describe() if row.bound is not None else (row.condition or "-"),
+              "PASS" if row.passed else "FAIL") for row in rows]
     widths = [max(len(str(x)) for x in column) for column in zip(header, *lines)]
     widths[2] = min(widths[2], 70)
+    widths[3] = min(widths[3], 50)
 
     def fmt(cells: tuple[str, ...]) -> str:
         return "  ".join(str(cell)[:width].ljust(width) for cell, width in zip(cells, widths)).rstrip()
@@ -62,20 +116,26 @@ def format_table(rows: list[dict[str, Any]]) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``lejepa-wm verify``."""
-    parser.add_argument("--claims", nargs="+", metavar="ID", help="only these claim ids")
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EXIT_CODES
+    parser.add_argument("--claims", nargs="+", metavar="ID",
+                        help=f"only these claim ids (case-sensitive): {', '.join(CLAIMS_BY_ID)}")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help=f"JSON output (default {DEFAULT_JSON})")
 
 
 def main(args: argparse.Namespace) -> int:
-    """Print the table, write the JSON, return 0 iff every check passed."""
+    """Print the table, write the JSON; exit status as in :data:`EXIT_CODES`."""
+    select_claims(args.claims)  # bad input is refused before any check runs
+    check_writable_file(args.json, "--json")
     start = time.perf_counter()
     summary = run_verify(args.claims)
     summary["wall_time_s"] = time.perf_counter() - start
     summary["package_version"] = __version__  # lets `lejepa-wm reproduce` reuse this file
-    print(format_table(summary["rows"]))
+    rows = [CheckResult.from_dict(row) for row in summary["rows"]]
+    print(format_table(rows))
     atomic_write_json(args.json, summary)
-    failed = [f"{r['claim']}/{r['name']}" for r in summary["rows"] if not r["passed"]]
-    print(f"\n{len(summary['rows']) - len(failed)} passed, {len(failed)} failed "
+    failed = [f"{row.claim}/{row.name}" for row in rows if not row.passed]
+    print(f"\n{len(rows) - len(failed)} passed, {len(failed)} failed "
           f"in {summary['wall_time_s']:.1f} s; wrote {args.json}")
     for name in failed:
         print(f"FAILED: {name}")

@@ -1,4 +1,4 @@
-"""Small constructors for rows of the ``verify`` table."""
+"""Small constructors for rows of the ``verify`` table (:class:`lejepa_wm.records.CheckResult`)."""
 
 from __future__ import annotations
 
@@ -8,30 +8,32 @@ from typing import Any
 
 from threadpoolctl import threadpool_limits
 
-from lejepa_wm.claims import CheckResult
+from lejepa_wm.records import Bound, CheckResult
 
 
 def at_most(claim: str, name: str, what: str, value: float, tolerance: float,
             details: dict[str, Any] | None = None) -> CheckResult:
-    """Row that passes iff ``value <= tolerance`` (``value`` is an error, deficit or ratio)."""
+    """Row that passes iff ``value <= tolerance`` (``value`` is an error, deficit or ratio named by ``what``)."""
     value = float(value)
-    return CheckResult(claim, name, f"{what} = {value:.3g}", value, f"<= {tolerance:.0e}"
-                       if tolerance < 1e-2 else f"<= {tolerance:g}", bool(value <= tolerance), details or {})
+    return CheckResult.compare(claim, name, f"{what} = {value:.3g}", value, Bound.at_most(tolerance), details,
+                               quantity=what)
 
 
 def at_least(claim: str, name: str, what: str, value: float, threshold: float,
              details: dict[str, Any] | None = None) -> CheckResult:
     """Row that passes iff ``value >= threshold`` (a margin that must stay positive, a p-value)."""
     value = float(value)
-    return CheckResult(claim, name, f"{what} = {value:.3g}", value, f">= {threshold:.10g}",
-                       bool(value >= threshold), details or {})
+    return CheckResult.compare(claim, name, f"{what} = {value:.3g}", value, Bound.at_least(threshold), details,
+                               quantity=what)
 
 
-def holds(claim: str, name: str, measured: str, passed: bool, value: float | None = None,
-          tolerance: str = "true", details: dict[str, Any] | None = None) -> CheckResult:
-    """Row for a verdict that is a logical combination of several computed facts."""
-    return CheckResult(claim, name, measured, None if value is None else float(value), tolerance, bool(passed),
-                       details or {})
+def holds(claim: str, name: str, measured: str, passed: bool, condition: str, value: float | None = None,
+          quantity: str | None = None, details: dict[str, Any] | None = None) -> CheckResult:
+    """Row for a verdict that is a logical combination of several computed facts, stated in ``condition``.
+
+    ``value`` (named by ``quantity``) is a number worth showing beside the verdict; it is not what decides it.
+    """
+    return CheckResult.logical(claim, name, measured, passed, condition, value, details, quantity)
 
 
 def single_threaded_blas(run_checks: Callable[[], list[CheckResult]]) -> Callable[[], list[CheckResult]]:

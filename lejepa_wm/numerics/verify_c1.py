@@ -19,11 +19,11 @@ import math
 import numpy as np
 import scipy.stats
 
-from lejepa_wm.claims import CheckResult
 from lejepa_wm.numerics.check_rows import at_least, at_most, single_threaded_blas
 from lejepa_wm.numerics.gaussian_quadrature import ou_pair_rule
 from lejepa_wm.numerics.hermite import hermite_features, multi_indices
 from lejepa_wm.numerics.spectral import random_frames
+from lejepa_wm.records import CheckResult
 from lejepa_wm.validation import check_positive_int, check_rho
 
 CLAIM = "C1"

@@ -18,11 +18,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from lejepa_wm.claims import CheckResult
 from lejepa_wm.numerics.check_rows import at_most, single_threaded_blas
 from lejepa_wm.numerics.degree_projection import Encoder, HermiteProjection, project_onto_degrees
 from lejepa_wm.numerics.gaussian_quadrature import (gauss_hermite_rule, ou_pair_rule, polar_pair_rule,
                                                     split_legendre_rule)
+from lejepa_wm.records import CheckResult
 from lejepa_wm.validation import check_rho
 
 CLAIM = "LOSS"

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from lejepa_wm.claims import CheckResult
 from lejepa_wm.numerics.check_rows import at_least, at_most, single_threaded_blas
 from lejepa_wm.numerics.hermite import hermite_features, multi_indices, total_degrees
 from lejepa_wm.numerics.spectral import hermite_quadratic_forms, ky_fan_minimum, stiefel_descent
+from lejepa_wm.records import CheckResult
 from lejepa_wm.validation import check_positive_int, check_rho
 
 CLAIM = "M1"

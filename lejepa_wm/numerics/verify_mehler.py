@@ -19,11 +19,11 @@ import math
 
 import numpy as np
 
-from lejepa_wm.claims import CheckResult
 from lejepa_wm.numerics.check_rows import at_most, single_threaded_blas
 from lejepa_wm.numerics.gaussian_quadrature import check_rhos, ou_pair_degree_points, ou_pair_rule
 from lejepa_wm.numerics.hermite import hermite_features, multi_indices
 from lejepa_wm.numerics.spectral import mehler_eigenvalues, pair_moments
+from lejepa_wm.records import CheckResult
 
 CLAIM = "MEHLER"
 SEED = 20260530

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from lejepa_wm.claims import CheckResult
 from lejepa_wm.numerics.check_rows import at_least, at_most, single_threaded_blas
 from lejepa_wm.numerics.hermite import multi_indices
 from lejepa_wm.numerics.procrustes import whitening_defect
 from lejepa_wm.numerics.spectral import ky_fan_minimum, random_frames, stiefel_descent, hermite_quadratic_forms
+from lejepa_wm.records import CheckResult
 
 CLAIM = "T1"
 SEED = 20260531

@@ -29,9 +29,9 @@ import numpy as np
 import sympy as sp
 from sympy.stats import Normal, density
 
-from lejepa_wm.claims import CheckResult
 from lejepa_wm.numerics import generalized_normal as gn
 from lejepa_wm.numerics import sturm_liouville as sl
+from lejepa_wm.records import Bound, CheckResult
 
 CLAIM = "T2"
 GRID_NODES = 64
@@ -55,11 +55,11 @@ def check_gaussian() -> list[CheckResult]:
     errors = np.abs(spectrum.eigenvalues - np.arange(4))
     ell_error = abs(sl.linearity(spectrum) - 1.0)
     return [
-        CheckResult(CLAIM, "gaussian_eigenvalues",
-                    f"max_k |lambda_k - k|, k = 0..3: {errors.max():.2e}", float(errors.max()), "<= 1e-6",
-                    bool(errors.max() <= 1e-6), {"eigenvalues": spectrum.eigenvalues.tolist()}),
-        CheckResult(CLAIM, "gaussian_linearity", f"|l(2) - 1| = {ell_error:.2e}", ell_error, "<= 1e-8",
-                    bool(ell_error <= 1e-8)),
+        CheckResult.compare(CLAIM, "gaussian_eigenvalues", f"max_k |lambda_k - k|, k = 0..3: {errors.max():.2e}",
+                            float(errors.max()), Bound.at_most(1e-6), {"eigenvalues": spectrum.eigenvalues.tolist()},
+                            quantity="max_k |lambda_k - k|"),
+        CheckResult.compare(CLAIM, "gaussian_linearity", f"|l(2) - 1| = {ell_error:.2e}", ell_error,
+                            Bound.at_most(1e-8), quantity="|l(2) - 1|"),
     ]
 
 
@@ -71,11 +71,12 @@ def check_uniform_limit() -> CheckResult:
     error = abs(ell - UNIFORM_LINEARITY)
     exact_phi = math.sqrt(2.0) * np.sin(np.pi * spectrum.nodes / (2.0 * a))  # unit norm under the uniform law
     phi = spectrum.psi[1] / spectrum.sqrt_density
-    return CheckResult(
+    return CheckResult.compare(
         CLAIM, "uniform_limit", f"l = {ell:.9f} vs 96/pi^4 = {UNIFORM_LINEARITY:.9f}: error {error:.1e}",
-        error, "<= 1e-5", bool(error <= 1e-5),
+        error, Bound.at_most(1e-5),
         {"lambda_1": float(spectrum.eigenvalues[1]), "lambda_1_exact": (math.pi / (2.0 * a)) ** 2,
          "max_phi1_error": float(np.max(np.abs(phi - exact_phi)))},
+        quantity="|l - 96/pi^4|",
     )
 
 
@@ -97,22 +98,25 @@ def check_linearity_grid() -> list[CheckResult]:
     ell_at = {f"{b:g}": float(ell[grid == b][0]) for b in (1.5, 2.0, 3.0, 4.0, 8.0)}
     details = {"beta": grid.tolist(), "linearity": ell.tolist(), "monotone_margin": margins, "sign_changes": changes}
     return [
-        CheckResult(
+        CheckResult.logical(
             CLAIM, "linearity_below_one",
             f"{off.sum()} shapes in [1.1, 10]: min 1 - l(beta != 2) = {gap:.2e} (at beta = "
             f"{grid[off][np.argmax(ell[off])]:.3g}); argmax l = {argmax:g}",
-            gap, "> 1e-8 (solver error) and argmax = 2", bool(gap > 1e-8 and argmax == 2.0), details),
-        CheckResult(
+            bool(gap > 1e-8 and argmax == 2.0), "min 1 - l(beta != 2) > 1e-8 (solver error) and argmax l = 2",
+            gap, details, quantity="min 1 - l(beta != 2)"),
+        CheckResult.compare(
             CLAIM, "reference_values",
             "l(1.5, 3, 4, 8) = " + ", ".join(f"{ell_at[f'{b:g}']:.5f}" for b in THEORY_REFERENCE_LINEARITY)
             + f"; max deviation from THEORY.md {worst_reference:.1e}",
-            worst_reference, "<= 5e-4 (3 decimals)", bool(worst_reference <= 5e-4), {"linearity": ell_at}),
-        CheckResult(
+            worst_reference, Bound.at_most(5e-4), {"linearity": ell_at},
+            quantity="max |l(beta) - THEORY.md value| (3 decimals)"),
+        CheckResult.logical(
             CLAIM, "monotone_ground_state",
             f"{grid.size} shapes: min relative slope of phi_1 {min(margins):.1e}; sign changes {sorted(set(changes))}",
-            float(min(margins)), "> 0 and exactly 1 sign change",
             bool(min(margins) > 0.0 and set(changes) == {1}),
-            {"density_floor": sl.MONOTONE_DENSITY_FLOOR}),
+            "min relative slope of phi_1 > 0 and exactly 1 sign change of phi_1 for every shape",
+            float(min(margins)), {"density_floor": sl.MONOTONE_DENSITY_FLOOR},
+            quantity="min relative slope of phi_1"),
     ]
 
 
@@ -130,10 +134,10 @@ def check_convergence() -> CheckResult:
             "lambda_1_fine": float(fine.eigenvalues[1]),
         }
     worst = max(max(d["linearity"], d["lambda_1"]) for d in deltas.values())
-    return CheckResult(
+    return CheckResult.compare(
         CLAIM, "solver_convergence",
         f"max change of l, lambda_1 under 2x nodes and 2x tail, beta in {list(CONVERGENCE_BETAS)}: {worst:.1e}",
-        worst, "<= 1e-7", bool(worst <= 1e-7), deltas)
+        worst, Bound.at_most(1e-7), deltas, quantity="max change of l, lambda_1 under 2x nodes and 2x tail")
 
 
 def check_laplace_gap_missing() -> CheckResult:
@@ -144,15 +148,16 @@ def check_laplace_gap_missing() -> CheckResult:
         candidates = sorted(error.candidates.items())
         above = all(lam > error.threshold for _, lam in candidates)
         approaching = candidates[-1][1] < candidates[0][1]
-        return CheckResult(
+        return CheckResult.logical(
             CLAIM, "laplace_no_gap",
             "reported: candidate lambda_1 " + " -> ".join(f"{lam:.5f} (L={L:.0f})" for L, lam in candidates)
             + f", drifting down to the essential threshold {error.threshold:g}",
-            candidates[0][1] - candidates[-1][1], "drift reported, candidates above and approaching threshold",
-            bool(above and approaching), {"message": str(error)})
-    return CheckResult(CLAIM, "laplace_no_gap",
-                       f"returned lambda_1 = {spectrum.eigenvalues[1]:.6g} instead of reporting", None,
-                       "must raise NoIsolatedEigenvalueError", False)
+            bool(above and approaching),
+            "NoIsolatedEigenvalueError raised; every candidate above the threshold, drifting down towards it",
+            candidates[0][1] - candidates[-1][1], {"message": str(error)}, quantity="drift of candidate lambda_1")
+    return CheckResult.logical(CLAIM, "laplace_no_gap",
+                               f"returned lambda_1 = {spectrum.eigenvalues[1]:.6g} instead of reporting", False,
+                               "must raise NoIsolatedEigenvalueError")
 
 
 def symbolic_affine_score_implies_gaussian() -> dict[str, bool]:
@@ -196,10 +201,10 @@ def check_symbolic() -> CheckResult:
     """Row for :func:`symbolic_affine_score_implies_gaussian`."""
     steps = symbolic_affine_score_implies_gaussian()
     failed = [name for name, ok in steps.items() if not ok]
-    return CheckResult(
+    return CheckResult.compare(
         CLAIM, "affine_score_gaussian_sympy",
         f"{len(steps) - len(failed)}/{len(steps)} symbolic steps hold" + (f" (failed: {failed})" if failed else ""),
-        float(len(failed)), "all steps hold", not failed, steps)
+        float(len(failed)), Bound.at_most(0.0), steps, quantity="symbolic steps that fail")
 
 
 def run_checks() -> list[CheckResult]:

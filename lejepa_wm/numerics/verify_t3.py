@@ -27,12 +27,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from lejepa_wm.claims import CheckResult
-from lejepa_wm.numerics.check_rows import at_least, at_most, holds, single_threaded_blas
+from lejepa_wm.numerics.check_rows import at_least, at_most, single_threaded_blas
 from lejepa_wm.numerics.gaussian_quadrature import gauss_hermite_rule, tensor_rule
 from lejepa_wm.numerics.hermite import hermite_features, multi_indices, total_degrees
 from lejepa_wm.numerics.procrustes import T3Quantities, polar_factor, t3_quantities
 from lejepa_wm.numerics.spectral import hermite_quadratic_forms, random_frames
+from lejepa_wm.records import Bound, CheckResult
 
 CLAIM = "T3"
 SEED = 20260602
@@ -169,15 +169,19 @@ def run_checks() -> list[CheckResult]:
     m = t3_measurements()
     count = m["count"]
     return [
-        holds(CLAIM, "part_a_nonlinear_energy", f"max (E_nonlin - D - rounding) = {m['max_part_a_violation']:.2g}, "
-              f"{count} encoders", m["max_part_a_violation"] <= 0.0, m["max_part_a_violation"], "<= 0",
-              {k: v for k, v in m.items() if k != "families"}),
-        holds(CLAIM, "alignment_gap_nonnegative", f"min (D + rounding) = {m['min_d_plus_allowance']:.2g}",
-              m["min_d_plus_allowance"] >= 0.0, m["min_d_plus_allowance"], ">= 0", {"min_delta": m["min_delta"]}),
-        holds(CLAIM, "part_b_bound_holds", f"max (error - bound - rounding) = {m['max_bound_violation']:.2g}",
-              m["max_bound_violation"] <= 0.0, m["max_bound_violation"], "<= 0"),
-        holds(CLAIM, "part_b_bound_tight", f"max error/bound = {m['max_ratio']:.9f} over {count} encoders",
-              0.99 <= m["max_ratio"] <= 1.0 + RATIO_ROUNDING, m["max_ratio"], "in [0.99, 1 + 1e-6]", m["families"]),
+        CheckResult.compare(CLAIM, "part_a_nonlinear_energy", f"max (E_nonlin - D - rounding) = "
+                            f"{m['max_part_a_violation']:.2g}, {count} encoders", m["max_part_a_violation"],
+                            Bound.at_most(0.0), {k: v for k, v in m.items() if k != "families"},
+                            quantity="max (E_nonlin - D - rounding)"),
+        CheckResult.compare(CLAIM, "alignment_gap_nonnegative", f"min (D + rounding) = {m['min_d_plus_allowance']:.2g}",
+                            m["min_d_plus_allowance"], Bound.at_least(0.0), {"min_delta": m["min_delta"]},
+                            quantity="min (D + rounding)"),
+        CheckResult.compare(CLAIM, "part_b_bound_holds",
+                            f"max (error - bound - rounding) = {m['max_bound_violation']:.2g}",
+                            m["max_bound_violation"], Bound.at_most(0.0), quantity="max (error - bound - rounding)"),
+        CheckResult.compare(CLAIM, "part_b_bound_tight", f"max error/bound = {m['max_ratio']:.9f} over {count} encoders",
+                            m["max_ratio"], Bound.between(0.99, 1.0 + RATIO_ROUNDING), m["families"],
+                            quantity="max error/bound"),
         at_most(CLAIM, "error_formula_vs_quadrature", "max |error formula - quadrature E||h-Qz||^2|",
                 m["quadrature_mismatch"], 1e-10),
         at_most(CLAIM, "polar_factor_optimal", "max ||Q_polar - Q_scipy||_F",

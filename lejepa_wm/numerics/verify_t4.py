@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from lejepa_wm.claims import CheckResult
 from lejepa_wm.numerics import planning as pl
+from lejepa_wm.records import Bound, CheckResult
 
 CLAIM = "T4"
 DIMENSIONS = (2, 4, 8)
@@ -133,26 +133,32 @@ def _rows() -> list[CheckResult]:
     plan_error = worst(cem, "plan_error", "cost_error")
     cem_gap = least(cem, "skewed_cost_gap")
     return [
-        CheckResult(CLAIM, "lqr_riccati_rotated", f"{dims}: max rel |P_Q - Q P Q^T|, |K_Q - K Q^T| = {riccati:.1e}",
-                    riccati, "<= 1e-9", riccati <= 1e-9, {str(n): c for n, c in lqr.items()}),
-        CheckResult(CLAIM, "lqr_rollout_rotated",
-                    f"{dims}, {HORIZON} noisy steps: max |action|, |stage cost| difference {rollout:.1e}",
-                    rollout, "<= 1e-9", rollout <= 1e-9),
-        CheckResult(CLAIM, "lqr_nonorthogonal_breaks",
-                    f"cond(M) = {CONDITION_NUMBER:g}, same cost formula: true expected cost up by "
-                    f">= {100 * lqr_gap:.1f} % (max {100 * worst(lqr, 'skewed_cost_gap'):.1f} %)",
-                    lqr_gap, f"> {VISIBLE_GAP:g} (negative control)", lqr_gap > VISIBLE_GAP,
-                    {"random_systems": {"count": int(spread.size), "min_gap": float(spread.min()),
-                                        "median_gap": float(np.median(spread)), "max_gap": float(spread.max()),
-                                        "never_better": bool(spread.min() > -1e-10)}}),
-        CheckResult(CLAIM, "lqr_conjugated_cost_restores",
-                    f"cost M^-T S M^-1: max rel |P_M - M^-T P M^-1|, |K_M M - K| = {conjugated:.1e}",
-                    conjugated, "<= 1e-9", conjugated <= 1e-9),
-        CheckResult(CLAIM, "cem_plans_rotated",
-                    f"{dims}, goal ||y - y_g||^2: max |plan|, |cost| difference {plan_error:.1e}",
-                    plan_error, "<= 1e-9", plan_error <= 1e-9, {str(n): c for n, c in cem.items()}),
-        CheckResult(CLAIM, "cem_nonorthogonal_breaks",
-                    f"cond(M) = {CONDITION_NUMBER:g}: true goal cost of the skewed plan up by >= {100 * cem_gap:.0f} %"
-                    f" (max {100 * worst(cem, 'skewed_cost_gap'):.0f} %)",
-                    cem_gap, f"> {VISIBLE_GAP:g} (negative control)", cem_gap > VISIBLE_GAP),
+        CheckResult.compare(CLAIM, "lqr_riccati_rotated",
+                            f"{dims}: max rel |P_Q - Q P Q^T|, |K_Q - K Q^T| = {riccati:.1e}",
+                            riccati, Bound.at_most(1e-9), {str(n): c for n, c in lqr.items()},
+                            quantity="max rel |P_Q - Q P Q^T|, |K_Q - K Q^T|"),
+        CheckResult.compare(CLAIM, "lqr_rollout_rotated",
+                            f"{dims}, {HORIZON} noisy steps: max |action|, |stage cost| difference {rollout:.1e}",
+                            rollout, Bound.at_most(1e-9), quantity="max |action|, |stage cost| difference"),
+        CheckResult.compare(CLAIM, "lqr_nonorthogonal_breaks",
+                            f"cond(M) = {CONDITION_NUMBER:g}, same cost formula: true expected cost up by "
+                            f">= {100 * lqr_gap:.1f} % (max {100 * worst(lqr, 'skewed_cost_gap'):.1f} %)",
+                            lqr_gap, Bound.above(VISIBLE_GAP),
+                            {"random_systems": {"count": int(spread.size), "min_gap": float(spread.min()),
+                                                "median_gap": float(np.median(spread)),
+                                                "max_gap": float(spread.max()),
+                                                "never_better": bool(spread.min() > -1e-10)}},
+                            quantity="min relative cost increase of the skewed model (negative control)"),
+        CheckResult.compare(CLAIM, "lqr_conjugated_cost_restores",
+                            f"cost M^-T S M^-1: max rel |P_M - M^-T P M^-1|, |K_M M - K| = {conjugated:.1e}",
+                            conjugated, Bound.at_most(1e-9), quantity="max rel |P_M - M^-T P M^-1|, |K_M M - K|"),
+        CheckResult.compare(CLAIM, "cem_plans_rotated",
+                            f"{dims}, goal ||y - y_g||^2: max |plan|, |cost| difference {plan_error:.1e}",
+                            plan_error, Bound.at_most(1e-9), {str(n): c for n, c in cem.items()},
+                            quantity="max |plan|, |cost| difference"),
+        CheckResult.compare(CLAIM, "cem_nonorthogonal_breaks",
+                            f"cond(M) = {CONDITION_NUMBER:g}: true goal cost of the skewed plan up by "
+                            f">= {100 * cem_gap:.0f} % (max {100 * worst(cem, 'skewed_cost_gap'):.0f} %)",
+                            cem_gap, Bound.above(VISIBLE_GAP),
+                            quantity="min relative goal-cost increase of the skewed plan (negative control)"),
     ]
