@@ -1,22 +1,31 @@
 """``lejepa-wm reproduce``: from a fresh clone to one report — verify, every quick experiment, report.
 
 Parts, in order: ``verify`` (every claim's numerical checks), each experiment of
-:data:`REPRODUCED_EXPERIMENTS` through :func:`lejepa_wm.experiments.runner.run_experiment`,
-then ``report``. A second invocation reuses what is finished: experiment runs
-with a ``metrics.json`` are never recomputed, and ``verify.json`` is reused
-when it was written by this same package version and covers every claim;
-``--fresh`` recomputes everything. Each part's status, wall time and error
-(with traceback) go to ``<out>/reproduce.json``, rewritten atomically after
-every part; a part that raises is recorded as failed and the next part runs.
-The exit status is 0 only if every part ran and every claim held.
+:data:`REPRODUCED_EXPERIMENTS` through the sweep driver
+(:func:`lejepa_wm.sweep.driver.run_sweep` with the serial executor, the same
+path as ``lejepa-wm run`` and ``lejepa-wm sweep``), then ``report``. A second
+invocation reuses what is finished: experiment runs with a ``metrics.json`` are
+never recomputed, and ``verify.json`` is reused when it was written by this
+same package version and covers every claim; ``--fresh`` recomputes everything
+(each experiment's folder at this scale is deleted first, as ``run --restart``
+does). Each part's :class:`~lejepa_wm.records.PartOutcome` goes to
+``<out>/reproduce.json``, rewritten atomically after every part; a part that
+raises, or an experiment with a run that failed, is recorded as failed and the
+next part runs.
+
+Exit status (:data:`EXIT_CODES`): a claim that does not hold is a finding of the
+report, not an error: the exit status is 0 whenever every part ran and the
+report was written; 3 when a part crashed; ``--strict`` makes a failed claim
+exit 1; bad input exits 2 before any part starts.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
+import sys
 import time
 import traceback
-from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
@@ -27,31 +36,36 @@ from lejepa_wm import __version__
 from lejepa_wm.atomic import atomic_write_json, read_json
 from lejepa_wm.claims import CLAIMS
 from lejepa_wm.config import SCALES
-from lejepa_wm.device import DEVICE_CHOICES
-from lejepa_wm.experiments import SYNTHETIC_EXPERIMENTS
-from lejepa_wm.experiments.runner import run_experiment
-from lejepa_wm.report import write_report
+from lejepa_wm.device import DEVICE_CHOICES, select_device
+from lejepa_wm.experiments import EXPERIMENT_MODULES, SYNTHETIC_EXPERIMENTS
+from lejepa_wm.experiments.base import experiment_dir
+from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, VERDICTS, CheckResult, PartOutcome,
+                               records_from_list)
+from lejepa_wm.report import HTML_FILE, MARKDOWN_FILE, write_report
 from lejepa_wm.report.environment import collect_environment
 from lejepa_wm.report.gather import REPRODUCE_FILE, VERIFY_FILE, Gathered, gather
-from lejepa_wm.validation import check_choice
-from lejepa_wm.verify import run_verify
+from lejepa_wm.sweep.driver import run_sweep
+from lejepa_wm.validation import check_choice, check_nonnegative_int
+from lejepa_wm.verify import check_writable_dir, run_verify
 
 DEFAULT_OUT = Path("results")
 REPRODUCED_EXPERIMENTS: tuple[str, ...] = (*SYNTHETIC_EXPERIMENTS, "reacher")
+EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_PART_CRASHED = 0, 1, 2, 3
+EXIT_CODES = """exit status:
+  0  every part ran and the report was written, whatever the verdicts
+     (a claim that does not hold is a finding shown in the report)
+  1  --strict only: every part ran, but a claim failed
+  2  bad input, before any part starts (an option, an unwritable --out, a
+     device that is not there, results of another seed offset)
+  3  a part crashed (its error and traceback are in reproduce.json and the report)"""
 
 
-@dataclass
-class PartOutcome:
-    """One part of the reproduction as recorded in ``reproduce.json``."""
+class PartFailed(Exception):
+    """A part that ended without raising but did not finish its job; ``details`` is shown as its traceback."""
 
-    name: str
-    kind: str  # "verify", "experiment" or "report"
-    status: str  # "ok" or "failed"
-    wall_time_s: float
-    detail: str
-    reused: bool
-    error: str | None = None
-    traceback: str | None = None
+    def __init__(self, message: str, details: str | None = None) -> None:
+        super().__init__(message)
+        self.details = details
 
 
 def _stamp() -> str:
@@ -64,14 +78,17 @@ def reusable_verify(path: Path) -> tuple[bool, str]:
         return False, f"no {path}"
     try:
         data = read_json(path)
-    except ValueError as exc:
+        if not isinstance(data, dict):
+            raise ValueError(f"must be a JSON object; got {type(data).__name__}")
+        rows = records_from_list(data.get("rows"), CheckResult.from_dict, "rows")
+    except (OSError, ValueError) as exc:
         return False, f"{path} is unreadable ({exc})"
-    version = data.get("package_version") if isinstance(data, dict) else None
+    version = data.get("package_version")
     if version is None:
         return False, f"{path} does not record the package version that wrote it"
     if version != __version__:
         return False, f"{path} was written by lejepa-wm {version}, this is {__version__}"
-    covered = {row.get("claim") for row in data.get("rows", []) if isinstance(row, dict)}
+    covered = {row.claim for row in rows}
     missing = [claim.id for claim in CLAIMS if claim.checks is not None and claim.id not in covered]
     if missing:
         return False, f"{path} lacks the checks of {', '.join(missing)}"
@@ -83,8 +100,11 @@ def check_same_seed(out: Path, scale: str, seed: int) -> None:
     path = Path(out) / REPRODUCE_FILE
     if not path.exists():
         return
-    earlier = read_json(path)
-    if earlier.get("scale") == scale and earlier.get("seed", seed) != seed:
+    try:
+        earlier = read_json(path)
+    except ValueError as exc:
+        raise ValueError(f"{path} is unreadable ({exc}); pass --fresh to start over") from None
+    if isinstance(earlier, dict) and earlier.get("scale") == scale and earlier.get("seed", seed) != seed:
         raise ValueError(f"results in {out} were produced with seed offset {earlier['seed']}, not {seed}; "
                          "pass --fresh to recompute them or choose another --out")
 
@@ -92,15 +112,15 @@ def check_same_seed(out: Path, scale: str, seed: int) -> None:
 def verify_part(out: Path, fresh: bool, progress: bool) -> tuple[str, bool]:
     """Run (or reuse) every claim's checks, one claim at a time with a progress bar; write ``verify.json``."""
     path = Path(out) / VERIFY_FILE
+    why = "--fresh"
     if not fresh:
         reuse, why = reusable_verify(path)
         if reuse:
             return why, True
-        print(f"verify: recomputing — {why}")
     start = time.perf_counter()
     rows: list[dict[str, Any]] = []
     seconds: dict[str, float] = {}
-    for claim in tqdm(CLAIMS, desc="verify", unit="claim", disable=not progress):
+    for claim in tqdm(CLAIMS, desc="verify", unit="claim", disable=not progress, leave=False):
         summary = run_verify([claim.id])
         rows += summary["rows"]
         seconds.update(summary["seconds_per_claim"])
@@ -108,14 +128,37 @@ def verify_part(out: Path, fresh: bool, progress: bool) -> tuple[str, bool]:
               "wall_time_s": time.perf_counter() - start, "package_version": __version__}
     atomic_write_json(path, result)
     failed = sum(not row["passed"] for row in rows)
-    return f"ran {len(rows)} checks: {len(rows) - failed} passed, {failed} failed", False
+    return f"ran {len(rows)} checks ({why}): {len(rows) - failed} passed, {failed} failed", False
+
+
+def _run_failure(folder: Path, run_id: str) -> tuple[str, str]:
+    """The last recorded error and traceback of a failed run (from its ``error.json``)."""
+    from lejepa_wm.sweep.state import ERROR_FILE
+
+    path = folder / "runs" / run_id / ERROR_FILE
+    try:
+        last = read_json(path)["attempts"][-1]
+        return str(last["error"]), str(last.get("traceback") or "")
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return f"see {path}", ""
 
 
 def experiment_part(name: str, out: Path, scale: str, seed: int, device: str, fresh: bool,
                     progress: bool) -> tuple[str, bool]:
-    """Run (or resume) one experiment at ``scale``; say how many runs were executed and reused."""
-    summary = run_experiment(name, scale, out, seed=seed, device=device, restart=fresh, progress=progress)
-    executed, reused = len(summary["executed"]), len(summary["reused"])
+    """Run (or resume) one experiment at ``scale`` through the sweep driver; say what was executed and reused."""
+    folder = experiment_dir(out, name, scale)
+    if fresh and folder.exists():
+        shutil.rmtree(folder)
+    result = run_sweep(name, scale, out, executor="serial", seed=seed, device=device, progress=progress)
+    if result.failed:
+        failures = [(run_id, *_run_failure(folder, run_id)) for run_id in result.failed]
+        message = (f"{len(result.failed)} run(s) failed: "
+                   + "; ".join(f"{run_id}: {error}" for run_id, error, _ in failures))
+        details = "\n".join(f"--- run {run_id}: {error}\n{trace}" for run_id, error, trace in failures)
+        raise PartFailed(message, details)
+    if not result.aggregated:
+        raise PartFailed(f"not every run of {name} finished, so nothing was aggregated")
+    executed, reused = len(result.executed), len(result.reused)
     if executed == 0 and reused:
         return f"reused {reused} finished run(s), nothing recomputed", True
     detail = f"executed {executed} run(s)"
@@ -125,12 +168,13 @@ def experiment_part(name: str, out: Path, scale: str, seed: int, device: str, fr
 class ReproduceLog:
     """The ``reproduce.json`` record, rewritten atomically whenever a part finishes."""
 
-    def __init__(self, out: Path, scale: str, seed: int, device: str, fresh: bool) -> None:
+    def __init__(self, out: Path, scale: str, seed: int, device: str, fresh: bool, strict: bool) -> None:
         self.path = Path(out) / REPRODUCE_FILE
         self.start = time.perf_counter()
+        self.parts: list[PartOutcome] = []
         self.record: dict[str, Any] = {
             "package_version": __version__, "scale": scale, "seed": seed, "device": device, "fresh": fresh,
-            "started_at": _stamp(), "finished_at": None, "wall_time_s": 0.0, "parts": [],
+            "strict": strict, "started_at": _stamp(), "finished_at": None, "wall_time_s": 0.0, "parts": [],
             "environment": collect_environment(),
         }
         self.save()
@@ -138,17 +182,13 @@ class ReproduceLog:
     def save(self) -> None:
         """Write the record (with the wall time so far)."""
         self.record["wall_time_s"] = time.perf_counter() - self.start
+        self.record["parts"] = [part.to_dict() for part in self.parts]
         atomic_write_json(self.path, self.record)
 
     def add(self, outcome: PartOutcome) -> None:
         """Append a finished part and save."""
-        self.record["parts"].append(asdict(outcome))
+        self.parts.append(outcome)
         self.save()
-
-    @property
-    def outcomes(self) -> list[dict[str, Any]]:
-        """The parts recorded so far."""
-        return self.record["parts"]
 
 
 def run_part(name: str, kind: str, action: Callable[[], tuple[str, bool]]) -> PartOutcome:
@@ -156,6 +196,10 @@ def run_part(name: str, kind: str, action: Callable[[], tuple[str, bool]]) -> Pa
     start = time.perf_counter()
     try:
         detail, reused = action()
+    except PartFailed as exc:
+        error = str(exc)
+        return PartOutcome(name, kind, "failed", time.perf_counter() - start, error, False, error,
+                           exc.details or None)
     except Exception as exc:  # recorded and reported; the next part still runs
         error = f"{type(exc).__name__}: {exc}"
         return PartOutcome(name, kind, "failed", time.perf_counter() - start, error, False, error,
@@ -164,47 +208,67 @@ def run_part(name: str, kind: str, action: Callable[[], tuple[str, bool]]) -> Pa
 
 
 def _announce(index: int, total: int, outcome: PartOutcome) -> None:
-    verdict = "done" if outcome.status == "ok" else "FAILED"
-    print(f"[{index}/{total}] {outcome.name}: {verdict} in {outcome.wall_time_s:.1f} s — {outcome.detail}")
+    verdict = "done" if outcome.ok else "FAILED"
+    print(f"[{index}/{total}] {outcome.name}: {verdict} in {outcome.wall_time_s or 0.0:.1f} s — {outcome.detail}",
+          flush=True)
+
+
+def exit_status(parts: list[PartOutcome], claims: dict[str, str], strict: bool) -> int:
+    """3 if a part crashed; else 1 if ``strict`` and a claim failed; else 0."""
+    if not parts or not all(part.ok for part in parts):
+        return EXIT_PART_CRASHED
+    if strict and FAILED in claims.values():
+        return EXIT_CLAIM_FAILED
+    return EXIT_OK
 
 
 def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, device: str = "cpu",
               fresh: bool = False, experiments: tuple[str, ...] = REPRODUCED_EXPERIMENTS,
-              progress: bool = True) -> dict[str, Any]:
-    """Run every part, write the report, and return the final ``reproduce.json`` record."""
+              progress: bool | None = None, strict: bool = False) -> dict[str, Any]:
+    """Run every part, write the report, and return the final ``reproduce.json`` record.
+
+    ``progress``: progress bars (default: only when stderr is a terminal). Bad
+    input raises ``ValueError`` (or ``RuntimeError`` for a missing device) before
+    any part starts.
+    """
     check_choice(scale, SCALES, "scale")
     check_choice(device, DEVICE_CHOICES, "device")
-    out = Path(out)
+    check_nonnegative_int(seed, "seed")
+    for name in experiments:
+        check_choice(name, tuple(EXPERIMENT_MODULES), "experiment")
+    if device != "cpu":
+        select_device(device)  # a CUDA device that is not there stops us here, once
+    out = check_writable_dir(Path(out), "--out")
+    if progress is None:
+        progress = sys.stderr.isatty()
     if not fresh:
         check_same_seed(out, scale, seed)
-    log = ReproduceLog(out, scale, seed, device, fresh)
+    log = ReproduceLog(out, scale, seed, device, fresh, strict)
     total = 2 + len(experiments)
     steps: list[tuple[str, str, Callable[[], tuple[str, bool]]]] = [
         ("verify", "verify", lambda: verify_part(out, fresh, progress))]
     steps += [(name, "experiment",
                lambda name=name: experiment_part(name, out, scale, seed, device, fresh, progress))
               for name in experiments]
-    for index, (name, kind, action) in enumerate(steps, 1):
-        print(f"[{index}/{total}] {name} ...", flush=True)
-        outcome = run_part(name, kind, action)
-        log.add(outcome)
-        _announce(index, total, outcome)
-
     written: list[Any] = []
 
     def report_action() -> tuple[str, bool]:
         written.append(write_report(out, scale))
         return f"wrote {written[0].markdown} and {written[0].html}", False
 
-    print(f"[{total}/{total}] report ...", flush=True)
-    outcome = run_part("report", "report", report_action)
-    _announce(total, total, outcome)
-    claims = _claim_statuses(written[0].gathered if written else None, out, scale)
-    all_held = bool(claims) and all(status == "held" for status in claims.values())
-    parts_ok = all(part["status"] == "ok" for part in log.outcomes) and outcome.status == "ok"
-    log.record.update(finished_at=_stamp(), claims=claims, all_claims_held=all_held,
-                      exit_status=0 if parts_ok and all_held else 1)
-    log.add(outcome)
+    steps.append(("report", "report", report_action))
+    for index, (name, kind, action) in enumerate(steps, 1):
+        if progress:  # on a terminal the bars follow; in a log, one line per part
+            print(f"[{index}/{total}] {name} ...", flush=True)
+        outcome = run_part(name, kind, action)
+        if name == "report":
+            gathered = written[0].gathered if written else None
+            claims = _claim_statuses(gathered, out, scale)
+            log.record.update(finished_at=_stamp(), claims=claims,
+                              all_claims_held=bool(claims) and all(s == HELD for s in claims.values()),
+                              exit_status=exit_status([*log.parts, outcome], claims, strict))
+        log.add(outcome)
+        _announce(index, total, outcome)
     return log.record
 
 
@@ -219,27 +283,52 @@ def _claim_statuses(gathered: Gathered | None, out: Path, scale: str) -> dict[st
     return {verdict.claim.id: verdict.status for verdict in gathered.claims}
 
 
+def summary_lines(record: dict[str, Any], out: Path) -> list[str]:
+    """The closing summary: every claim by verdict, the parts that failed, where the report is, the exit status."""
+    claims: dict[str, str] = record.get("claims") or {}
+    groups = []
+    for status in (HELD, FAILED, UNRESOLVED, MEASURED, NOT_RUN):
+        names = [claim for claim, verdict in claims.items() if verdict == status]
+        groups.append(f"{len(names)} {status}" + (f" ({', '.join(names)})" if names else ""))
+    others = [claim for claim, verdict in claims.items() if verdict not in VERDICTS]
+    if others:
+        groups.append(f"{len(others)} other ({', '.join(others)})")
+    parts = [PartOutcome.from_dict(part) for part in record["parts"]]
+    failed = [part for part in parts if not part.ok]
+    lines = ["", f"Claims ({len(claims)}): " + ", ".join(groups) + ".",
+             f"Parts: {len(parts) - len(failed)} of {len(parts)} ran, {len(failed)} crashed; "
+             f"{record['wall_time_s']:.0f} s in all."]
+    lines += [f"CRASHED part {part.name}: {part.error}" for part in failed]
+    report = Path(out) / HTML_FILE
+    report_ok = any(part.name == "report" and part.ok for part in parts)
+    if report_ok and report.exists():
+        lines.append(f"Report: {report} (and {Path(out) / MARKDOWN_FILE}); record: {Path(out) / REPRODUCE_FILE}")
+    else:
+        lines.append(f"No report was written (see the report part above); record: {Path(out) / REPRODUCE_FILE}")
+    status = record["exit_status"]
+    meaning = {EXIT_OK: "every part ran; verdicts are findings, see the report"
+                        + ("" if record.get("strict") else " (--strict exits 1 on a failed claim)"),
+               EXIT_CLAIM_FAILED: "--strict and a claim failed",
+               EXIT_PART_CRASHED: "a part crashed"}[status]
+    lines.append(f"Exit status {status}: {meaning}.")
+    return lines
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``lejepa-wm reproduce``."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EXIT_CODES
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results root (default: results)")
     parser.add_argument("--scale", choices=SCALES, default="quick", help="experiment scale (default: quick)")
-    parser.add_argument("--seed", type=int, default=0, help="offset added to every run's seed")
-    parser.add_argument("--device", choices=DEVICE_CHOICES, default="cpu")
+    parser.add_argument("--seed", type=int, default=0, help="offset added to every run's seed (default: 0)")
+    parser.add_argument("--device", choices=DEVICE_CHOICES, default="cpu", help="torch device (default: cpu)")
     parser.add_argument("--fresh", action="store_true",
                         help="recompute everything instead of reusing finished results")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a claim failed (default: exit 0)")
 
 
 def main(args: argparse.Namespace) -> int:
-    """Reproduce, print where the report is; 0 only if every part ran and every claim held."""
-    record = reproduce(args.out, args.scale, args.seed, args.device, args.fresh)
-    failed = [part for part in record["parts"] if part["status"] != "ok"]
-    statuses = list(record["claims"].values())
-    print(f"\n{statuses.count('held')} of {len(statuses)} claims held, {statuses.count('failed')} failed, "
-          f"{statuses.count('not run')} not run; {len(failed)} part(s) failed; "
-          f"{record['wall_time_s']:.0f} s in all.")
-    for part in failed:
-        print(f"FAILED part {part['name']}: {part['error']}")
-    report = Path(args.out) / "report.html"
-    if report.exists():
-        print(f"Report: {report} (and {Path(args.out) / 'report.md'}); record: {Path(args.out) / REPRODUCE_FILE}")
+    """Reproduce, print the summary and where the report is; exit status as in :data:`EXIT_CODES`."""
+    record = reproduce(args.out, args.scale, args.seed, args.device, args.fresh, strict=args.strict)
+    print("\n".join(summary_lines(record, args.out)))
     return int(record["exit_status"])

@@ -10,11 +10,13 @@ import pytest
 
 from lejepa_wm import validation
 from lejepa_wm.atomic import atomic_write_json, read_json
-from lejepa_wm.claims import CLAIMS, CheckResult, get_claim
+from lejepa_wm.claims import CLAIMS, get_claim
 from lejepa_wm.cli import SUBCOMMANDS, build_parser, main
 from lejepa_wm.config import config_from_mapping, load_scaled_config
 from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import RunSpec
+from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, HeadlineEntry,
+                               PartOutcome, combine, records_from_list, verdict_of)
 from lejepa_wm.verify import format_table, run_verify
 
 
@@ -101,8 +103,10 @@ def test_verify_reports_a_raising_check_as_failed(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(type(claim), "run_checks", boom)
     summary = run_verify(["T1"])
     assert summary["passed"] is False
-    assert "broken check" in summary["rows"][0]["measured"]
-    assert "FAIL" in format_table(summary["rows"])
+    row = CheckResult.from_dict(summary["rows"][0])
+    assert "broken check" in row.measured and "ArithmeticError" in row.details["traceback"]
+    assert row.judged() == (FAILED, None)
+    assert "FAIL" in format_table([row])
 
 
 def test_run_spec_validates_id_and_params(tmp_path: Path) -> None:
@@ -131,7 +135,187 @@ def test_cli_verify_writes_json_and_sets_exit_status(tmp_path: Path) -> None:
     status = main(["verify", "--claims", "C1", "--json", str(out)])
     summary = read_json(out)
     assert status == (0 if summary["passed"] else 1)
-    assert {row["claim"] for row in summary["rows"]} == {"C1"}
+    rows = records_from_list(summary["rows"], CheckResult.from_dict, "rows")
+    assert {row.claim for row in rows} == {"C1"}
+    assert all(row.judged() == (HELD, None) for row in rows)
+
+
+def test_cli_verify_exits_1_on_a_failed_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    failing = CheckResult.compare("C1", "too_large", "error = 1", 1.0, Bound.at_most(1e-12), quantity="error")
+    monkeypatch.setattr(type(get_claim("C1")), "run_checks", lambda self: [failing])
+    assert main(["verify", "--claims", "C1", "--json", str(tmp_path / "v.json")]) == 1
+    assert "FAILED: C1/too_large" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("claims, message", [("T9", "unknown claim 'T9'"), ("t2", "did you mean 'T2'")])
+def test_cli_verify_unknown_claim_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     claims: str, message: str) -> None:
+    assert main(["verify", "--claims", claims, "--json", str(tmp_path / "v.json")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_verify_unwritable_json_fails_before_any_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    import lejepa_wm.verify as verify_module
+
+    def never(*args: object) -> None:
+        raise AssertionError("the checks ran although --json cannot be written")
+
+    monkeypatch.setattr(verify_module, "run_verify", never)
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    for target in (blocker / "v.json", tmp_path):  # a folder below a file; a folder instead of a file
+        assert main(["verify", "--claims", "C1", "--json", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert str(target if target == tmp_path else blocker) in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_unexpected_error_shows_traceback_and_exits_3(monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    import lejepa_wm.verify as verify_module
+
+    def bug(args: object) -> int:
+        raise KeyError("internal")
+
+    monkeypatch.setattr(verify_module, "main", bug)
+    assert main(["verify"]) == 3
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "please report it" in err
+
+
+def test_verify_and_reproduce_help_document_exit_codes() -> None:
+    parser = build_parser()
+    sub = next(action for action in parser._actions if action.dest == "command")
+    for name in ("verify", "reproduce"):
+        text = sub.choices[name].format_help()
+        assert "exit status" in text and "  2  bad input" in text, name
+    assert "  3  " in sub.choices["reproduce"].format_help() and "--strict" in sub.choices["reproduce"].format_help()
+
+
+# --- records ----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bound, inside, outside", [
+    (Bound.at_most(1e-10), 1e-11, 2e-10), (Bound.at_least(0.999), 0.9995, 0.99), (Bound.above(0.0), 1e-300, 0.0),
+    (Bound.below(1.0), 0.5, 1.0), (Bound.between(1.5, 2.5), 2.5, 2.6),
+])
+def test_bound_holds_and_margin_sign_agree(bound: Bound, inside: float, outside: float) -> None:
+    assert bound.holds(inside) and bound.margin(inside) >= 0
+    assert not bound.holds(outside) and bound.margin(outside) <= 0
+    assert not bound.holds(float("nan"))
+    assert Bound.from_dict(json.loads(json.dumps(bound.to_dict()))) == bound
+
+
+def test_bound_describe_names_the_quantity_and_keeps_every_digit() -> None:
+    assert Bound.at_least(0.999).describe("R²") == "R² ≥ 0.999"
+    assert Bound.at_most(1e-9).describe() == "≤ 1e-09"
+    assert Bound.between(0.99, 1.000001).describe("ratio") == "ratio in [0.99, 1.000001]"
+    assert Bound.at_least(0.999999999).describe() == "≥ 0.999999999"  # never rounded to look like 1
+
+
+@pytest.mark.parametrize("data, field", [
+    ({"op": "~", "value": 1}, "operator"), ({"op": "<=", "value": "1e-3"}, "bound value"),
+    ({"op": "in", "value": 2, "upper": 1}, "interval"), ({"op": "<="}, "value"), ([1, 2], "bound"),
+    ({"op": "<=", "value": 1, "upper": 2}, "upper"), ({"op": "in", "value": 1, "upper": None}, "upper"),
+])
+def test_bad_bound_is_rejected_naming_the_field(data: object, field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        Bound.from_dict(data)
+
+
+def test_verdict_of_needs_two_standard_errors_of_margin() -> None:
+    bound = Bound.at_least(0.9)
+    assert verdict_of(0.95, bound) == HELD and verdict_of(0.85, bound) == FAILED
+    assert verdict_of(0.95, bound, 0.02) == HELD  # margin 0.05 > 2 x 0.02
+    assert verdict_of(0.95, bound, 0.03) == UNRESOLVED  # margin 0.05 < 2 x 0.03
+    assert verdict_of(0.85, bound, 0.03) == UNRESOLVED  # a failure within the noise is not a finding either
+    assert verdict_of(0.85, bound, 0.02) == FAILED
+    assert verdict_of(0.3, None) == MEASURED and verdict_of(None, None) == MEASURED
+    assert verdict_of(None, bound) == FAILED and verdict_of(float("nan"), bound, 0.1) == FAILED
+
+
+def test_combine_orders_failed_not_run_unresolved_held() -> None:
+    assert combine([HELD, UNRESOLVED, NOT_RUN, FAILED]) == FAILED
+    assert combine([HELD, UNRESOLVED, NOT_RUN]) == NOT_RUN
+    assert combine([HELD, UNRESOLVED, MEASURED]) == UNRESOLVED
+    assert combine([HELD, MEASURED]) == HELD and combine([MEASURED]) == MEASURED and combine([]) == NOT_RUN
+
+
+def test_check_result_round_trip_and_contradicted_record() -> None:
+    row = CheckResult.compare("LOSS", "closed_form", "error = 3e-13", 3e-13, Bound.at_most(1e-10),
+                              {"n": 3}, quantity="max error")
+    assert row.passed and row.judged() == (HELD, None) and row.requirement == "max error ≤ 1e-10"
+    assert CheckResult.from_dict(json.loads(json.dumps(row.to_dict()))) == row
+    edited = {**row.to_dict(), "value": 1e-9}  # the file says passed, the number says otherwise
+    status, note = CheckResult.from_dict(edited).judged()
+    assert status == FAILED and "1e-09" in note and "max error ≤ 1e-10" in note
+    status, note = CheckResult.from_dict({**row.to_dict(), "passed": False}).judged()
+    assert status == FAILED and "recorded as failed" in note
+    logical = CheckResult.logical("P5", "sweep", "E_nonlin 0 / 1", True, "0 below 2, 1 above")
+    assert logical.judged() == (HELD, None) and logical.requirement == "0 below 2, 1 above"
+    assert CheckResult.from_dict(logical.to_dict()) == logical
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"passed": "yes"}, "passed"), ({"value": "small"}, "value"), ({"bound": "<= 1e-10"}, "bound"),
+    ({"details": [1]}, "details"), ({"claim": 3}, "claim"),
+])
+def test_bad_check_result_is_rejected_naming_the_field(change: dict, field: str) -> None:
+    row = CheckResult.compare("LOSS", "x", "e", 0.0, Bound.at_most(1.0)).to_dict()
+    with pytest.raises(ValueError, match=field):
+        CheckResult.from_dict({**row, **change})
+
+
+def _entry(**change: object) -> HeadlineEntry:
+    fields = dict(claim="T1", name="worst residual ratio", quantity="(1 - R²)/(1 - R²_raw)", value=0.02,
+                  bound=Bound.at_most(0.1), measured="worst over n", standard_error=0.01, seeds=(0, 1, 2),
+                  split="test", scope=None, paper="R² > 0.999", figures=("r2.png",))
+    fields.update(change)
+    return HeadlineEntry(**fields)  # type: ignore[arg-type]
+
+
+def test_headline_entry_round_trip_and_recorded_verdict() -> None:
+    entry = _entry()
+    data = json.loads(json.dumps(entry.to_dict()))
+    assert data["verdict"] == HELD and HeadlineEntry.from_dict(data) == entry
+    assert entry.requirement == "(1 - R²)/(1 - R²_raw) ≤ 0.1"
+    assert entry.judged(data["verdict"]) == (HELD, None) and entry.judged(None) == (HELD, None)
+    status, note = entry.judged(FAILED)
+    assert status == FAILED and "recorded as 'failed'" in note
+    assert entry.judged("great")[0] == FAILED
+    assert _entry(standard_error=0.05).verdict == UNRESOLVED
+    unscoped = _entry(bound=None, scope="SIGReg is outside T2")
+    assert unscoped.verdict == MEASURED and unscoped.requirement == "SIGReg is outside T2"
+    assert HeadlineEntry.from_dict(unscoped.to_dict()) == unscoped
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"seeds": [0, "1"]}, "seeds"), ({"figures": "r2.png"}, "figures"), ({"standard_error": -1.0}, "standard_error"),
+    ({"value": [0.5]}, "value"), ({"split": None}, "split"), ({"bound": {"op": "<="}}, "value"),
+])
+def test_bad_headline_entry_is_rejected_naming_the_field(change: dict, field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        HeadlineEntry.from_dict({**_entry().to_dict(), **change})
+
+
+def test_records_from_list_names_the_bad_item() -> None:
+    good = _entry().to_dict()
+    with pytest.raises(ValueError, match=r"headline\.json\[1\]: .*quantity"):
+        records_from_list([good, {k: v for k, v in good.items() if k != "quantity"}], HeadlineEntry.from_dict,
+                          "headline.json")
+    with pytest.raises(ValueError, match="must be a JSON list; got dict"):
+        records_from_list({}, HeadlineEntry.from_dict, "headline.json")
+
+
+def test_part_outcome_round_trip_and_bad_status() -> None:
+    part = PartOutcome("verify", "verify", "ok", 1.5, "ran 59 checks", reused=True)
+    assert PartOutcome.from_dict(json.loads(json.dumps(part.to_dict()))) == part
+    with pytest.raises(ValueError, match="status"):
+        PartOutcome.from_dict({**part.to_dict(), "status": "maybe"})
+    with pytest.raises(ValueError, match="reused"):
+        PartOutcome.from_dict({**part.to_dict(), "reused": "no"})
 
 
 def test_atomic_files_are_readable_by_others(tmp_path: Path) -> None:

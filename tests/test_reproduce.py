@@ -1,4 +1,7 @@
-"""``lejepa-wm reproduce`` with tiny stand-in experiments and checks: reuse, --fresh, failed parts, exit status."""
+"""``lejepa-wm reproduce`` with tiny stand-in experiments and checks: reuse, --fresh, failed parts, exit status.
+
+The stand-in experiments run through the real sweep driver (serial executor), as the real ones do.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from lejepa_wm.atomic import atomic_write_json, atomic_write_text
 from lejepa_wm.claims import CLAIMS
 from lejepa_wm.experiments import EXPERIMENT_MODULES
 from lejepa_wm.experiments.base import RunSpec, load_finished_metrics
+from lejepa_wm.records import FAILED, HELD, Bound, CheckResult, HeadlineEntry
 from lejepa_wm.reproduce import REPRODUCED_EXPERIMENTS, add_arguments, main, reproduce
 
 THRESHOLD = 0.999
@@ -30,6 +34,7 @@ class TinyExperiment:
     name: str
     description: str = "tiny stand-in experiment"
     fail_with: str | None = None
+    run_fails_with: str | None = None
     executed: list[str] = field(default_factory=list)
 
     def load_config(self, scale: str, path: Path | None = None, overrides: Any = None) -> dict[str, int]:
@@ -40,6 +45,8 @@ class TinyExperiment:
 
     def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict[str, Any]:
         self.executed.append(spec.run_id)
+        if self.run_fails_with and spec.run_id == "run1":
+            raise FloatingPointError(self.run_fails_with)
         return {"score": 1.0 - 1e-4 * (spec.params["seed"] + 1)}
 
     def aggregate(self, exp_dir: Path, config: dict[str, int]) -> list[Path]:
@@ -50,9 +57,8 @@ class TinyExperiment:
         score = min(row["score"] for row in load_finished_metrics(exp_dir))
         figure = exp_dir / "score.png"
         Image.new("RGB", (8, 8), (40, 90, 160)).save(figure)
-        entries = [{"claim": claim.id, "name": "lowest score", "measured": f"min score {score:.5f}",
-                    "value": score, "expected": f">= {THRESHOLD}", "passed": score >= THRESHOLD, "paper": None,
-                    "figures": [figure.name]}
+        entries = [HeadlineEntry(claim.id, "lowest score", "min score over runs", score, Bound.at_least(THRESHOLD),
+                                 f"min score {score:.5f}", seeds=(0, 1), figures=(figure.name,)).to_dict()
                    for claim in CLAIMS if self.name in claim.experiments]
         headline = atomic_write_json(exp_dir / "headline.json", entries)
         summary = atomic_write_text(exp_dir / "summary.csv", f"min_score\n{score}\n")
@@ -69,9 +75,8 @@ class TinyVerify:
     def __call__(self, claim_ids: list[str] | None = None) -> dict[str, Any]:
         ids = claim_ids or [claim.id for claim in CLAIMS]
         self.calls += ids
-        rows = [{"claim": cid, "name": "closed form", "measured": "max error",
-                 "value": 1.0 if cid in self.failing else 0.0, "tolerance": "<= 1e-12",
-                 "passed": cid not in self.failing, "details": {}} for cid in ids]
+        rows = [CheckResult.compare(cid, "closed form", "max error", 1.0 if cid in self.failing else 0.0,
+                                    Bound.at_most(1e-12), quantity="max error").to_dict() for cid in ids]
         return {"passed": all(r["passed"] for r in rows), "rows": rows, "seconds_per_claim": {c: 0.0 for c in ids}}
 
 
@@ -165,17 +170,30 @@ def test_a_failed_part_is_recorded_and_the_others_still_run(tmp_path: Path, tiny
     later = REPRODUCED_EXPERIMENTS[REPRODUCED_EXPERIMENTS.index("anisotropic") + 1:]
     assert later and all(parts[name]["status"] == "ok" for name in (*later, "report"))
     assert record["claims"]["P5"] == "failed" and record["claims"]["T1"] == "held"
-    assert record["exit_status"] == 1
+    assert record["exit_status"] == 3  # a part crashed
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "anisotropic failed with this error" in report and "RuntimeError: rendering unavailable" in report
 
 
-def test_a_claim_that_does_not_hold_gives_exit_status_1(tmp_path: Path, tiny: dict[str, Any],
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_run_fails_its_part_with_the_runs_error(tmp_path: Path, tiny: dict[str, Any]) -> None:
+    tiny["experiments"]["bounds"].run_fails_with = "loss became NaN at step 12"
+    record = reproduce(tmp_path, progress=False)
+    failed = _parts(record)["bounds"]
+    assert failed["status"] == "failed" and record["exit_status"] == 3
+    assert failed["error"] == "1 run(s) failed: run1: FloatingPointError: loss became NaN at step 12"
+    assert "Traceback" in failed["traceback"] and "execute" in failed["traceback"]
+    assert tiny["experiments"]["bounds"].executed == ["run0", "run1", "run1"]  # the driver retried it once
+    assert record["claims"]["T3"] == "failed"
+
+
+def test_a_claim_that_does_not_hold_exits_0_and_1_only_with_strict(tmp_path: Path, tiny: dict[str, Any],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reproduce_module, "run_verify", TinyVerify(failing=("LOSS",)))
     record = reproduce(tmp_path, experiments=REPRODUCED_EXPERIMENTS, progress=False)
     assert all(part["status"] == "ok" for part in record["parts"])
-    assert record["claims"]["LOSS"] == "failed" and record["exit_status"] == 1
+    assert record["claims"]["LOSS"] == FAILED and record["exit_status"] == 0
+    strict = reproduce(tmp_path, experiments=REPRODUCED_EXPERIMENTS, progress=False, strict=True)
+    assert strict["exit_status"] == 1 and strict["strict"] is True
 
 
 def test_a_failed_report_is_recorded(tmp_path: Path, tiny: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -185,18 +203,56 @@ def test_a_failed_report_is_recorded(tmp_path: Path, tiny: dict[str, Any], monke
     monkeypatch.setattr(reproduce_module, "write_report", broken)
     record = reproduce(tmp_path, progress=False)
     assert _parts(record)["report"]["error"] == "OSError: disk full"
-    assert record["all_claims_held"] and record["exit_status"] == 1
+    assert record["all_claims_held"] and record["exit_status"] == 3
 
 
-def test_main_prints_where_the_report_is(tmp_path: Path, tiny: dict[str, Any],
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_prints_a_summary_naming_every_claim_and_the_report(tmp_path: Path, tiny: dict[str, Any],
+                                                                 monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(reproduce_module, "run_verify", TinyVerify(failing=("LOSS",)))
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     status = main(parser.parse_args(["--out", str(tmp_path)]))
-    printed = capsys.readouterr().out
+    captured = capsys.readouterr()
     assert status == 0
-    assert f"{len(CLAIMS)} of {len(CLAIMS)} claims held" in printed
-    assert f"Report: {tmp_path / 'report.html'}" in printed
+    held = [claim.id for claim in CLAIMS if claim.id != "LOSS"]
+    assert f"Claims ({len(CLAIMS)}): {len(held)} held ({', '.join(held)}), 1 failed (LOSS), 0 not resolved, " \
+           "0 measured, 0 not run." in captured.out
+    assert f"Report: {tmp_path / 'report.html'}" in captured.out
+    assert "Exit status 0" in captured.out and "--strict" in captured.out
+    assert main(parser.parse_args(["--out", str(tmp_path), "--strict"])) == 1
+
+
+def test_without_a_terminal_one_line_per_part_and_no_progress_bars(tmp_path: Path, tiny: dict[str, Any],
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    for _ in range(2):  # the second run reuses every part
+        reproduce(tmp_path, experiments=("scaling", "bounds"))  # progress: stderr is not a terminal here
+        captured = capsys.readouterr()
+        lines = captured.out.strip().splitlines()
+        assert [line.split(":")[0] for line in lines] == ["[1/4] verify", "[2/4] scaling", "[3/4] bounds",
+                                                          "[4/4] report"], lines
+        assert "it/s" not in captured.err and "run/s" not in captured.err and "\r" not in captured.err
+
+
+def test_fresh_deletes_each_experiments_folder_first(tmp_path: Path, tiny: dict[str, Any]) -> None:
+    reproduce(tmp_path, experiments=("scaling",), progress=False)
+    stray = tmp_path / "scaling" / "quick" / "runs" / "old-run" / "metrics.json"
+    stray.parent.mkdir(parents=True)
+    stray.write_text("{}", encoding="utf-8")
+    reproduce(tmp_path, experiments=("scaling",), fresh=True, progress=False)
+    assert not stray.parent.exists() and (tmp_path / "scaling" / "quick" / "headline.json").exists()
+
+
+def test_unwritable_out_is_bad_input(tmp_path: Path, tiny: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    from lejepa_wm.cli import main as cli_main
+
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x", encoding="utf-8")
+    assert cli_main(["reproduce", "--out", str(blocker)]) == 2
+    assert cli_main(["reproduce", "--out", str(blocker / "results")]) == 2
+    err = capsys.readouterr().err
+    assert str(blocker) in err and "Traceback" not in err
+    assert tiny["verify"].calls == []  # nothing ran
 
 
 def test_another_seed_offset_needs_fresh(tmp_path: Path, tiny: dict[str, Any]) -> None:
@@ -212,11 +268,12 @@ def test_console_command_dispatches_to_reproduce(tmp_path: Path, tiny: dict[str,
 
     assert cli_main(["reproduce", "--out", str(tmp_path)]) == 0
     tiny["experiments"]["bounds"].fail_with = "out of memory"
-    assert cli_main(["reproduce", "--out", str(tmp_path), "--fresh"]) == 1
+    assert cli_main(["reproduce", "--out", str(tmp_path), "--fresh"]) == 3  # a part crashed
     assert cli_main(["reproduce", "--out", str(tmp_path), "--seed", "5"]) == 2  # seed offset differs: refused
 
 
-@pytest.mark.parametrize("kwargs, bad", [({"scale": "huge"}, "'huge'"), ({"device": "tpu"}, "'tpu'")])
+@pytest.mark.parametrize("kwargs, bad", [({"scale": "huge"}, "'huge'"), ({"device": "tpu"}, "'tpu'"),
+                                         ({"seed": -1}, "seed"), ({"experiments": ("nope",)}, "'nope'")])
 def test_bad_options_are_rejected(tmp_path: Path, kwargs: dict[str, str], bad: str) -> None:
     with pytest.raises(ValueError, match=bad):
         reproduce(tmp_path, progress=False, **kwargs)

@@ -10,7 +10,6 @@ static Lean audit, :mod:`.environment` describes the machine,
 from __future__ import annotations
 
 import argparse
-from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,7 +18,7 @@ from lejepa_wm import __version__
 from lejepa_wm.atomic import atomic_write_text
 from lejepa_wm.config import SCALES
 from lejepa_wm.report.blocks import Heading
-from lejepa_wm.report.document import build_document
+from lejepa_wm.report.document import build_document, claim_counts
 from lejepa_wm.report.environment import collect_environment
 from lejepa_wm.report.gather import Gathered, gather
 from lejepa_wm.report.lean import gather_lean
@@ -62,10 +61,8 @@ def write_report(out: Path = DEFAULT_OUT, scale: str = "quick", root: Path | Non
 
 
 def claim_summary(gathered: Gathered) -> str:
-    """``7 of 10 claims held, 2 failed, 1 not run``."""
-    counts = Counter(verdict.status for verdict in gathered.claims)
-    return (f"{counts['held']} of {len(gathered.claims)} claims held, {counts['failed']} failed, "
-            f"{counts['not run']} not run")
+    """``7 of 10 claims held, 1 failed, 1 not resolved, 0 measured, 1 not run``."""
+    return claim_counts(gathered)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

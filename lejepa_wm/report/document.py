@@ -13,9 +13,10 @@ from typing import Any
 
 from lejepa_wm.report.blocks import (Badge, Block, BulletList, Cell, Code, CodeBlock, CsvBlock, FigureBlock,
                                      Heading, Line, Link, Paragraph, Strong, Table, cell, text_line)
-from lejepa_wm.report.gather import ClaimVerdict, ExperimentSection, Gathered, Row, VerifySection
+from lejepa_wm.records import Bound, CheckResult, HeadlineEntry, number_text
+from lejepa_wm.report.gather import ClaimVerdict, ExperimentSection, Gathered, VerifySection
 from lejepa_wm.report.lean import BUILD_COMMANDS, LeanSection
-from lejepa_wm.report.verdicts import FAILED, HELD, MEASURED, NOT_RUN
+from lejepa_wm.report.verdicts import FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, JudgedRow
 
 ELAN_INSTALL = "curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh"
 
@@ -33,13 +34,54 @@ def format_seconds(seconds: float | None) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
-def format_value(value: Any) -> str:
-    """A measured number in 4 significant digits (``-`` for none)."""
+def format_value(value: Any, bound: Bound | None = None) -> str:
+    """A measured number in 4 significant digits (``-`` for none).
+
+    With a ``bound``, more digits are shown where 4 would make the value read as
+    equal to an end of the bound it differs from (0.99962 against 0.9996).
+    """
     if value is None:
         return "-"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
-    return f"{value:.4g}"
+    ends = [] if bound is None else [bound.value] + ([bound.upper] if bound.upper is not None else [])
+    for digits in range(4, 18):
+        text = f"{value:.{digits}g}"
+        if all(end == value or f"{end:.{digits}g}" != text for end in ends):
+            return text
+    return number_text(float(value))
+
+
+def quantity_value(record: CheckResult | HeadlineEntry) -> str:
+    """``quantity = value``: the number the verdict compares, named (``-`` for a row without one)."""
+    if record.value is None:
+        return "-" if record.bound is None else f"{record.quantity or 'value'} = none (no number recorded)"
+    return f"{record.quantity or 'value'} = {format_value(record.value, record.bound)}"
+
+
+def uncertainty(entry: HeadlineEntry) -> str | None:
+    """``± 0.002 (standard error over 3 seeds: 0, 1, 2)``, ``1 seed: 0``, or ``None`` when nothing is recorded."""
+    seeds = ", ".join(map(str, entry.seeds))
+    count = f"{len(entry.seeds)} seed{'s' if len(entry.seeds) != 1 else ''}"
+    if entry.standard_error is not None:
+        over = f" over {count}: {seeds}" if entry.seeds else ""
+        return f"± {entry.standard_error:.2g} (standard error{over})"
+    return f"{count}: {seeds}" if entry.seeds else None
+
+
+def value_cell(record: CheckResult | HeadlineEntry) -> Cell:
+    """The value column: ``quantity = value``, then the standard error and seeds where recorded."""
+    lines = [quantity_value(record)]
+    if isinstance(record, HeadlineEntry) and uncertainty(record):
+        lines.append(uncertainty(record))  # type: ignore[arg-type]
+    return cell(*lines)
+
+
+def short_requirement(record: CheckResult | HeadlineEntry) -> str:
+    """The requirement without repeating the quantity (``≤ 1e-10``), for compact lines."""
+    if record.bound is not None:
+        return record.bound.describe()
+    return record.requirement
 
 
 def anchor(kind: str, name: str) -> str:
@@ -47,32 +89,44 @@ def anchor(kind: str, name: str) -> str:
     return f"{kind}-{name}".lower().replace("_", "-")
 
 
-def _row_line(row: Row) -> Line:
-    """Compact form for the claims table: the value (or, without one, the measured text) against its bound."""
-    measured = format_value(row.value) if row.value is not None else row.measured
-    pieces: list[Any] = [f"{row.name}: {measured} ({row.bound}) ", Badge(row.status)]
+def _verdict_cell(row: JudgedRow) -> Cell:
+    return cell(text_line(Badge(row.status)), *([row.note] if row.note else []))
+
+
+def _row_line(row: JudgedRow) -> Line:
+    """Compact form for the claims table: the named value (or, without one, the measured text) and its requirement."""
+    record = row.record
+    shown = quantity_value(record) if record.value is not None else record.measured
+    pieces: list[Any] = [f"{row.name}: {shown} (requirement: {short_requirement(record)}) ", Badge(row.status)]
     if row.note:
         pieces.append(f" — {row.note}")
     return text_line(*pieces)
 
 
 def _summary(gathered: Gathered, generated_at: str, version: str) -> list[Block]:
-    counts = Counter(verdict.status for verdict in gathered.claims)
-    total = len(gathered.claims)
-    headline = (f"{counts[HELD]} of {total} claims held, {counts[FAILED]} failed, "
-                f"{counts[NOT_RUN]} not run (scale {gathered.scale}).")
+    headline = f"{claim_counts(gathered)} (scale {gathered.scale})."
     return [
         Heading(1, f"When Does LeJEPA Learn a World Model? — results at scale {gathered.scale}", "top"),
         Paragraph(text_line(f"Generated {generated_at} by lejepa-wm {version}. ", Strong(headline))),
         Paragraph(text_line(
             "A claim holds only if its numerical check (", Code("lejepa-wm verify"), ") and every experiment "
             "that tests it held; each verdict is recomputed here from the stored value and its bound, and a "
-            "result whose numbers contradict its recorded verdict counts as failed. ", Badge(NOT_RUN),
+            "result whose numbers contradict its recorded verdict counts as failed. Each value is shown as ",
+            Code("quantity = value"), " beside the requirement on that same quantity. ", Badge(NOT_RUN),
             " means a part has no results at this scale; ", Badge(FAILED), " means it ran and did not hold, or "
-            "raised (its error is shown below); ", Badge(MEASURED), " marks a measurement outside the scope of "
-            "the theorem it sits beside (no prediction, no verdict). The Lean proofs are not compiled by this report: see ",
+            "raised (its error is shown below); ", Badge(UNRESOLVED), " means the value's distance to its bound "
+            "is within two standard errors over seeds, so the data cannot tell which side it is on; ",
+            Badge(MEASURED), " marks a measurement outside the scope of the theorem it sits beside (no "
+            "prediction, no verdict). The Lean proofs are not compiled by this report: see ",
             Link("Lean proofs", "#lean"), ".")),
     ]
+
+
+def claim_counts(gathered: Gathered) -> str:
+    """``7 of 10 claims held, 1 failed, 1 not resolved, 0 measured, 1 not run``."""
+    counts = Counter(verdict.status for verdict in gathered.claims)
+    return (f"{counts[HELD]} of {len(gathered.claims)} claims held, {counts[FAILED]} failed, "
+            f"{counts[UNRESOLVED]} not resolved, {counts[MEASURED]} measured, {counts[NOT_RUN]} not run")
 
 
 def _parts(gathered: Gathered) -> list[Block]:
@@ -90,7 +144,7 @@ def _parts(gathered: Gathered) -> list[Block]:
         for part in gathered.parts
     )
     blocks.append(Table(("Part", "Kind", "Status", "Wall time", "Detail"), rows))
-    failed = [part for part in gathered.parts if part.status != "ok"]
+    failed = [part for part in gathered.parts if not part.ok]
     if failed:
         blocks.append(Paragraph(text_line(
             "A failed part whose results were written afterwards (by ", Code("lejepa-wm run"), " or ",
@@ -141,9 +195,9 @@ def _verify(verify: VerifySection) -> list[Block]:
         blocks.append(Paragraph(text_line(verify.part.detail)))
     if verify.rows:
         blocks.append(Table(
-            ("Claim", "Check", "Measured", "Value", "Tolerance", "Verdict"),
-            tuple((cell(row.claim), cell(row.name), cell(row.measured), cell(format_value(row.value)),
-                   cell(row.bound), cell(text_line(Badge(row.status)), *([row.note] if row.note else [])))
+            ("Claim", "Check", "Value", "Requirement", "Measured", "Verdict"),
+            tuple((cell(row.claim), cell(row.name), value_cell(row.record), cell(row.record.requirement),
+                   cell(row.record.measured), _verdict_cell(row))
                   for row in verify.rows)))
     if verify.error:
         blocks.append(CodeBlock(verify.error, "verify failed with this error"))
@@ -176,11 +230,14 @@ def _experiment(section: ExperimentSection, first_figure: int) -> list[Block]:
     seeds = ", ".join(map(str, section.seeds)) or "not recorded"
     blocks.append(Paragraph(text_line(f"{section.runs_finished} finished run(s), "
                                       f"{format_seconds(section.compute_time_s)} of compute; seeds {seeds}.")))
+    if section.damaged:
+        blocks.append(CodeBlock("\n".join(section.damaged),
+                                f"{section.name} has damaged result files (not counted as finished runs)"))
     blocks.append(Table(
-        ("Claim", "Result", "Measured", "Value", "Expected", "Paper", "Verdict"),
-        tuple((cell(text_line(Link(row.claim, "#claims"))), cell(row.name), cell(row.measured),
-               cell(format_value(row.value)), cell(row.bound), cell(row.paper or "-"),
-               cell(text_line(Badge(row.status)), *([row.note] if row.note else [])))
+        ("Claim", "Result", "Value", "Requirement", "Split", "Measured", "Paper", "Verdict"),
+        tuple((cell(text_line(Link(row.claim, "#claims"))), cell(row.name), value_cell(row.record),
+               cell(row.record.requirement), cell(getattr(row.record, "split", "-")), cell(row.record.measured),
+               cell(row.paper or "-"), _verdict_cell(row))
               for row in section.rows)))
     if section.summary_csv is not None:
         blocks.append(CsvBlock(f"{section.name}/{section.scale}/{section.summary_csv.name}", section.summary_csv))

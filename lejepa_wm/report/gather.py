@@ -1,22 +1,25 @@
 """Gather what ``verify``, the experiments and ``reproduce`` wrote into one report model.
 
-Inputs below the results root ``out``:
+Inputs below the results root ``out``, each read through the records of
+:mod:`lejepa_wm.records` (``from_dict``), never by parsing text:
 
-- ``verify.json`` (``lejepa-wm verify``): ``{"passed", "rows": [CheckResult dicts], ...}``;
-- ``<experiment>/<scale>/headline.json``, ``summary.csv``, figures and
-  ``runs/<run_id>/{spec,metrics}.json`` (:mod:`lejepa_wm.experiments.base`);
-- ``reproduce.json`` (``lejepa-wm reproduce``): the status, wall time and error
+- ``verify.json`` (``lejepa-wm verify``): ``{"passed", "rows": [CheckResult.to_dict()], ...}``;
+- ``<experiment>/<scale>/headline.json``: a JSON list of ``HeadlineEntry.to_dict()``
+  objects, plus ``summary.csv``, figures and ``runs/<run_id>/{spec,metrics}.json``
+  (:mod:`lejepa_wm.experiments.base`);
+- ``reproduce.json`` (``lejepa-wm reproduce``): the :class:`~lejepa_wm.records.PartOutcome`
   of each part of the last reproduction.
 
 Every verdict is recomputed from the stored numbers (:mod:`.verdicts`). A part
-that is missing is ``not run``; a part that raised, or whose files are
-malformed, is ``failed`` and carries its error, and never stops the others
-from being gathered.
+that is missing is ``not run``; a part that raised is ``failed`` and carries its
+error. A damaged file (not JSON, a list where an object belongs, a field of the
+wrong type) makes only its own section ``failed``, with an error naming the file
+and the field, and never stops the others from being gathered: the report is
+always written.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,56 +28,25 @@ from lejepa_wm.atomic import read_json
 from lejepa_wm.claims import CLAIMS, Claim
 from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir
-from lejepa_wm.report.verdicts import FAILED, HELD, MEASURED, NOT_RUN, combine, judge
+from lejepa_wm.records import CheckResult, HeadlineEntry, PartOutcome, records_from_list
+from lejepa_wm.report.verdicts import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, JudgedRow, combine, judge_check,
+                                       judge_headline)
 
 VERIFY_FILE = "verify.json"
 REPRODUCE_FILE = "reproduce.json"
-CHECK_KEYS = ("claim", "name", "measured", "value", "tolerance", "passed")
-HEADLINE_KEYS = ("claim", "name", "measured", "value", "expected", "passed")
-
-
-@dataclass(frozen=True)
-class Row:
-    """One judged result: a ``verify`` check or an experiment's headline entry."""
-
-    claim: str
-    source: str  # "verify" or the experiment's name
-    name: str
-    measured: str
-    value: float | None
-    bound: str
-    recorded: bool | None
-    status: str
-    note: str | None = None
-    paper: str | None = None
-    figures: tuple[str, ...] = ()
-    error: str | None = None  # traceback of a check module that raised
-
-
-@dataclass(frozen=True)
-class PartRecord:
-    """What ``reproduce`` recorded for one part (``verify``, an experiment or ``report``)."""
-
-    name: str
-    kind: str
-    status: str  # "ok" or "failed"
-    wall_time_s: float | None
-    detail: str
-    error: str | None
-    traceback: str | None
 
 
 @dataclass(frozen=True)
 class VerifySection:
-    """The numerical checks: status ``held``/``failed``/``not run``, rows, timings, error."""
+    """The numerical checks: status, judged rows, timings, and the error that failed the section."""
 
     path: Path
     status: str
-    rows: tuple[Row, ...] = ()
+    rows: tuple[JudgedRow, ...] = ()
     wall_time_s: float | None = None
     seconds_per_claim: dict[str, float] = field(default_factory=dict)
     error: str | None = None
-    part: PartRecord | None = None
+    part: PartOutcome | None = None
 
 
 @dataclass(frozen=True)
@@ -89,21 +61,27 @@ class Figure:
 
 @dataclass(frozen=True)
 class ExperimentSection:
-    """One experiment at one scale: its verdict rows, figures, runs and any error."""
+    """One experiment at one scale: its judged headline rows, figures, runs, and what failed it.
+
+    ``error`` is set when the section cannot be shown (its part raised, its
+    ``headline.json`` is damaged); ``damaged`` lists run files that are damaged
+    (the rows are still shown, but the section is failed).
+    """
 
     name: str
     scale: str
     folder: Path
     status: str
     description: str | None = None
-    rows: tuple[Row, ...] = ()
+    rows: tuple[JudgedRow, ...] = ()
     figures: tuple[Figure, ...] = ()
     summary_csv: Path | None = None
     runs_finished: int = 0
     compute_time_s: float = 0.0
     seeds: tuple[int, ...] = ()
     error: str | None = None
-    part: PartRecord | None = None
+    part: PartOutcome | None = None
+    damaged: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -113,7 +91,7 @@ class Evidence:
     source: str
     status: str
     reason: str
-    rows: tuple[Row, ...] = ()
+    rows: tuple[JudgedRow, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -136,7 +114,7 @@ class Gathered:
     experiments: tuple[ExperimentSection, ...]
     claims: tuple[ClaimVerdict, ...]
     reproduce: dict[str, Any] | None
-    parts: tuple[PartRecord, ...]
+    parts: tuple[PartOutcome, ...]
     reproduce_error: str | None = None
 
     @property
@@ -150,43 +128,47 @@ def _first_line(text: str) -> str:
     return lines[-1] if lines else str(text)
 
 
-def load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[PartRecord, ...], str | None]:
+def read_result(path: Path, label: str | None = None) -> Any:
+    """The JSON data of ``path``; ``ValueError`` naming the file (``label``) if it cannot be read or parsed."""
+    label = label or path.name
+    try:
+        return read_json(path)
+    except OSError as exc:
+        raise ValueError(f"{label} cannot be read: {exc.strerror or exc}") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise ValueError(f"{label} is not valid JSON: {exc}") from None
+
+
+def _object(data: Any, label: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise ValueError(f"{label} must be a JSON object; got {type(data).__name__}")
+    return data
+
+
+def _optional_number(data: dict[str, Any], key: str, label: str) -> float | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{label} field {key!r} must be a number; got {value!r}")
+    return float(value)
+
+
+def load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[PartOutcome, ...], str | None]:
     """``reproduce.json`` and its part records if it exists and was written at this scale, and any read error."""
     path = Path(out) / REPRODUCE_FILE
     if not path.exists():
         return None, (), None
     try:
-        record = read_json(path)
+        record = _object(read_result(path), REPRODUCE_FILE)
         if record.get("scale") != scale:
             return None, (), None
-        parts = tuple(
-            PartRecord(name=str(p["name"]), kind=str(p.get("kind", "")), status=str(p.get("status", "")),
-                       wall_time_s=p.get("wall_time_s"), detail=str(p.get("detail", "")),
-                       error=p.get("error"), traceback=p.get("traceback"))
-            for p in record.get("parts", [])
-        )
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        return None, (), f"{path.name} is malformed and was ignored: {type(exc).__name__}: {exc}"
+        parts = tuple(records_from_list(record.get("parts"), PartOutcome.from_dict, f"{REPRODUCE_FILE} parts"))
+        _optional_number(record, "wall_time_s", REPRODUCE_FILE)
+        _optional_number(record, "seed", REPRODUCE_FILE)
+    except ValueError as exc:
+        return None, (), f"{REPRODUCE_FILE} is malformed and was ignored: {exc}"
     return record, parts, None
-
-
-def _check_keys(entry: Any, keys: tuple[str, ...], where: str) -> dict[str, Any]:
-    if not isinstance(entry, dict):
-        raise ValueError(f"{where}: entry {entry!r} is not an object")
-    missing = [key for key in keys if key not in entry]
-    if missing:
-        raise ValueError(f"{where}: entry {entry.get('name', entry)!r} lacks {', '.join(missing)}")
-    return entry
-
-
-def _row(entry: dict[str, Any], source: str, bound_key: str) -> Row:
-    verdict = judge(entry["value"], str(entry[bound_key]), entry["passed"])
-    details = entry.get("details")
-    traceback = details.get("traceback") if isinstance(details, dict) else None
-    return Row(claim=str(entry["claim"]), source=source, name=str(entry["name"]), measured=str(entry["measured"]),
-               value=entry["value"], bound=str(entry[bound_key]), recorded=entry["passed"],
-               status=verdict.status, note=verdict.note, paper=entry.get("paper"),
-               figures=tuple(str(f) for f in entry.get("figures", []) or []), error=traceback)
 
 
 def superseded(result: Path, record_time: float | None) -> bool:
@@ -194,27 +176,36 @@ def superseded(result: Path, record_time: float | None) -> bool:
     return record_time is not None and result.exists() and result.stat().st_mtime > record_time
 
 
-def gather_verify(out: Path, part: PartRecord | None, record_time: float | None = None) -> VerifySection:
-    """Read ``verify.json``; a failed ``reproduce`` part or a malformed file makes the section failed.
+def read_verify(path: Path) -> tuple[tuple[CheckResult, ...], float | None, dict[str, float]]:
+    """The check rows, wall time and per-claim seconds of ``verify.json``; ``ValueError`` names the bad field."""
+    data = _object(read_result(path), VERIFY_FILE)
+    rows = tuple(records_from_list(data.get("rows"), CheckResult.from_dict, f"{VERIFY_FILE} rows"))
+    wall_time = _optional_number(data, "wall_time_s", VERIFY_FILE)
+    seconds = data.get("seconds_per_claim") or {}
+    if not isinstance(seconds, dict) or any(isinstance(v, bool) or not isinstance(v, (int, float))
+                                            for v in seconds.values()):
+        raise ValueError(f"{VERIFY_FILE} field 'seconds_per_claim' must map claim ids to seconds; got {seconds!r}")
+    return rows, wall_time, {str(k): float(v) for k, v in seconds.items()}
+
+
+def gather_verify(out: Path, part: PartOutcome | None, record_time: float | None = None) -> VerifySection:
+    """Read ``verify.json``; a failed ``reproduce`` part or a damaged file makes the section failed.
 
     A part failure is ignored once ``verify.json`` is newer than the record (``record_time``, its mtime).
     """
     path = Path(out) / VERIFY_FILE
-    if part is not None and part.status != "ok" and not superseded(path, record_time):
+    if part is not None and not part.ok and not superseded(path, record_time):
         return VerifySection(path, FAILED, error=part.error or "failed without an error message", part=part)
     if not path.exists():
         return VerifySection(path, NOT_RUN, error=None, part=part)
     try:
-        data = read_json(path)
-        if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
-            raise ValueError(f"{path.name} has no list of rows")
-        rows = tuple(_row(_check_keys(entry, CHECK_KEYS, path.name), "verify", "tolerance")
-                     for entry in data["rows"])
-    except (ValueError, TypeError, json.JSONDecodeError) as exc:
-        return VerifySection(path, FAILED, error=f"malformed {path.name}: {exc}", part=part)
-    status = combine([row.status for row in rows]) if rows else FAILED
-    return VerifySection(path, status, rows, data.get("wall_time_s"), dict(data.get("seconds_per_claim", {})),
-                         None if rows else f"{path.name} has no rows", part)
+        checks, wall_time, seconds = read_verify(path)
+    except ValueError as exc:
+        return VerifySection(path, FAILED, error=f"damaged {VERIFY_FILE}: {exc}", part=part)
+    if not checks:
+        return VerifySection(path, FAILED, error=f"{VERIFY_FILE} has no rows", part=part)
+    rows = tuple(judge_check(check) for check in checks)
+    return VerifySection(path, combine([row.status for row in rows]), rows, wall_time, seconds, None, part)
 
 
 def figure_caption(path: Path) -> str | None:
@@ -224,13 +215,16 @@ def figure_caption(path: Path) -> str | None:
     if path.suffix.lower() != ".png":
         return None
 
-    with Image.open(path) as image:
-        text = dict(getattr(image, "text", {}) or {})
+    try:
+        with Image.open(path) as image:
+            text = dict(getattr(image, "text", {}) or {})
+    except (OSError, SyntaxError, ValueError):  # PIL's errors for a damaged image: no caption to read
+        return None
     parts = [text[key].strip() for key in ("Title", "Description") if text.get(key, "").strip()]
     return ". ".join(part.rstrip(".") for part in parts) + "." if parts else None
 
 
-def _default_caption(name: str, file: str, rows: tuple[Row, ...]) -> str:
+def _default_caption(name: str, file: str, rows: tuple[JudgedRow, ...]) -> str:
     """Caption of a figure without one of its own: the headline results that cite it (measured values above)."""
     users = [f"{row.claim} — {row.name}" for row in rows if file in row.figures]
     if not users:
@@ -238,20 +232,48 @@ def _default_caption(name: str, file: str, rows: tuple[Row, ...]) -> str:
     return f"{file} of experiment {name}, the figure for: {'; '.join(users)}."
 
 
-def _runs(folder: Path) -> tuple[int, float, tuple[int, ...]]:
-    """Number of finished runs, their summed compute time, and the seeds their specs name."""
-    count, seconds, seeds = 0, 0.0, set()
+@dataclass(frozen=True)
+class RunFiles:
+    """What the run folders of an experiment hold: finished runs, their compute time and seeds, damaged files."""
+
+    finished: int = 0
+    compute_time_s: float = 0.0
+    seeds: tuple[int, ...] = ()
+    damaged: tuple[str, ...] = ()
+
+
+def read_runs(folder: Path, out: Path) -> RunFiles:
+    """Count the finished runs below ``folder``; a damaged ``metrics.json`` or ``spec.json`` is listed, not counted."""
+    count, seconds, seeds, damaged = 0, 0.0, set(), []
     for metrics_path in sorted((folder / "runs").glob(f"*/{METRICS_FILE}")):
+        try:
+            label = metrics_path.relative_to(out).as_posix()
+            metrics = _object(read_result(metrics_path, label), label)
+            wall_time = _optional_number(metrics, "wall_time_s", label)
+            spec_path = metrics_path.parent / SPEC_FILE
+            seed = None
+            if spec_path.exists():
+                label = spec_path.relative_to(out).as_posix()
+                spec = _object(read_result(spec_path, label), label)
+                params = _object(spec.get("params", {}), f"{label} field 'params'")
+                seed = params.get("seed")
+        except ValueError as exc:
+            damaged.append(str(exc))
+            continue
         count += 1
-        metrics = read_json(metrics_path)
-        if isinstance(metrics.get("wall_time_s"), (int, float)):
-            seconds += float(metrics["wall_time_s"])
-        spec_path = metrics_path.parent / SPEC_FILE
-        if spec_path.exists():
-            seed = read_json(spec_path).get("params", {}).get("seed")
-            if isinstance(seed, int) and not isinstance(seed, bool):
-                seeds.add(seed)
-    return count, seconds, tuple(sorted(seeds))
+        seconds += wall_time or 0.0
+        if isinstance(seed, int) and not isinstance(seed, bool):
+            seeds.add(seed)
+    return RunFiles(count, seconds, tuple(sorted(seeds)), tuple(damaged))
+
+
+def read_headline(path: Path, source: str) -> tuple[JudgedRow, ...]:
+    """The judged entries of ``headline.json`` (a non-empty list of ``HeadlineEntry.to_dict()`` objects)."""
+    data = read_result(path, HEADLINE_FILE)
+    entries = records_from_list(data, HeadlineEntry.from_dict, HEADLINE_FILE)
+    if not entries:
+        raise ValueError(f"{HEADLINE_FILE} must be a non-empty list of entries; got an empty list")
+    return tuple(judge_headline(entry, raw.get("verdict"), source) for entry, raw in zip(entries, data))
 
 
 def experiment_description(name: str) -> str | None:
@@ -262,27 +284,24 @@ def experiment_description(name: str) -> str | None:
         return None
 
 
-def gather_experiment(out: Path, name: str, scale: str, part: PartRecord | None,
+def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None,
                       record_time: float | None = None) -> ExperimentSection:
     """Read one experiment's folder at ``scale``; failures become a failed section with the error.
 
     A part failure is ignored once ``headline.json`` is newer than the record (``record_time``, its mtime),
     i.e. after the experiment was rerun successfully on its own.
     """
+    out = Path(out)
     folder = experiment_dir(out, name, scale)
     description = experiment_description(name)
-    if part is not None and part.status != "ok" and not superseded(folder / HEADLINE_FILE, record_time):
+    if part is not None and not part.ok and not superseded(folder / HEADLINE_FILE, record_time):
         return ExperimentSection(name, scale, folder, FAILED, description,
                                  error=part.error or "failed without an error message", part=part)
     headline = folder / HEADLINE_FILE
     if not headline.exists():
         return ExperimentSection(name, scale, folder, NOT_RUN, description, part=part)
     try:
-        entries = read_json(headline)
-        if not isinstance(entries, list) or not entries:
-            raise ValueError(f"{HEADLINE_FILE} must be a non-empty list of entries")
-        rows = tuple(_row(_check_keys(entry, HEADLINE_KEYS, HEADLINE_FILE), name, "expected") for entry in entries)
-        runs_finished, compute_time, seeds = _runs(folder)
+        rows = read_headline(headline, name)
         named = list(dict.fromkeys(f for row in rows for f in row.figures))
         missing = [f for f in named if not (folder / f).is_file()]
         if missing:
@@ -293,12 +312,15 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartRecord | None,
                    figure_caption(folder / f) or _default_caption(name, f, rows))
             for f in named + extra
         )
-    except (ValueError, TypeError, KeyError, OSError, json.JSONDecodeError) as exc:
+    except (ValueError, OSError) as exc:  # OSError: a figure that cannot be opened
         return ExperimentSection(name, scale, folder, FAILED, description, error=f"{type(exc).__name__}: {exc}",
                                  part=part)
+    runs = read_runs(folder, out)
     summary = folder / SUMMARY_FILE
-    return ExperimentSection(name, scale, folder, combine([row.status for row in rows]), description, rows, figures,
-                             summary if summary.exists() else None, runs_finished, compute_time, seeds, None, part)
+    status = FAILED if runs.damaged else combine([row.status for row in rows])
+    return ExperimentSection(name, scale, folder, status, description, rows, figures,
+                             summary if summary.exists() else None, runs.finished, runs.compute_time_s, runs.seeds,
+                             None, part, runs.damaged)
 
 
 def _verify_evidence(claim: Claim, verify: VerifySection) -> Evidence | None:
@@ -329,15 +351,21 @@ def _experiment_evidence(claim: Claim, section: ExperimentSection, required: boo
     if not rows:
         return Evidence(section.name, NOT_RUN,
                         f"{section.name}'s {HEADLINE_FILE} has no entry for {claim.id}") if required else None
+    if section.damaged:
+        return Evidence(section.name, FAILED, f"experiment {section.name} has damaged result file(s): "
+                                              + "; ".join(section.damaged), rows)
     status = combine([row.status for row in rows])
-    failed = [row for row in rows if row.status == FAILED]
-    measured = sum(row.status == MEASURED for row in rows)
+    by_status = {key: [row.name for row in rows if row.status == key] for key in (FAILED, UNRESOLVED, MEASURED)}
     if status == FAILED:
-        reason = f"{len(failed)} of {len(rows)} headline result(s) failed: " + ", ".join(row.name for row in failed)
+        reason = f"{len(by_status[FAILED])} of {len(rows)} headline result(s) failed: " + ", ".join(by_status[FAILED])
     else:
-        reason = f"{len(rows) - measured} headline result(s) {status}"
-    if measured:
-        reason += f", {measured} measured outside the theorem's scope (no prediction)"
+        reason = f"{len(rows) - len(by_status[MEASURED])} headline result(s) {status}"
+    if by_status[UNRESOLVED] and status != UNRESOLVED:
+        reason += f"; not resolved (margin within two standard errors): {', '.join(by_status[UNRESOLVED])}"
+    elif by_status[UNRESOLVED]:
+        reason += f" (margin within two standard errors): {', '.join(by_status[UNRESOLVED])}"
+    if by_status[MEASURED]:
+        reason += f", {len(by_status[MEASURED])} measured outside the theorem's scope (no prediction)"
     return Evidence(section.name, status, reason, rows)
 
 

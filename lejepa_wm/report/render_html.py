@@ -35,6 +35,7 @@ pre { background: #f6f6f8; border: 1px solid #d8d8dc; padding: 0.6rem; overflow-
 .failed, .missing { background: #fbd5d5; color: #8a1010; }
 .not-run { background: #ececec; color: #555; }
 .measured { background: #dde8f8; color: #1c3f73; }
+.not-resolved { background: #fff0c2; color: #6b4e00; }
 .error-title { font-weight: 600; color: #8a1010; margin-bottom: 0.2rem; }
 figure { margin: 1.5rem 0; }
 figure img { max-width: 100%; border: 1px solid #e0e0e4; }
@@ -78,8 +79,11 @@ def data_uri(path: Path) -> str:
 
 def csv_table(path: Path) -> str:
     """A folded HTML table of the CSV file's first :data:`CSV_ROW_LIMIT` rows."""
-    with open(path, newline="", encoding="utf-8") as handle:
-        rows = list(csv.reader(handle))
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        return f"<p>{escape(path.name)} cannot be read: {escape(str(exc))}</p>"
     if not rows:
         return f"<p>{escape(path.name)} is empty.</p>"
     header, body = rows[0], rows[1:]
