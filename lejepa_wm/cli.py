@@ -30,7 +30,7 @@ EXIT_CODES = """exit status (every subcommand):
   0  success
   1  a check failed (verify), or a claim failed under reproduce --strict
   2  bad input or environment (one line names the value or file)
-  3  a part of reproduce crashed, or an unexpected error (a bug: please report it)"""
+  3  a run or a part crashed (sweep, reproduce), or an unexpected error (a bug: please report it)"""
 
 # Failures a user can fix: the package raises these for bad values, unreadable or
 # unwritable paths, damaged files, missing dependencies and unusable devices.

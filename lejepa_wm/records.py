@@ -18,7 +18,9 @@ cannot tell which side it is on); otherwise ``held`` if the bound holds, else
 ``failed``. Comparisons are exact float comparisons of the stored numbers.
 
 Every record has ``to_dict`` (plain JSON data) and ``from_dict``, which rejects
-malformed data with a ``ValueError`` naming the field and the bad value.
+malformed data with a ``ValueError`` naming the field and the bad value;
+:func:`records_from_list` reads a JSON list of them (``headline.json`` is a list
+of ``HeadlineEntry.to_dict()`` objects) and names the index of a bad item.
 """
 
 from __future__ import annotations
