@@ -12,12 +12,16 @@ from hypothesis import strategies as st
 
 from lejepa_wm.experiments.objectives import (
     OBJECTIVES,
+    SIGREG_STATISTICS,
     SIGReg,
     alignment_loss,
+    batch_standardize,
     build_objective,
+    epps_pulley_gaussian_mean,
     epps_pulley_knots,
     infonce_loss,
     random_directions,
+    scale_statistic,
     sigreg_reference,
     sigreg_statistic,
     whitening_loss,
@@ -180,26 +184,29 @@ def test_objectives_run_on_cuda() -> None:
         assert total.device.type == "cuda"
 
 
-def _value_and_grads(statistic, h: torch.Tensor, directions: torch.Tensor) -> tuple[float, torch.Tensor, torch.Tensor]:
+def _value_and_grads(statistic, h: torch.Tensor, directions: torch.Tensor,
+                     kind: str = "lejepa") -> tuple[float, torch.Tensor, torch.Tensor]:
     h = h.detach().clone().requires_grad_(True)
     directions = directions.detach().clone().requires_grad_(True)
     knots, weights = epps_pulley_knots()
-    value = statistic(h, directions, knots, weights)
+    value = statistic(h, directions, knots, weights, kind)
     value.backward()
     return value.item(), h.grad, directions.grad
 
 
+@pytest.mark.parametrize("kind", SIGREG_STATISTICS)
 @pytest.mark.parametrize(("samples", "slices", "num_threads"), [(700, 37, 1), (700, 37, 2), (50, 300, 2), (5, 3, 1)])
-def test_fast_statistic_equals_reference_in_float64(samples: int, slices: int, num_threads: int) -> None:
-    """Values and gradients (in h and in the directions) agree to rounding, chunked or not, 1 or 2 threads."""
+def test_fast_statistic_equals_reference_in_float64(samples: int, slices: int, num_threads: int, kind: str) -> None:
+    """Values and gradients (in h and in the directions) agree to rounding, chunked or not, 1 or 2 threads,
+    for both statistics: the fast kernel's gradient against autograd through the plain reference."""
     h = 1.3 * _batch(10, samples, 6)
     directions = random_directions(6, slices, _generator(11), dtype=torch.float64)
     torch.set_num_threads(num_threads)
     try:
-        fast = _value_and_grads(sigreg_statistic, h, directions)
+        fast = _value_and_grads(sigreg_statistic, h, directions, kind)
     finally:
         torch.set_num_threads(1)
-    reference = _value_and_grads(sigreg_reference, h, directions)
+    reference = _value_and_grads(sigreg_reference, h, directions, kind)
     assert fast[0] == pytest.approx(reference[0], rel=1e-12)
     assert torch.allclose(fast[1], reference[1], rtol=1e-9, atol=1e-14)
     assert torch.allclose(fast[2], reference[2], rtol=1e-9, atol=1e-14)
@@ -246,6 +253,160 @@ def test_sigreg_gradient_matches_reference() -> None:
     directions = sigreg.draw_directions(h.detach(), _generator(3))
     sigreg_reference(h, directions, sigreg.knots, sigreg.weights).backward()
     assert torch.allclose(fast_grad, h.grad, rtol=1e-9, atol=1e-12)
+
+
+# ---------------------------------------------------------------- the unbiased statistic
+
+
+@pytest.mark.parametrize("statistic", SIGREG_STATISTICS)
+@pytest.mark.parametrize("scale", [1.0, 0.8])
+def test_gaussian_mean_and_slope_match_monte_carlo(statistic: str, scale: float) -> None:
+    """E[EP] and dE[EP]/dscale on N(0, scale^2) batches: Monte Carlo against the closed form (both statistics)."""
+    samples, repeats = 64, 3000
+    knots, weights = epps_pulley_knots()
+    mean, slope = epps_pulley_gaussian_mean(scale, samples, knots, weights, statistic)
+    z = torch.randn(samples, repeats, generator=_generator(31), dtype=torch.float64)
+    c = torch.full((repeats,), scale, dtype=torch.float64, requires_grad=True)
+    x = z * c
+    eye = torch.eye(repeats, dtype=torch.float64)
+    # per-batch values: the statistic of column j alone; their sum is repeats * mean over slices
+    total = sigreg_statistic(x, eye, knots, weights, statistic) * repeats
+    total.backward()
+    slopes = c.grad.numpy()
+    with torch.no_grad():
+        values = np.array([sigreg_statistic(x[:, j:j + 1], torch.ones(1, 1, dtype=torch.float64), knots, weights,
+                                            statistic).item() for j in range(0, repeats, 3)])
+    assert abs(values.mean() - mean) < 4 * values.std() / math.sqrt(len(values))
+    assert abs(slopes.mean() - slope) < 4 * slopes.std() / math.sqrt(repeats)
+
+
+def test_unbiased_mean_is_zero_at_the_gaussian_and_lejepa_is_not() -> None:
+    knots, weights = epps_pulley_knots()
+    for samples in (2, 16, 512):
+        assert epps_pulley_gaussian_mean(1.0, samples, knots, weights, "unbiased") == (0.0, 0.0)
+        v_mean, v_slope = epps_pulley_gaussian_mean(1.0, samples, knots, weights, "lejepa")
+        # B = sum w (1 - exp(-t^2)) and dB/dc = 2 sum w t^2 exp(-t^2), whatever N
+        assert v_mean == pytest.approx(float((weights * (1 - torch.exp(-knots.square()))).sum()), rel=1e-12)
+        assert v_slope == pytest.approx(float(2 * (weights * knots.square() * torch.exp(-knots.square())).sum()))
+        assert v_slope > 0.9  # the V-statistic pulls toward a smaller scale at the Gaussian
+
+
+def test_closed_form_slope_is_the_derivative_of_the_mean() -> None:
+    knots, weights = epps_pulley_knots(9, 4.0)
+    for statistic in SIGREG_STATISTICS:
+        for scale in (0.7, 1.0, 1.3):
+            step = 1e-6
+            up = epps_pulley_gaussian_mean(scale + step, 100, knots, weights, statistic)[0]
+            down = epps_pulley_gaussian_mean(scale - step, 100, knots, weights, statistic)[0]
+            slope = epps_pulley_gaussian_mean(scale, 100, knots, weights, statistic)[1]
+            assert slope == pytest.approx((up - down) / (2 * step), rel=1e-6, abs=1e-8)
+
+
+def test_unbiased_reference_is_the_pair_sum_without_the_diagonal() -> None:
+    """``(N |phi_N|^2 - 1)/(N - 1)`` is the mean of ``cos(t (x_i - x_j))`` over the pairs ``i != j``."""
+    h = _batch(41, 9, 3)
+    directions = random_directions(3, 4, _generator(42), dtype=torch.float64)
+    knots, weights = epps_pulley_knots(5, 3.0)
+    x = (h @ directions).numpy()
+    samples = x.shape[0]
+    expected = []
+    for s in range(x.shape[1]):
+        total = 0.0
+        for t, w in zip(knots.tolist(), weights.tolist()):
+            pairs = sum(math.cos(t * (x[i, s] - x[j, s])) for i in range(samples) for j in range(samples) if i != j)
+            pairs /= samples * (samples - 1)
+            cos_mean = sum(math.cos(t * v) for v in x[:, s]) / samples
+            target = math.exp(-t * t / 2)
+            total += w * (pairs - 2 * cos_mean * target + target * target)
+        expected.append(samples * total)
+    assert sigreg_reference(h, directions, knots, weights, "unbiased").item() == pytest.approx(
+        float(np.mean(expected)), rel=1e-12)
+
+
+def test_unbiased_is_lejepa_plus_the_diagonal_correction() -> None:
+    h = _batch(43, 40, 3)
+    directions = random_directions(3, 5, _generator(44), dtype=torch.float64)
+    knots, weights = epps_pulley_knots()
+    x_t = (h @ directions).unsqueeze(-1) * knots
+    power = x_t.cos().mean(dim=0).square() + x_t.sin().mean(dim=0).square()
+    correction = 40 / 39 * ((power - 1) @ weights).mean()
+    v = sigreg_statistic(h, directions, knots, weights, "lejepa")
+    u = sigreg_statistic(h, directions, knots, weights, "unbiased")
+    assert u.item() == pytest.approx((v + correction).item(), rel=1e-12)
+    assert u.item() < v.item()
+
+
+def test_fast_unbiased_float32_matches_reference() -> None:
+    h = _batch(45, 1024, 16, dtype=torch.float32).requires_grad_(True)
+    sigreg = SIGReg(num_slices=64, statistic="unbiased")
+    value = sigreg(h, _generator(4))
+    value.backward()
+    fast_grad = h.grad.clone()
+    h.grad = None
+    directions = sigreg.draw_directions(h.detach(), _generator(4))
+    reference = sigreg_reference(h, directions, sigreg.knots, sigreg.weights, "unbiased")
+    reference.backward()
+    assert value.item() == pytest.approx(reference.item(), rel=1e-4, abs=1e-5)
+    assert (fast_grad - h.grad).abs().max().item() < 1e-5 * h.grad.abs().max().item()
+
+
+def test_unbiased_needs_two_samples() -> None:
+    knots, weights = epps_pulley_knots()
+    directions = torch.ones(1, 1, dtype=torch.float64)
+    with pytest.raises(ValueError, match="at least 2"):
+        sigreg_statistic(torch.zeros(1, 1, dtype=torch.float64), directions, knots, weights, "unbiased")
+    with pytest.raises(ValueError, match="'v'"):
+        sigreg_statistic(torch.zeros(3, 1, dtype=torch.float64), directions, knots, weights, "v")
+
+
+# ---------------------------------------------------------------- scale-free SIGReg
+
+
+def test_batch_standardize_and_scale_statistic_by_hand() -> None:
+    h = torch.tensor([[1.0, 0.0], [3.0, 2.0], [2.0, 4.0]], dtype=torch.float64)
+    standardized = batch_standardize(h, eps=0.0)
+    assert torch.allclose(standardized.mean(dim=0), torch.zeros(2, dtype=torch.float64), atol=1e-15)
+    assert torch.allclose(standardized.square().mean(dim=0), torch.ones(2, dtype=torch.float64))
+    # means (2, 2), variances (2/3, 8/3): 3 * mean_j [(v_j - 1)^2 / 2 + mu_j^2]
+    expected = 3 * 0.5 * ((1 / 9) / 2 + 4 + (25 / 9) / 2 + 4)
+    assert scale_statistic(h).item() == pytest.approx(expected, rel=1e-12)
+
+
+def test_standardized_sigreg_objective_is_statistic_of_standardized_plus_scale_statistic() -> None:
+    h, h_pos = 0.3 * _batch(1, 64, 3) + 1.0, 0.3 * _batch(2, 64, 3)
+    total, parts = build_objective("sigreg", 0.5, num_slices=10, standardize=True,
+                                   statistic="unbiased")(h, h_pos, _generator(5))
+    sigreg, generator = SIGReg(num_slices=10, statistic="unbiased"), _generator(5)
+    statistic = 0.5 * (sigreg(batch_standardize(h), generator) + sigreg(batch_standardize(h_pos), generator))
+    scale = 0.5 * (scale_statistic(h) + scale_statistic(h_pos))
+    assert parts["sigreg"] == pytest.approx(statistic.item(), rel=1e-12)
+    assert parts["scale"] == pytest.approx(scale.item(), rel=1e-12)
+    assert total.item() == pytest.approx((alignment_loss(h, h_pos) + 0.5 * (statistic + scale)).item(), rel=1e-12)
+    # the statistic part does not see the scale or the mean of the embedding
+    _, rescaled = build_objective("sigreg", 0.5, num_slices=10, standardize=True,
+                                  statistic="unbiased")(3 * h - 2, 3 * h_pos + 1, _generator(5))
+    assert rescaled["sigreg"] == pytest.approx(parts["sigreg"], rel=1e-4)  # up to the eps in the std
+    assert rescaled["scale"] != pytest.approx(parts["scale"], rel=1e-3)
+
+
+def test_scale_statistic_gradient_is_linear_in_h() -> None:
+    """At fixed batch moments the gradient is ``a * (h - mean) + b``: no nonlinear force (no bend)."""
+    h = _batch(3, 200, 1).requires_grad_(True)
+    scale_statistic(h).backward()
+    centred = (h - h.mean()).detach()
+    design = torch.cat([centred, torch.ones_like(centred)], dim=1)
+    fit = torch.linalg.lstsq(design, h.grad).solution
+    assert torch.allclose(design @ fit, h.grad, atol=1e-12)
+
+
+def test_objective_weight_can_change_during_training() -> None:
+    h, h_pos = _batch(1, 32, 3), _batch(2, 32, 3)
+    objective = build_objective("sigreg", 1.0, num_slices=8)
+    first, parts = objective(h, h_pos, _generator(0))
+    objective.weight = 3.0
+    second, _ = objective(h, h_pos, _generator(0))
+    assert second.item() == pytest.approx(alignment_loss(h, h_pos).item() + 3.0 * parts["sigreg"], rel=1e-12)
+    assert first.item() != second.item()
 
 
 # ---------------------------------------------------------------- build_objective
@@ -324,6 +485,9 @@ def test_infonce_symmetric_in_the_two_views(seed: int, batch: int, dim: int) -> 
         (lambda: SIGReg(num_slices=0), "num_slices"),
         (lambda: SIGReg(num_knots=1), "num_knots"),
         (lambda: SIGReg(t_max=-3.0), "-3.0"),
+        (lambda: SIGReg(statistic="biased"), "biased"),
+        (lambda: build_objective("sigreg", 1.0, statistic="v"), "'v'"),
+        (lambda: build_objective("sigreg", 1.0, standardize=1), "standardize"),
         (lambda: SIGReg()(torch.zeros(4), _generator(0)), "shape"),
         (lambda: SIGReg()(torch.zeros(4, 2, dtype=torch.long), _generator(0)), "dtype"),
         (lambda: SIGReg()(torch.zeros(4, 2), 0), "generator"),
