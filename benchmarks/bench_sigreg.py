@@ -1,15 +1,17 @@
-"""Benchmark SIGReg: the fast evaluation against the plain direct cos/sin reference.
+"""Benchmark SIGReg: the fast evaluation against the plain direct cos/sin reference, for both statistics.
 
 For each size (batch N, slices S, knots K) it times forward + backward of
 the whole regularizer call on an ``(N, dim)`` embedding (the projection
-matmul included, identical in both), the two implementations alternating
-so that a change of machine load hits both alike. It prints medians of
-wall time and of process CPU time, their ratios, and the largest
+matmul included, identical in both), for LeJEPA's V-statistic
+(``statistic="lejepa"``) and the unbiased U-statistic
+(``statistic="unbiased"``), fast and reference, the four calls alternating
+so that a change of machine load hits all alike. It prints medians of wall
+time and of process CPU time, the reference/fast ratios, and the largest
 differences of values and gradients (float32, the training dtype, and
 float64). It also reports the quadrature accuracy of the K-knot rule
 against a fine-grid integral of the same statistic.
 
-Run: ``python benchmarks/bench_sigreg.py [--threads 1 2] [--repeats 15]``.
+Run: ``python benchmarks/bench_sigreg.py [--threads 1 2] [--repeats 15] [--statistics lejepa unbiased]``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ import numpy as np
 import scipy.integrate
 import torch
 
-from lejepa_wm.experiments.objectives import epps_pulley_knots, random_directions, sigreg_reference, sigreg_statistic
+from lejepa_wm.experiments.objectives import (SIGREG_STATISTICS, epps_pulley_knots, random_directions,
+                                              sigreg_reference, sigreg_statistic)
 
 SIZES = ((2048, 256, 17), (1024, 256, 17), (256, 256, 17))
 
@@ -43,42 +46,54 @@ def forward_backward(loss: Callable[[torch.Tensor], torch.Tensor], h: torch.Tens
     return value.item(), leaf.grad
 
 
-def compare(samples: int, slices: int, knots: int, dim: int, repeats: int) -> dict[str, float]:
-    """Timings (float32) and agreement (float32 and float64) of fast and reference SIGReg at one size."""
+def compare(samples: int, slices: int, knots: int, dim: int, repeats: int,
+            statistics: tuple[str, ...] = SIGREG_STATISTICS) -> dict[str, dict[str, float]]:
+    """Per statistic: timings (float32) and agreement (float32 and float64) of fast and reference SIGReg."""
     generator = torch.Generator().manual_seed(0)
     h = torch.randn(samples, dim, generator=generator, dtype=torch.float64)
     directions = random_directions(dim, slices, generator, dtype=torch.float64)
     knot_values, weights = epps_pulley_knots(knots)
+    implementations = (("fast", sigreg_statistic), ("reference", sigreg_reference))
     runs = {}
-    for dtype in (torch.float32, torch.float64):
-        for name, statistic in (("fast", sigreg_statistic), ("reference", sigreg_reference)):
-            runs[name, dtype] = forward_backward(
-                lambda x, s=statistic, d=directions.to(dtype): s(x, d, knot_values, weights), h.to(dtype))
+    for kind in statistics:
+        for dtype in (torch.float32, torch.float64):
+            for name, statistic in implementations:
+                runs[kind, name, dtype] = forward_backward(
+                    lambda x, s=statistic, d=directions.to(dtype), k=kind: s(x, d, knot_values, weights, k), h.to(dtype))
     h32, directions32 = h.float(), directions.float()
-    timings: dict[str, list[tuple[float, float]]] = {"fast": [], "reference": []}
+    timings: dict[tuple[str, str], list[tuple[float, float]]] = {
+        (kind, name): [] for kind in statistics for name, _ in implementations}
     for _ in range(repeats):
-        for name, statistic in (("fast", sigreg_statistic), ("reference", sigreg_reference)):
-            timings[name].append(time_call(
-                lambda s=statistic: forward_backward(lambda x: s(x, directions32, knot_values, weights), h32)))
-    result = {}
-    for name in timings:
-        result[f"{name}_wall_ms"] = 1e3 * statistics.median(t[0] for t in timings[name])
-        result[f"{name}_cpu_ms"] = 1e3 * statistics.median(t[1] for t in timings[name])
-    result["ratio_wall"] = result["reference_wall_ms"] / result["fast_wall_ms"]
-    result["ratio_cpu"] = result["reference_cpu_ms"] / result["fast_cpu_ms"]
-    exact_value, exact_grad = runs["reference", torch.float64]
-    result["value"] = exact_value
-    result["grad_max"] = exact_grad.abs().max().item()
-    for dtype, label in ((torch.float32, "f32"), (torch.float64, "f64")):
-        fast_value, fast_grad = runs["fast", dtype]
-        ref_value, ref_grad = runs["reference", dtype]
-        result[f"value_diff_{label}"] = abs(fast_value - ref_value)
-        result[f"grad_diff_{label}"] = (fast_grad - ref_grad).abs().max().item()
-        result[f"fast_err_value_{label}"] = abs(fast_value - exact_value)
-        result[f"ref_err_value_{label}"] = abs(ref_value - exact_value)
-        result[f"fast_err_grad_{label}"] = (fast_grad.double() - exact_grad).abs().max().item()
-        result[f"ref_err_grad_{label}"] = (ref_grad.double() - exact_grad).abs().max().item()
-    return result
+        for kind in statistics:
+            for name, statistic in implementations:
+                timings[kind, name].append(time_call(lambda s=statistic, k=kind: forward_backward(
+                    lambda x: s(x, directions32, knot_values, weights, k), h32)))
+    results = {}
+    for kind in statistics:
+        result = {}
+        for name, _ in implementations:
+            result[f"{name}_wall_ms"] = 1e3 * statistics_median(t[0] for t in timings[kind, name])
+            result[f"{name}_cpu_ms"] = 1e3 * statistics_median(t[1] for t in timings[kind, name])
+        result["ratio_wall"] = result["reference_wall_ms"] / result["fast_wall_ms"]
+        result["ratio_cpu"] = result["reference_cpu_ms"] / result["fast_cpu_ms"]
+        exact_value, exact_grad = runs[kind, "reference", torch.float64]
+        result["value"] = exact_value
+        result["grad_max"] = exact_grad.abs().max().item()
+        for dtype, label in ((torch.float32, "f32"), (torch.float64, "f64")):
+            fast_value, fast_grad = runs[kind, "fast", dtype]
+            ref_value, ref_grad = runs[kind, "reference", dtype]
+            result[f"value_diff_{label}"] = abs(fast_value - ref_value)
+            result[f"grad_diff_{label}"] = (fast_grad - ref_grad).abs().max().item()
+            result[f"fast_err_value_{label}"] = abs(fast_value - exact_value)
+            result[f"ref_err_value_{label}"] = abs(ref_value - exact_value)
+            result[f"fast_err_grad_{label}"] = (fast_grad.double() - exact_grad).abs().max().item()
+            result[f"ref_err_grad_{label}"] = (ref_grad.double() - exact_grad).abs().max().item()
+        results[kind] = result
+    return results
+
+
+def statistics_median(values) -> float:
+    return statistics.median(list(values))
 
 
 QUADRATURE_RULES = ((17, 3.0), (9, 3.0), (33, 3.0), (9, 4.0), (17, 4.0), (9, 5.0), (17, 5.0))
@@ -124,6 +139,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--dim", type=int, default=128, help="embedding dimension")
+    parser.add_argument("--statistics", nargs="+", default=list(SIGREG_STATISTICS), choices=SIGREG_STATISTICS)
     args = parser.parse_args()
     if args.repeats < 1 or min(args.threads) < 1:
         raise SystemExit(f"--repeats and --threads must be at least 1; got {args.repeats} and {args.threads}")
@@ -131,17 +147,20 @@ def main() -> None:
     for threads in args.threads:
         torch.set_num_threads(threads)
         for samples, slices, knots in SIZES:
-            r = compare(samples, slices, knots, args.dim, args.repeats)
-            print(f"\n[{threads} thread(s)] N={samples} S={slices} K={knots}  (statistic {r['value']:.4f})")
-            print(f"  reference: wall {r['reference_wall_ms']:8.1f} ms   cpu {r['reference_cpu_ms']:8.1f} ms")
-            print(f"  fast:      wall {r['fast_wall_ms']:8.1f} ms   cpu {r['fast_cpu_ms']:8.1f} ms")
-            print(f"  speed-up:  wall {r['ratio_wall']:6.1f}x        cpu {r['ratio_cpu']:6.1f}x")
-            print(f"  largest gradient entry {r['grad_max']:.2e}")
-            for label in ("f32", "f64"):
-                print(f"  {label}: |fast - reference| value {r[f'value_diff_{label}']:.1e} gradient"
-                      f" {r[f'grad_diff_{label}']:.1e};  error vs float64 reference: value fast"
-                      f" {r[f'fast_err_value_{label}']:.1e} / reference {r[f'ref_err_value_{label}']:.1e},"
-                      f" gradient fast {r[f'fast_err_grad_{label}']:.1e} / reference {r[f'ref_err_grad_{label}']:.1e}")
+            results = compare(samples, slices, knots, args.dim, args.repeats, tuple(args.statistics))
+            for kind, r in results.items():
+                print(f"\n[{threads} thread(s)] N={samples} S={slices} K={knots} statistic={kind!r}"
+                      f"  (value {r['value']:.4f})")
+                print(f"  reference: wall {r['reference_wall_ms']:8.1f} ms   cpu {r['reference_cpu_ms']:8.1f} ms")
+                print(f"  fast:      wall {r['fast_wall_ms']:8.1f} ms   cpu {r['fast_cpu_ms']:8.1f} ms")
+                print(f"  speed-up:  wall {r['ratio_wall']:6.1f}x        cpu {r['ratio_cpu']:6.1f}x")
+                print(f"  largest gradient entry {r['grad_max']:.2e}")
+                for label in ("f32", "f64"):
+                    print(f"  {label}: |fast - reference| value {r[f'value_diff_{label}']:.1e} gradient"
+                          f" {r[f'grad_diff_{label}']:.1e};  error vs float64 reference: value fast"
+                          f" {r[f'fast_err_value_{label}']:.1e} / reference {r[f'ref_err_value_{label}']:.1e},"
+                          f" gradient fast {r[f'fast_err_grad_{label}']:.1e} / reference"
+                          f" {r[f'ref_err_grad_{label}']:.1e}")
     names, rows = quadrature_accuracy()
     print("\nQuadrature: relative error of the K-knot trapezoidal statistic on [-t_max, t_max] against the"
           " integral over the real line (one slice, N=2048)")
