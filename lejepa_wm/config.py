@@ -10,6 +10,7 @@ key and the value; range checks belong in the dataclass's ``__post_init__``.
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 import typing
 from pathlib import Path
@@ -42,8 +43,8 @@ def _coerce(key: str, value: Any, annotation: Any) -> Any:
     if annotation is Any:
         return value
     if annotation is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"config key {key!r} must be a number; got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise TypeError(f"config key {key!r} must be a finite number; got {value!r}")
         return float(value)
     if annotation is int:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -79,28 +80,60 @@ def config_from_mapping(cls: type[T], mapping: Mapping[str, Any]) -> T:
     return cls(**values)
 
 
+def read_toml(path: Path) -> dict[str, Any]:
+    """Parse a TOML file; a syntax error, a folder or an unreadable file is a ``ValueError`` naming it."""
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"config file {path}: TOML syntax error: {exc}") from None
+    except IsADirectoryError:
+        raise ValueError(f"config file {path} is a folder, not a TOML file") from None
+    except FileNotFoundError:
+        raise ValueError(f"config file {path} does not exist") from None
+    except OSError as exc:
+        raise ValueError(f"config file {path} cannot be read: {exc.strerror or exc}") from None
+
+
+def _table(data: dict[str, Any], name: str, path: Path) -> dict[str, Any]:
+    table = data.get(name, {})
+    if not isinstance(table, dict):
+        raise ValueError(f"config file {path}: [{name}] must be a table; got {table!r}")
+    return table
+
+
 def load_scaled_config(cls: type[T], defaults: Path, scale: str, path: Path | None = None,
                        overrides: Mapping[str, Any] | None = None) -> T:
-    """Load ``cls`` from the ``[scale]`` table of ``defaults``, then a user file, then overrides.
+    """Load ``cls`` for ``scale``: the defaults' ``[common]`` then ``[scale]`` table, a user file, overrides.
 
-    The user file (``path``) may hold either flat keys or its own ``[quick]``/``[full]``
-    tables; its keys replace the defaults'.
+    Both files hold a ``[common]`` table (keys of every scale) and one table per
+    scale (``[quick]``, ``[full]``) with only what differs; a user file may
+    instead hold flat top-level keys, which apply to every scale. A user file
+    with a table that is not a scale, with scale tables beside top-level keys,
+    or whose tables say nothing about the requested scale (only another
+    scale's table) is an error: it would otherwise be silently ignored.
     """
     if scale not in SCALES:
         raise ValueError(f"unknown scale {scale!r}; expected one of {', '.join(SCALES)}")
-    with open(defaults, "rb") as handle:
-        table = tomllib.load(handle)
-    merged: dict[str, Any] = dict(table.get("common", {}))
-    merged.update(table.get(scale, {}))
+    table = read_toml(defaults)
+    merged: dict[str, Any] = dict(_table(table, "common", defaults))
+    merged.update(_table(table, scale, defaults))
     if path is not None:
-        with open(path, "rb") as handle:
-            user = tomllib.load(handle)
-        if any(key in user for key in SCALES + ("common",)):
-            stray = sorted(set(user) - set(SCALES) - {"common"})
+        user = read_toml(Path(path))
+        tables = sorted(key for key, value in user.items() if isinstance(value, dict))
+        unknown = [name for name in tables if name not in SCALES + ("common",)]
+        if unknown:
+            raise ValueError(f"config file {path}: unknown table(s) {unknown}; expected [common], "
+                             f"{', '.join(f'[{s}]' for s in SCALES)} or flat keys")
+        if tables:
+            stray = sorted(set(user) - set(tables))
             if stray:
-                raise ValueError(f"config file {path} mixes scale tables with top-level keys {stray}")
-            merged.update(user.get("common", {}))
-            merged.update(user.get(scale, {}))
+                raise ValueError(f"config file {path} mixes tables with top-level keys {stray}")
+            if scale not in user and "common" not in user:
+                raise ValueError(f"config file {path} has no [{scale}] or [common] table, so it would change "
+                                 f"nothing at scale {scale!r}")
+            merged.update(_table(user, "common", path))
+            merged.update(_table(user, scale, path))
         else:
             merged.update(user)
     if overrides:

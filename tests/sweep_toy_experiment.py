@@ -21,6 +21,7 @@ from typing import Any, Mapping
 
 from lejepa_wm.atomic import atomic_write_json, atomic_write_text
 from lejepa_wm.config import load_scaled_config
+from lejepa_wm.records import Bound, HeadlineEntry
 from lejepa_wm.experiments.base import HEADLINE_FILE, SUMMARY_FILE, RunSpec, load_finished_metrics
 
 DEFAULTS = Path(__file__).with_suffix(".toml")
@@ -80,9 +81,9 @@ class ToyExperiment:
             writer.writerow([row["run_id"], row["seed"], repr(row["value"])])
         summary = atomic_write_text(exp_dir / SUMMARY_FILE, buffer.getvalue())
         mean = sum(row["value"] for row in rows) / len(rows)
-        headline = atomic_write_json(exp_dir / HEADLINE_FILE, [{
-            "claim": "toy", "name": "mean of the runs' values", "measured": f"{mean:.6f}", "value": mean,
-            "expected": "in [0, 1)", "passed": 0.0 <= mean < 1.0, "paper": None, "figures": []}])
+        headline = atomic_write_json(exp_dir / HEADLINE_FILE, [HeadlineEntry(
+            claim="toy", name="mean of the runs' values", quantity="mean value", value=mean,
+            bound=Bound.between(0.0, 1.0), measured=f"{mean:.6f}").to_dict()])
         return [summary, headline]
 
 

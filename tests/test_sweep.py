@@ -24,7 +24,6 @@ import sweep_toy_experiment
 from lejepa_wm.atomic import atomic_write_json, read_json
 from lejepa_wm.experiments import EXPERIMENT_MODULES
 from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, SUMMARY_FILE, experiment_dir
-from lejepa_wm.experiments.runner import run_experiment
 from lejepa_wm.sweep import add_arguments, main
 from lejepa_wm.sweep.driver import MAX_ATTEMPTS, run_sweep
 from lejepa_wm.sweep.executors import available_cores, threads_per_run
@@ -74,13 +73,13 @@ def sweep_submitit_local(out: Path, **kwargs: object):
                      slurm_overrides={"time_min": 5, "cpus_per_run": 1}, **kwargs)
 
 
-def test_serial_sweep_matches_the_serial_runner_and_skips_finished_runs(toy: ModuleType, tmp_path: Path) -> None:
+def test_serial_sweep_matches_the_pool_and_skips_finished_runs(toy: ModuleType, tmp_path: Path) -> None:
     result = run_sweep("toy", SCALE, tmp_path / "sweep", "serial", progress=False)
     expected = grid_ids(toy)
     assert list(result.executed) == expected and result.reused == () and result.failed == ()
     assert sorted(path.name for path in result.files) == sorted([SUMMARY_FILE, HEADLINE_FILE])
-    run_experiment("toy", SCALE, tmp_path / "runner", progress=False)
-    assert aggregate_bytes(tmp_path / "sweep") == aggregate_bytes(tmp_path / "runner")
+    run_sweep("toy", SCALE, tmp_path / "pool", "local", jobs=2, progress=False)
+    assert aggregate_bytes(tmp_path / "sweep") == aggregate_bytes(tmp_path / "pool")
 
     metrics = {path: path.stat().st_mtime_ns for path in exp_dir(tmp_path / "sweep").glob(f"runs/*/{METRICS_FILE}")}
     again = run_sweep("toy", SCALE, tmp_path / "sweep", "local", jobs=2, progress=False)
@@ -185,7 +184,7 @@ def test_command_line_sweep_status_aggregate_and_exit_status(toy: ModuleType, tm
     failing = tmp_path / "failing.toml"
     failing.write_text("fail_always = [0]\n")
     out = str(tmp_path / "results")
-    assert main(parse("toy", "--executor", "serial", "--out", out, "--config", str(failing))) == 1
+    assert main(parse("toy", "--executor", "serial", "--out", out, "--config", str(failing))) == 3  # a run failed: exit status 3
     assert "failed twice" in capsys.readouterr().out
     assert main(parse("toy", "--out", out, "--config", str(failing), "--status", "--jobs", "2")) == 0
     assert "done 3, running 0, failed 1, pending 0" in capsys.readouterr().out

@@ -2,36 +2,48 @@
 
 Gaussian latents, ``n - 1`` slow coordinates with rate ``κ_min = 1`` and one
 fast coordinate with rate ``κ_max = r``; the OU channel runs for time ``τ`` so
-``ρ_i = exp(−κ_i τ)`` exactly. An MLP encoder (able to compute the second
-Hermite harmonic ``H_2(z) = (z² − 1)/√2``) is trained with each objective and
-with the λ = 0 control.
+``ρ_i = exp(−κ_i τ)`` exactly (the per-coordinate ρ vector is stored with every
+run). An MLP encoder (able to compute the second Hermite harmonic
+``H_2(z) = (z² − 1)/√2``) is trained with each objective and with the λ = 0
+control.
 
-Prediction (P5): the whitened minimizers keep the top-n Mehler eigenvalues;
-``H_1`` of the fast coordinate (eigenvalue ``ρ_min = e^{−rτ}``) beats ``H_2`` of a
-slow one (``ρ_max² = e^{−2τ}``) iff ``r < 2``. So the fast coordinate's
-held-out probe R² is high below ratio 2 and collapses above it, where the
-encoder carries ``H_2(z_slow)`` instead (its linear decodability from ``h`` is
-reported as ``slow_harmonic_r2``).
+Prediction (P5, proved for the second-moment constraint, i.e. whitening): the
+whitened minimizers keep the top-n Mehler eigenvalues; ``H_1`` of the fast
+coordinate (eigenvalue ``ρ_min = e^{−rτ}``) beats ``H_2`` of a slow one
+(``ρ_max² = e^{−2τ}``) iff ``r < 2``. So the fast coordinate's test probe R² is
+high below ratio 2 and collapses above it, where the encoder carries
+``H_2(z_slow)`` instead (its linear decodability from ``h`` is reported as
+``slow_harmonic_r2``). Ratios within ``unjudged_band`` of 2 are run and plotted
+to show the switch, but left out of the verdict: there the two eigenvalues are
+nearly equal, and a finite training budget cannot be expected to choose. The
+verdict needs every seed to agree: the worst seed's fast R² above ``high_r2``
+below the band and below ``low_r2`` above it (the raw observation keeps the
+fast coordinate at every ratio, so the identity encoder fails).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
 from lejepa_wm.experiments.base import load_finished_metrics
+from lejepa_wm.experiments.heldout import HeldOutSamples, embed
 from lejepa_wm.experiments.metrics import linear_probe_r2
-from lejepa_wm.experiments.plotting import plot_series, plt, save_figure, series, write_summary
-from lejepa_wm.experiments.synthetic import ALIGNMENT_ONLY, SyntheticExperiment, TrainingConfig, write_headline
-from lejepa_wm.experiments.training import EvalData
-from lejepa_wm.experiments.worlds import rates_to_rho
+from lejepa_wm.experiments.plotting import (BASELINE_STYLE, plot_series, plt, save_figure, series, target_line,
+                                            write_summary)
+from lejepa_wm.experiments.run_params import SyntheticRunParams
+from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, write_headline
+from lejepa_wm.experiments.training import numpy64
+from lejepa_wm.experiments.worlds import GaussianWorld, rates_to_rho
+from lejepa_wm.records import Bound, HeadlineEntry
 
 METHODS = ("whitening", "sigreg", "alignment_only")
+PAPER = "fast latent must be less than twice as fast as the slowest"
 
 
 @dataclass(frozen=True)
@@ -44,25 +56,29 @@ class AnisotropicConfig(TrainingConfig):
     methods: tuple[str, ...] = METHODS
     high_r2: float = 0.9
     low_r2: float = 0.5
+    unjudged_band: float = 0.1
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.n < 2:
-            raise ValueError(f"config key 'n' must be >= 2; got {self.n!r}")
+        if self.n < 2 or self.n % 2:
+            raise ValueError(f"config key 'n' must be an even integer >= 2; got {self.n!r}")
         if not self.ratios or any(not (r >= 1.0) for r in self.ratios):
             raise ValueError(f"config key 'ratios' must be numbers >= 1; got {self.ratios!r}")
         if not self.tau > 0:
             raise ValueError(f"config key 'tau' must be positive; got {self.tau!r}")
         unknown = [m for m in self.methods if m not in METHODS]
-        if unknown or not self.methods:
-            raise ValueError(f"config key 'methods' must come from {METHODS}; got {self.methods!r}")
+        if unknown or "alignment_only" not in self.methods:
+            raise ValueError(f"config key 'methods' must come from {METHODS} and include 'alignment_only'; "
+                             f"got {self.methods!r}")
         if not 0.0 < self.low_r2 < self.high_r2 <= 1.0:
             raise ValueError(f"need 0 < low_r2 < high_r2 <= 1; got {self.low_r2!r}, {self.high_r2!r}")
+        if not 0.0 <= self.unjudged_band < 1.0:
+            raise ValueError(f"config key 'unjudged_band' must lie in [0, 1); got {self.unjudged_band!r}")
 
 
 def slow_harmonic(z: torch.Tensor) -> np.ndarray:
     """``H_2`` of every slow coordinate (all but the last): ``(z² − 1)/√2``."""
-    slow = z[:, :-1].double().cpu().numpy()
+    slow = numpy64(z[:, :-1])
     return (slow**2 - 1.0) / np.sqrt(2.0)
 
 
@@ -75,22 +91,20 @@ class AnisotropicExperiment(SyntheticExperiment):
         specs = []
         for ratio in config.ratios:
             rho = rates_to_rho([1.0] * (config.n - 1) + [ratio], config.tau)
-            world = {"kind": "gaussian", "n": config.n, "rho": [float(v) for v in rho]}
-            for index in range(config.seeds):
-                run_seed = seed + index
+            world = GaussianWorld(config.n, tuple(float(v) for v in rho))
+            for run_seed in config.run_seeds(seed):
                 for method in config.methods:
-                    objective = ALIGNMENT_ONLY if method == "alignment_only" else config.objective_params(method)
-                    params = config.run_params(world, objective, run_seed, ratio=ratio, method=method)
+                    params = config.run(world, method, run_seed, ratio=ratio)
                     specs.append(self.spec(scale, f"ratio={ratio:g}_{method}_seed={run_seed}", params))
         return specs
 
-    def extra_metrics(self, encoder: nn.Module, data: EvalData, params: Mapping[str, Any]) -> dict[str, Any]:
-        encoder.eval()
-        with torch.no_grad():
-            h_fit = encoder(data.x_fit)
-            h_eval = encoder(data.x_eval)
-        harmonic_r2, _ = linear_probe_r2(h_fit, slow_harmonic(data.z_fit), h_eval, slow_harmonic(data.z_eval))
-        return {"slow_harmonic_r2": float(harmonic_r2)}
+    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples,
+                      params: SyntheticRunParams) -> dict[str, Any]:
+        h_fit, h_test = embed(encoder, samples.fit.x), embed(encoder, samples.test.x)
+        harmonic_r2, _ = linear_probe_r2(h_fit, slow_harmonic(samples.fit.z), h_test, slow_harmonic(samples.test.z))
+        _, raw_per_coord = linear_probe_r2(numpy64(samples.fit.x), numpy64(samples.fit.z), numpy64(samples.test.x),
+                                           numpy64(samples.test.z))
+        return {"slow_harmonic_r2": float(harmonic_r2), "raw_fast_r2": float(raw_per_coord[-1])}
 
     def aggregate(self, exp_dir: Path, config: AnisotropicConfig) -> list[Path]:
         rows = load_finished_metrics(exp_dir)
@@ -98,45 +112,57 @@ class AnisotropicExperiment(SyntheticExperiment):
             per_coord = row["probe_r2_per_coord"]
             row["fast_r2"] = per_coord[-1]
             row["slow_r2"] = float(np.mean(per_coord[:-1]))
-        files = [write_summary(exp_dir, rows, ("run_id", "ratio", "method", "seed", "fast_r2", "slow_r2",
-                                               "slow_harmonic_r2", "probe_r2", "pair_correlation",
-                                               "embedding_std", "steps", "train_seconds"))]
-        fig, ax = plt.subplots(figsize=(6.5, 4.2))
-        plot_series(ax, series(rows, "method", "ratio", "fast_r2"))
-        harmonic = series([r for r in rows if r["method"] != "alignment_only"], "method", "ratio",
-                          "slow_harmonic_r2")
-        plot_series(ax, {f"{k}: H2(slow) R²": v for k, v in harmonic.items()}, marker="x")
-        ax.axvline(2.0, color="grey", ls=":", label="predicted threshold 2")
-        ax.set(xlabel="rate ratio κ_max / κ_min", ylabel="held-out probe R²",
-               title="P5: the fast latent is lost past ratio 2")
-        ax.legend(fontsize=7)
-        files.append(save_figure(fig, exp_dir / "fast_r2_vs_ratio.png"))
+        files = [write_summary(exp_dir, rows, ("run_id", "ratio", "method", "seed", "split", "fast_r2", "slow_r2",
+                                               "raw_fast_r2", "slow_harmonic_r2", "probe_r2", "embedding_std",
+                                               "validation_r2", "steps", "train_seconds"))]
+        fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
+        plot_series(axes[0], series(rows, "method", "ratio", "fast_r2"))
+        plot_series(axes[0], {"raw observation x (no encoder)": series(rows, "split", "ratio", "raw_fast_r2")["test"]},
+                    style=BASELINE_STYLE)
+        axes[0].set(ylabel="test probe R² of the fast coordinate",
+                    title="P5: the fast latent is lost past ratio 2")
+        harmonic = series([r for r in rows if r["method"] != "alignment_only"], "method", "ratio", "slow_harmonic_r2")
+        plot_series(axes[1], harmonic)
+        axes[1].set(ylabel="test probe R² of H₂(slow coordinates)", title="…and H₂ of a slow latent takes its place")
+        for ax in axes:
+            target_line(ax, 2.0, "predicted threshold, ratio", horizontal=False)
+            ax.axvspan(2.0 - config.unjudged_band, 2.0 + config.unjudged_band, color="grey", alpha=0.15,
+                       label="not judged (eigenvalues nearly tied)")
+            ax.set(xlabel="rate ratio κ_max / κ_min")
+            ax.legend(fontsize=7)
+        files.append(save_figure(fig, exp_dir / "fast_r2_vs_ratio.png",
+                                 "P5: test probe R² of the fast coordinate and of H₂ of the slow ones vs the rate "
+                                 "ratio; dots are seeds, lines their mean, markers at every ratio run"))
         files.append(write_headline(exp_dir, self.headline(rows, config)))
         return files
 
-    def headline(self, rows: list[dict[str, Any]], config: AnisotropicConfig) -> list[dict[str, Any]]:
+    def headline(self, rows: list[dict[str, Any]], config: AnisotropicConfig) -> list[HeadlineEntry]:
         entries = []
         for method in config.methods:
             if method == "alignment_only":
                 continue
-            below = [r["fast_r2"] for r in rows if r["method"] == method and r["ratio"] < 2.0]
-            above = [r["fast_r2"] for r in rows if r["method"] == method and r["ratio"] > 2.0]
+            mine = [r for r in rows if r["method"] == method]
+            below = [r for r in mine if r["ratio"] < 2.0 - config.unjudged_band]
+            above = [r for r in mine if r["ratio"] > 2.0 + config.unjudged_band]
             if not (below and above):
                 continue
-            verdict = min(below) > config.high_r2 and max(above) < config.low_r2
-            prediction = f"> {config.high_r2} below ratio 2 and < {config.low_r2} above it"
-            expected = (prediction if method == "whitening" else
-                        "no prediction: P5 is proved for the second-moment constraint (whitening); SIGReg "
-                        "constrains the whole law, under which H_2 of a slow latent is not admissible")
-            entries.append({
-                "claim": "P5", "name": f"anisotropic: fast-coordinate recovery ({method})",
-                "measured": (f"fast-coordinate R²: ratio < 2 min {min(below):.3f}; ratio > 2 max {max(above):.3f} "
-                             f"(every seed, {len(below) + len(above)} runs)"),
-                "value": float(min(below) - max(above)),
-                "expected": expected,
-                "passed": bool(verdict) if method == "whitening" else None,
-                "paper": "fast latent must be less than twice as fast as the slowest",
-                "figures": ["fast_r2_vs_ratio.png"]})
+            low_side = min(r["fast_r2"] for r in below) - config.high_r2
+            high_side = config.low_r2 - max(r["fast_r2"] for r in above)
+            judged = method == "whitening"
+            entries.append(HeadlineEntry(
+                claim="P5", name=f"anisotropic ({method}): the fast coordinate is kept below ratio 2 only",
+                quantity=(f"smaller margin of the worst seed: min fast R² below the band − {config.high_r2}, "
+                          f"{config.low_r2} − max fast R² above it"),
+                value=float(min(low_side, high_side)), bound=Bound.above(0.0) if judged else None,
+                measured=(f"fast-coordinate test R²: ratio < {2 - config.unjudged_band:g} min "
+                          f"{min(r['fast_r2'] for r in below):.3f}; ratio > {2 + config.unjudged_band:g} max "
+                          f"{max(r['fast_r2'] for r in above):.3f}; raw observation min "
+                          f"{min(r['raw_fast_r2'] for r in mine):.3f} ({len(below) + len(above)} runs, every seed)"),
+                seeds=tuple(sorted({int(r["seed"]) for r in mine})),
+                scope=None if judged else ("no prediction: P5 is proved for the second-moment constraint "
+                                           "(whitening); SIGReg constrains the whole law, under which H₂ of a slow "
+                                           "latent is not admissible"),
+                paper=PAPER, figures=("fast_r2_vs_ratio.png",)))
         return entries
 
 

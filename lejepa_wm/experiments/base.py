@@ -10,10 +10,8 @@ started with: a finished run with other parameters is an error
 afresh (its checkpoints belong to the old settings). A run may keep checkpoints in its folder so that an
 interrupted run continues where it stopped. When every run is done,
 ``aggregate`` turns the per-run metrics into ``summary.csv`` and figures in
-``<out>/<experiment>/<scale>/``, plus ``headline.json``: a list of entries
-``{"claim": "T1", "name": ..., "measured": "<text>", "value": <float|null>,
-"expected": "<text>", "passed": <bool>, "paper": "<text|null>",
-"figures": ["<file name in exp_dir>", ...]}`` that the report puts beside the
+``<out>/<experiment>/<scale>/``, plus ``headline.json``: a list of
+:class:`~lejepa_wm.records.HeadlineEntry` records that the report puts beside the
 claim (verdicts are computed from the measured numbers, never typed in).
 """
 
@@ -28,6 +26,8 @@ from pathlib import Path
 from typing import Any, Mapping, Protocol, runtime_checkable
 
 from lejepa_wm.atomic import atomic_write_json, read_json
+
+CHECKPOINT_FILE = "checkpoint.pt"
 
 RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.=+-]+$")
 METRICS_FILE = "metrics.json"
@@ -108,10 +108,17 @@ def check_stored_spec(spec: RunSpec, out: Path) -> None:
     stored_path = spec.run_dir(out) / SPEC_FILE
     if not stored_path.exists():
         return
-    stored = read_json(stored_path)
+    try:
+        stored = read_json(stored_path)
+    except (ValueError, OSError):
+        stored = None
     current = json.loads(json.dumps(spec.to_dict()))
+    if not isinstance(stored, dict):
+        raise StaleRunError(f"run {spec.run_id!r} in {spec.run_dir(out)} has a damaged {SPEC_FILE}; start over "
+                            f"(`lejepa-wm run --restart`) or choose another --out")
     if stored != current:
         old, new = stored.get("params", {}), current["params"]
+        old = old if isinstance(old, dict) else {}
         changed = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k)) or ["experiment/scale"]
         raise StaleRunError(
             f"run {spec.run_id!r} in {spec.run_dir(out)} was started with different settings "
@@ -119,52 +126,93 @@ def check_stored_spec(spec: RunSpec, out: Path) -> None:
             f"`lejepa-wm reproduce --fresh`) or choose another --out")
 
 
+def read_metrics(spec: RunSpec, out: Path) -> dict[str, Any] | None:
+    """The run's stored metrics, or ``None`` if it has none or they are damaged (not a readable JSON object).
+
+    A damaged ``metrics.json`` means the run is not finished: it is run again.
+    """
+    path = spec.run_dir(out) / METRICS_FILE
+    if not path.exists():
+        return None
+    try:
+        metrics = read_json(path)
+    except (ValueError, OSError):
+        return None
+    return metrics if isinstance(metrics, dict) else None
+
+
 def is_done(spec: RunSpec, out: Path) -> bool:
-    """Whether the run has finished (its ``metrics.json`` exists) with the same parameters.
+    """Whether the run has finished (a readable ``metrics.json``) with the same parameters.
 
     Raises :class:`StaleRunError` if the finished run had other parameters.
     """
-    if not (spec.run_dir(out) / METRICS_FILE).exists():
+    if read_metrics(spec, out) is None:
         return False
     check_stored_spec(spec, out)
     return True
+
+
+def remove_stale_temporaries(run_dir: Path) -> list[Path]:
+    """Delete temporary files left in ``run_dir`` by an atomic write that was killed; return them."""
+    stale = [path for path in Path(run_dir).glob(".*.tmp") if path.is_file()]
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return stale
 
 
 def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = "cpu") -> dict[str, Any]:
     """Execute ``spec`` unless it is done; write ``spec.json`` and then ``metrics.json`` atomically.
 
     The returned metrics gain ``wall_time_s`` (time of this execution) unless the
-    run was already done, in which case the stored metrics are returned.
+    run was already done, in which case the stored metrics are returned. The
+    run's checkpoint is deleted only after ``metrics.json`` is durably written,
+    so an interruption at any moment loses at most the steps since the last
+    checkpoint; stale temporary files of a killed write are removed first.
     """
     run_dir = spec.run_dir(out)
-    metrics_path = run_dir / METRICS_FILE
-    if metrics_path.exists():
+    stored = read_metrics(spec, out)
+    if stored is not None:
         check_stored_spec(spec, out)
-        return read_json(metrics_path)
+        return stored
     try:
         check_stored_spec(spec, out)
     except StaleRunError:  # an unfinished run with other settings: its checkpoints do not apply
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(run_dir)
+    (run_dir / METRICS_FILE).unlink(missing_ok=True)  # a damaged one: the run starts (or resumes) again
     atomic_write_json(run_dir / SPEC_FILE, spec.to_dict())
     start = time.perf_counter()
     metrics = dict(experiment.execute(spec, run_dir, device))
     metrics.setdefault("wall_time_s", time.perf_counter() - start)
     metrics.setdefault("run_id", spec.run_id)
-    atomic_write_json(metrics_path, metrics)
+    atomic_write_json(run_dir / METRICS_FILE, metrics)
+    (run_dir / CHECKPOINT_FILE).unlink(missing_ok=True)
     return metrics
 
 
 def load_finished_metrics(exp_dir: Path) -> list[dict[str, Any]]:
-    """Metrics of every finished run below ``exp_dir``, each with its ``params`` merged in.
+    """One row per finished run below ``exp_dir``: its grid labels, its parameters and its metrics.
 
-    Rows are sorted by run id so aggregation does not depend on the order in
-    which runs finished (serial, pool or cluster).
+    A row is ``{**params, **params["labels"], **metrics}``. Runs whose
+    ``metrics.json`` or ``spec.json`` is damaged (unreadable, or not a JSON
+    object) are left out: they are not finished and will be run again. Rows are
+    sorted by run id so aggregation does not depend on the order in which runs
+    finished (serial, pool or cluster).
     """
     rows = []
     for metrics_path in sorted((Path(exp_dir) / "runs").glob(f"*/{METRICS_FILE}")):
-        metrics = read_json(metrics_path)
-        spec_path = metrics_path.parent / SPEC_FILE
-        params = read_json(spec_path)["params"] if spec_path.exists() else {}
-        rows.append({**params, **metrics})
+        try:
+            metrics = read_json(metrics_path)
+            spec_path = metrics_path.parent / SPEC_FILE
+            spec = read_json(spec_path) if spec_path.exists() else {}
+        except (ValueError, OSError):
+            continue
+        if not isinstance(metrics, dict) or not isinstance(spec, dict):
+            continue
+        params = spec.get("params", {})
+        if not isinstance(params, dict):
+            continue
+        labels = params.get("labels", {})
+        rows.append({**params, **(labels if isinstance(labels, dict) else {}), **metrics})
     return sorted(rows, key=lambda row: str(row.get("run_id", "")))

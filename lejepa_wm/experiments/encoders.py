@@ -14,6 +14,10 @@
   The learned log-scales enter as ``log_scale_rate · s(a)`` (default 0.1):
   the same function class, but Adam moves the scales ten times more slowly
   than the shifts, which keeps early training from distorting the embedding.
+  ``matched_scaled`` is the additive encoder followed by a learned scale per
+  output coordinate, ``h_i ← exp(c_i) h_i`` (``c = 0`` at the start): it still
+  contains ``g⁻¹`` and cannot bend more than the additive one, but it can
+  collapse, so its λ = 0 control shows what the regularizer prevents.
 - :class:`MLPEncoder` — a plain multilayer perceptron ``ℝⁿ → ℝᵐ`` (SiLU), any
   output dimension ``m``; it can collapse, distort and compute nonlinear
   features such as Hermite harmonics.
@@ -21,20 +25,22 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import nn
 
 from lejepa_wm.experiments.flows import Conditioner, CouplingFlow
 from lejepa_wm.validation import check_choice, check_positive_int
 
-ENCODERS = ("matched", "matched_additive", "mlp")
+ENCODERS = ("matched", "matched_additive", "matched_scaled", "mlp")
 
 
 class InverseCouplingEncoder(nn.Module):
     """Reverse-order coupling layers matching ``mixing``'s permutations and widths (trainable)."""
 
-    def __init__(self, mixing: CouplingFlow, hidden: int, learn_scales: bool = True,
-                 log_scale_rate: float = 0.1) -> None:
+    def __init__(self, mixing: CouplingFlow, hidden: int, generator: torch.Generator,
+                 learn_scales: bool = True, log_scale_rate: float = 0.1, output_scales: bool = False) -> None:
         super().__init__()
         self.log_scale_rate = log_scale_rate
         check_positive_int(hidden, "hidden")
@@ -44,10 +50,12 @@ class InverseCouplingEncoder(nn.Module):
         self.register_buffer("inverse_permutations", mixing.inverse_permutations.flip(0).clone())
         self.conditioners = nn.ModuleList(
             Conditioner(self.n_a, self.n - self.n_a, hidden) for _ in range(mixing.layers))
+        initialize(self, generator)
         with torch.no_grad():
             for conditioner in self.conditioners:
                 conditioner.out.weight.zero_()
                 conditioner.out.bias.zero_()
+        self.output_log_scales = nn.Parameter(torch.zeros(self.n)) if output_scales else None
 
     @property
     def out_dim(self) -> int:
@@ -62,6 +70,8 @@ class InverseCouplingEncoder(nn.Module):
             if self.learn_scales:
                 b = b * torch.exp(-self.log_scale_rate * log_scale)
             h = torch.cat([a, b], dim=-1)[..., inv_perm]
+        if self.output_log_scales is not None:
+            h = h * torch.exp(self.output_log_scales)
         return h
 
 
@@ -89,16 +99,35 @@ class MLPEncoder(nn.Module):
         return self.net(x)
 
 
-def build_encoder(kind: str, mixing: CouplingFlow, hidden: int, m: int | None = None,
-                  depth: int = 2, seed: int = 0) -> nn.Module:
-    """Encoder ``kind`` (one of :data:`ENCODERS`) for observations of ``mixing``; seeded initialization.
+def initialize(module: nn.Module, generator: torch.Generator) -> nn.Module:
+    """Re-draw every ``Linear``/``Conv`` weight and bias from ``generator``; return ``module``.
+
+    The law is PyTorch's default for these layers, ``U(−1/√fan_in, 1/√fan_in)``
+    (Kaiming-uniform with ``a = √5``), drawn in module order from the given
+    generator instead of the global one, so initialization is a function of the
+    run's ``init`` seed stream alone. Call it before any weight is set by hand.
+    """
+    with torch.no_grad():
+        for layer in module.modules():
+            if isinstance(layer, (nn.Linear, nn.Conv1d, nn.Conv2d)):
+                fan_in = layer.weight[0].numel()
+                bound = 1.0 / math.sqrt(fan_in)
+                layer.weight.uniform_(-bound, bound, generator=generator)
+                if layer.bias is not None:
+                    layer.bias.uniform_(-bound, bound, generator=generator)
+    return module
+
+
+def build_encoder(kind: str, mixing: CouplingFlow, hidden: int, generator: torch.Generator,
+                  m: int | None = None, depth: int = 2) -> nn.Module:
+    """Encoder ``kind`` (one of :data:`ENCODERS`) for observations of ``mixing``, initialized from ``generator``.
 
     ``m`` (output dimension) is only free for the MLP; matched encoders output ``n``.
     """
     check_choice(kind, ENCODERS, "encoder")
-    torch.manual_seed(seed)
     if kind == "mlp":
-        return MLPEncoder(mixing.n, mixing.n if m is None else m, hidden, depth)
+        return initialize(MLPEncoder(mixing.n, mixing.n if m is None else m, hidden, depth), generator)
     if m is not None and m != mixing.n:
         raise ValueError(f"the matched encoder outputs n = {mixing.n} dimensions; got m = {m!r}")
-    return InverseCouplingEncoder(mixing, hidden, learn_scales=(kind == "matched"))
+    return InverseCouplingEncoder(mixing, hidden, generator, learn_scales=(kind == "matched"),
+                                  output_scales=(kind == "matched_scaled"))

@@ -15,6 +15,21 @@ triangular-plus-shear with diagonal ``exp(s_l(a))``, so
 ``|log det| ≤ L · ⌈n/2⌉ · max|s|``; :func:`jacobian_condition` measures the
 condition number of ``∂g/∂z`` directly. Dimension 1 is rejected (nothing to
 couple); ``n = 2 … 1024`` is the supported range, any ``n ≥ 2`` works.
+
+Two renderers are built from it (:func:`make_renderer`):
+
+- ``published`` (the default of every experiment): the paper's mixing, four
+  additive coupling layers ``z₂ ← z₂ + tanh(z₁ · 2Q_l)`` that alternate which
+  half conditions the other, each ``Q_l`` a seeded random orthogonal
+  ``(n/2) × (n/2)`` matrix (Haar, :func:`scipy.stats.ortho_group`); ``n`` must be
+  even. It is a :class:`CouplingFlow` whose permutations swap the halves and
+  whose conditioners are set exactly (hidden width ``n/2``, first layer
+  ``2Q_lᵀ``, second layer the identity, no bias, no log-scale), so the matched
+  encoders contain its exact inverse. A linear probe from ``x`` to ``z`` reaches
+  held-out R² ≈ 0.7 (measured per run and reported as the raw baseline).
+- ``coupling``: the random conditioners of :func:`make_mixing`, with gains
+  controlling how nonlinear it is (``shift_gain = 0.5`` on 2 layers of 16 units
+  is nearly linear: raw R² ≈ 0.99); kept as a named option.
 """
 
 from __future__ import annotations
@@ -25,7 +40,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from lejepa_wm.validation import check_positive_int
+from lejepa_wm.validation import check_choice, check_positive_int
+
+RENDERERS = ("published", "coupling")
+PUBLISHED_LAYERS = 4
 
 
 def _check_dim(n: int) -> int:
@@ -132,3 +150,50 @@ def jacobian_condition(flow: CouplingFlow, z: torch.Tensor) -> np.ndarray:
         values.append(float(singular.max() / singular.min()))
     flow.float()
     return np.asarray(values)
+
+
+def half_swaps(n: int, layers: int) -> torch.Tensor:
+    """Permutations for alternating halves: the identity first, then a swap of the halves each layer."""
+    half = n // 2
+    swap = torch.cat([torch.arange(half, n), torch.arange(0, half)])
+    return torch.stack([torch.arange(n)] + [swap] * (layers - 1))
+
+
+def make_published_mixing(n: int, seed: int, layers: int = PUBLISHED_LAYERS) -> CouplingFlow:
+    """The paper's renderer: ``layers`` couplings ``b ← b + tanh(2 a Q_l)``, halves alternating.
+
+    ``Q_l`` are independent Haar-random orthogonal matrices drawn from ``seed``.
+    Needs an even ``n >= 2``. Parameters are frozen.
+    """
+    _check_dim(n)
+    if n % 2:
+        raise ValueError(f"the published renderer needs an even dimension n; got {n!r}")
+    from scipy.stats import ortho_group
+
+    half = n // 2
+    rng = np.random.default_rng(seed)
+    flow = CouplingFlow(n, half_swaps(n, layers), half)
+    with torch.no_grad():
+        for conditioner in flow.conditioners:
+            q = ortho_group.rvs(half, random_state=rng) if half > 1 else np.array([[rng.choice([-1.0, 1.0])]])
+            conditioner.hidden.weight.copy_(torch.as_tensor(2.0 * q.T, dtype=torch.float32))
+            conditioner.hidden.bias.zero_()
+            out = torch.zeros_like(conditioner.out.weight)
+            out[half:] = torch.eye(half)  # shift rows; the log-scale rows stay zero (additive)
+            conditioner.out.weight.copy_(out)
+            conditioner.out.bias.zero_()
+    for parameter in flow.parameters():
+        parameter.requires_grad_(False)
+    return flow.eval()
+
+
+def make_renderer(kind: str, n: int, seed: int, layers: int = PUBLISHED_LAYERS, hidden: int = 16,
+                  shift_gain: float = 0.5, log_scale_gain: float = 0.0) -> CouplingFlow:
+    """Renderer ``kind`` (``published`` or ``coupling``) of dimension ``n`` from ``seed``.
+
+    ``hidden`` and the gains apply to ``coupling`` only; ``layers`` to both.
+    """
+    check_choice(kind, RENDERERS, "renderer")
+    if kind == "published":
+        return make_published_mixing(n, seed, layers)
+    return make_mixing(n, layers, hidden, shift_gain, log_scale_gain, seed)

@@ -15,13 +15,14 @@ negative for an exactly linear encoder).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.linalg
 
 from lejepa_wm.numerics.procrustes import polar_factor, whitening_defect
-from lejepa_wm.validation import check_rho
+from lejepa_wm.numerics.t3 import error_bound, isotropic_rho, nonlinear_energy_bound
 
 
 def as_float64(array: Any, name: str) -> np.ndarray:
@@ -70,21 +71,67 @@ def linear_probe_r2(h_fit: Any, z_fit: Any, h_eval: Any, z_eval: Any) -> tuple[f
 
 
 def procrustes_error(h: Any, z: Any) -> tuple[float, np.ndarray]:
-    """``min_{Q in O(n)} mean_i ||h_i - mean(h) - Q z_i||^2`` and the minimizing ``Q``.
+    """In-sample ``min_{Q in O(n)} mean_i ||h_i - mean(h) - Q z_i||^2`` and the minimizing ``Q``.
 
     ``h`` is centred with its own mean; ``z`` is used as given (the latents
     have mean 0). The minimizer is the polar factor of ``sum_i h_i z_i^T``
     (orthogonal Procrustes: :func:`lejepa_wm.numerics.procrustes.polar_factor`).
-    Needs ``h`` and ``z`` of equal dimension.
+    Needs ``h`` and ``z`` of equal dimension. Held-out scores use :class:`ProcrustesFit`.
     """
-    h, z = as_float64(h, "h"), as_float64(z, "z")
-    _same_rows(h, z, "h and z")
-    if h.shape[1] != z.shape[1]:
-        raise ValueError(f"procrustes_error needs dim(h) == dim(z); got {h.shape[1]} and {z.shape[1]}")
-    centred = h - h.mean(axis=0)
-    q = polar_factor(centred.T @ z)
-    error = float(np.mean(np.sum((centred - z @ q.T) ** 2, axis=1)))
-    return error, q
+    fit = ProcrustesFit.fit(h, z)
+    return fit.error(h, z, centre=h), fit.rotation
+
+
+@dataclass(frozen=True)
+class ProcrustesFit:
+    """A rotation (and a best scalar) from latents to embeddings, fitted on one sample, scored on another.
+
+    Fitted on ``(h, z)``: ``mean = mean(h)``, ``Q`` the polar factor of
+    ``(h − mean)ᵀ z`` (it minimizes ``Σ‖h_i − mean − Q z_i‖²``, and also
+    ``Σ‖h_i − mean − c Q z_i‖²`` for every ``c > 0``), and ``scale = c`` the
+    least-squares scalar ``Σσ_k / ‖z‖²_F`` for that ``Q``. Scores on another
+    sample: :meth:`error`, the squared distance to the rotation (scale fixed at
+    1: a shrunk embedding counts as far), and :meth:`scale_free_error`, the
+    squared distance to ``c·Q z`` divided by the embedding's own second moment
+    (0 for an exact scaled rotation, about 1 for an embedding unrelated to ``z``):
+    collapse shows in ``scale`` and ``error``, distortion in ``scale_free_error``.
+    """
+
+    mean: np.ndarray
+    rotation: np.ndarray
+    scale: float
+
+    @classmethod
+    def fit(cls, h: Any, z: Any) -> "ProcrustesFit":
+        h, z = as_float64(h, "h"), as_float64(z, "z")
+        _same_rows(h, z, "h and z")
+        if h.shape[1] != z.shape[1]:
+            raise ValueError(f"a Procrustes fit needs dim(h) == dim(z); got {h.shape[1]} and {z.shape[1]}")
+        mean = h.mean(axis=0)
+        cross = (h - mean).T @ z
+        rotation = polar_factor(cross)
+        scale = float(np.sum(np.linalg.svd(cross, compute_uv=False)) / np.sum(z**2))
+        return cls(mean, rotation, scale)
+
+    def _residual(self, h: Any, z: Any, scale: float, centre: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        h, z = as_float64(h, "h"), as_float64(z, "z")
+        _same_rows(h, z, "h and z")
+        mean = self.mean if centre is None else as_float64(centre, "centre").mean(axis=0)
+        centred = h - mean
+        return centred, centred - scale * z @ self.rotation.T
+
+    def error(self, h: Any, z: Any, centre: Any = None) -> float:
+        """``mean_i ||h_i − mean − Q z_i||²`` (``centre``: recentre on that sample's mean instead)."""
+        _, residual = self._residual(h, z, 1.0, centre)
+        return float(np.mean(np.sum(residual**2, axis=1)))
+
+    def scale_free_error(self, h: Any, z: Any) -> float:
+        """``mean_i ||h_i − mean − c Q z_i||² / mean_i ||h_i − mean||²``."""
+        centred, residual = self._residual(h, z, self.scale)
+        energy = float(np.mean(np.sum(centred**2, axis=1)))
+        if energy == 0.0:
+            return 1.0
+        return float(np.mean(np.sum(residual**2, axis=1)) / energy)
 
 
 def orthogonality_error(a: Any) -> float:
@@ -92,21 +139,25 @@ def orthogonality_error(a: Any) -> float:
     return float(whitening_defect(as_float64(a, "A").T))
 
 
-def t3_quantities(h: Any, h_pos: Any, z: Any, rho: float) -> dict[str, float]:
+def t3_quantities(h: Any, h_pos: Any, z: Any, rho: Any,
+                  rotation: ProcrustesFit | None = None) -> dict[str, float]:
     """THEORY.md T3's quantities measured on a sample of positive pairs.
 
-    ``h`` embeds ``z`` and ``h_pos`` embeds its partner ``z'`` (correlation
-    ``rho``); both are centred with the mean of ``h`` (centring the encoder).
-    With ``N`` samples:
+    ``h`` embeds ``z`` and ``h_pos`` embeds its partner ``z'``; ``rho`` is the
+    channel's correlation, one number or a per-coordinate vector whose entries
+    must all be equal (T3 is stated for an isotropic channel:
+    :func:`lejepa_wm.numerics.t3.isotropic_rho`). Both views are centred with the
+    mean of ``h`` (centring the encoder). With ``N`` samples:
 
     - ``s = mean ||h||^2``; ``loss = mean ||h' - h||^2`` (the alignment loss);
     - ``delta = loss - 2 (1 - rho) s`` (the alignment gap);
     - ``eps = ||C - I||_F`` with ``C = h^T h / N``;
-    - ``D = delta / (2 rho (1 - rho))``; ``bound = D + (eps + D)^2``;
-    - ``error = procrustes_error(h, z)`` (T3 guarantees ``error <= bound``
-      for population quantities).
+    - ``D`` and ``bound = D + (eps + D)^2`` from :mod:`lejepa_wm.numerics.t3`;
+    - ``error``: the Procrustes error of ``h`` against ``z``, with the rotation
+      ``rotation`` fitted on another sample when given (held-out), else fitted
+      here (in-sample). T3 guarantees ``error <= bound`` for population quantities.
     """
-    rho = check_rho(rho)
+    rho = isotropic_rho(rho)
     h, h_pos, z = as_float64(h, "h"), as_float64(h_pos, "h_pos"), as_float64(z, "z")
     if h.shape != h_pos.shape:
         raise ValueError(f"h and h_pos must have the same shape; got {h.shape} and {h_pos.shape}")
@@ -119,6 +170,6 @@ def t3_quantities(h: Any, h_pos: Any, z: Any, rho: float) -> dict[str, float]:
     delta = loss - 2.0 * (1.0 - rho) * s
     cov = centred.T @ centred / samples
     eps = float(np.linalg.norm(cov - np.eye(h.shape[1]), ord="fro"))
-    d = delta / (2.0 * rho * (1.0 - rho))
-    error, _ = procrustes_error(h, z)
-    return {"s": s, "loss": loss, "delta": delta, "eps": eps, "D": d, "bound": d + (eps + d) ** 2, "error": error}
+    fit = rotation if rotation is not None else ProcrustesFit.fit(h, z)
+    return {"s": s, "loss": loss, "delta": delta, "eps": eps, "D": float(nonlinear_energy_bound(delta, rho)),
+            "bound": float(error_bound(delta, eps, rho)), "error": fit.error(h, z, centre=h)}

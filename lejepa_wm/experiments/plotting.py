@@ -1,11 +1,19 @@
-"""Summary tables and figures of the synthetic experiments (matplotlib, Agg backend, atomic writes)."""
+"""Summary tables and the one figure style of the package (matplotlib, Agg backend, atomic writes).
+
+Every method has a fixed colour, marker and label (:data:`METHOD_STYLES`), the
+same in every figure; a series whose label names a method with a qualifier
+(``"whitening (shortcut)"``, ``"sigreg: scale-free"``) takes that method's
+style. Baselines (the raw observation, predictions) are black, reference lines
+grey and labelled. :func:`save_figure` stores a caption in the PNG itself,
+which the report shows under the figure.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import matplotlib
 
@@ -15,6 +23,39 @@ import numpy as np  # noqa: E402
 
 from lejepa_wm.atomic import atomic_write_bytes, atomic_write_text  # noqa: E402
 from lejepa_wm.experiments.base import SUMMARY_FILE  # noqa: E402
+
+METHOD_STYLES: dict[str, dict[str, Any]] = {
+    "sigreg": {"color": "#1f77b4", "marker": "o"},
+    "whitening": {"color": "#d62728", "marker": "s"},
+    "infonce": {"color": "#2ca02c", "marker": "^"},
+    "infonce_fixed": {"color": "#2ca02c", "marker": "^"},
+    "infonce_scaled": {"color": "#9467bd", "marker": "v"},
+    "alignment_only": {"color": "#7f7f7f", "marker": "x"},
+}
+METHOD_LABELS: dict[str, str] = {
+    "sigreg": "SIGReg", "whitening": "whitening", "infonce": "InfoNCE", "infonce_fixed": "InfoNCE, fixed width",
+    "infonce_scaled": "InfoNCE, width ∝ √n", "alignment_only": "λ = 0 control (alignment only)",
+}
+BASELINE_STYLE: dict[str, Any] = {"color": "black", "marker": "", "linestyle": "--"}
+REFERENCE_COLOR = "grey"
+FALLBACK_COLORS = ("#8c564b", "#e377c2", "#bcbd22", "#17becf")
+
+
+def style_of(label: str) -> dict[str, Any]:
+    """Colour and marker of the method a series label names (longest method name that prefixes it)."""
+    for method in sorted(METHOD_STYLES, key=len, reverse=True):
+        if label == method or label.startswith(method + " ") or label.startswith(method + ":") \
+                or label.startswith(METHOD_LABELS[method]):
+            return dict(METHOD_STYLES[method])
+    return {"color": FALLBACK_COLORS[sum(map(ord, label)) % len(FALLBACK_COLORS)], "marker": "D"}
+
+
+def display_label(label: str) -> str:
+    """A method name replaced by its readable label (``alignment_only`` → ``λ = 0 control …``)."""
+    for method in sorted(METHOD_LABELS, key=len, reverse=True):
+        if label == method or label.startswith(method + " ") or label.startswith(method + ":"):
+            return METHOD_LABELS[method] + label[len(method):]
+    return label
 
 
 def write_summary(exp_dir: Path, rows: list[dict[str, Any]], columns: Sequence[str]) -> Path:
@@ -27,23 +68,35 @@ def write_summary(exp_dir: Path, rows: list[dict[str, Any]], columns: Sequence[s
     return atomic_write_text(Path(exp_dir) / SUMMARY_FILE, buffer.getvalue())
 
 
-def save_figure(fig: plt.Figure, path: Path) -> Path:
-    """Save ``fig`` as PNG atomically and close it."""
+def save_figure(fig: plt.Figure, path: Path, caption: str) -> Path:
+    """Save ``fig`` as PNG atomically with ``caption`` in its metadata, and close it."""
     buffer = io.BytesIO()
     fig.tight_layout()
-    fig.savefig(buffer, format="png", dpi=120)
+    fig.savefig(buffer, format="png", dpi=110, metadata={"Title": Path(path).stem, "Description": caption})
     plt.close(fig)
     return atomic_write_bytes(path, buffer.getvalue())
 
 
-def plot_series(ax: plt.Axes, groups: dict[str, dict[float, list[float]]], marker: str = "o") -> None:
-    """One line per label: mean over seeds against x, every seed drawn as a faint dot."""
+def plot_series(ax: plt.Axes, groups: Mapping[str, Mapping[float, list[float]]], style: Mapping[str, Any] | None = None,
+                dashed: bool = False) -> None:
+    """One line per label: mean over seeds against x, every seed drawn as a faint dot of the same colour."""
     for label, by_x in groups.items():
         xs = sorted(by_x)
         means = [float(np.mean(by_x[x])) for x in xs]
-        line, = ax.plot(xs, means, marker=marker, label=label)
+        look = dict(style) if style is not None else style_of(label)
+        if dashed:
+            look["linestyle"] = ":"
+        line, = ax.plot(xs, means, label=display_label(label), **look)
         for x in xs:
             ax.scatter([x] * len(by_x[x]), by_x[x], color=line.get_color(), alpha=0.35, s=12)
+
+
+def target_line(ax: plt.Axes, value: float, label: str, horizontal: bool = True) -> None:
+    """A labelled grey reference line (a target, a predicted threshold)."""
+    if horizontal:
+        ax.axhline(value, color=REFERENCE_COLOR, ls=":", label=f"{label} = {value:g}")
+    else:
+        ax.axvline(value, color=REFERENCE_COLOR, ls=":", label=f"{label} = {value:g}")
 
 
 def series(rows: list[dict[str, Any]], label_key: str, x_key: str, y_key: str,

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any, Mapping
 
 import numpy as np
 import torch
@@ -196,3 +197,27 @@ class GeneralizedNormalWorld:
 
 
 World = GaussianWorld | GeneralizedNormalWorld
+
+
+def world_to_dict(world: World) -> dict[str, Any]:
+    """Plain-dict form of a world (what a run's ``spec.json`` stores); inverse of :func:`world_from_dict`."""
+    if isinstance(world, GaussianWorld):
+        return {"kind": "gaussian", "n": world.n, "rho": list(world.rho)}
+    return {"kind": "gennorm", "n": world.n, "beta": world.beta, "tau": world.tau, "channel": world.channel,
+            "mala_step": world.mala_step}
+
+
+def world_from_dict(data: Mapping[str, Any]) -> World:
+    """The world described by ``data`` (built by its constructor, so every value is validated)."""
+    if not isinstance(data, Mapping) or "kind" not in data:
+        raise ValueError(f"a world must be an object with a 'kind'; got {data!r}")
+    kind = data["kind"]
+    fields = {key: value for key, value in data.items() if key != "kind"}
+    try:
+        if kind == "gaussian":
+            return GaussianWorld(fields["n"], tuple(fields["rho"]))
+        if kind == "gennorm":
+            return GeneralizedNormalWorld(**fields)
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"world {dict(data)!r} is malformed: {exc}") from None
+    raise ValueError(f"unknown world kind {kind!r}; expected 'gaussian' or 'gennorm'")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lejepa_wm.numerics.t3 import error_bound, nonlinear_energy_bound
 from lejepa_wm.validation import check_positive_int
 
 
@@ -89,8 +90,7 @@ def t3_quantities(coefficients: ArrayLike, delta: ArrayLike, rho: ArrayLike, n: 
     second_moment = np.sum(coefficients**2, axis=(1, 2))
     covariance = coefficients @ np.swapaxes(coefficients, 1, 2)
     eps = np.linalg.norm(covariance - np.eye(n), axis=(1, 2))
-    d_value = delta / (2.0 * rho * (1.0 - rho))
     nonlinear_energy = np.sum(coefficients[:, :, n:] ** 2, axis=(1, 2))
     error = procrustes_distance_sq(coefficients[:, :, :n]) + nonlinear_energy
-    return T3Quantities(second_moment, delta, eps, d_value, nonlinear_energy, error,
-                        d_value + (eps + d_value) ** 2)
+    return T3Quantities(second_moment, delta, eps, nonlinear_energy_bound(delta, rho), nonlinear_energy, error,
+                        error_bound(delta, eps, rho))

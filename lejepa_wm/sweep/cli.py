@@ -8,7 +8,7 @@ from pathlib import Path
 from lejepa_wm.config import SCALES
 from lejepa_wm.device import DEVICE_CHOICES
 from lejepa_wm.experiments import EXPERIMENT_MODULES
-from lejepa_wm.sweep.driver import DEFAULT_OUT, EXECUTORS, aggregate_sweep, run_sweep
+from lejepa_wm.sweep.driver import DEFAULT_OUT, EXECUTORS, aggregate_sweep, print_result, run_sweep
 from lejepa_wm.sweep.executors import available_cores
 from lejepa_wm.sweep.status import format_status, sweep_status
 
@@ -58,13 +58,4 @@ def main(args: argparse.Namespace) -> int:
     result = run_sweep(args.experiment, args.scale, args.out, args.executor, args.jobs, args.seed, args.device,
                        args.config, slurm_config=args.slurm_config,
                        slurm_overrides={name: getattr(args, name) for name in SLURM_OPTIONS})
-    if result.reused:
-        print(f"reused {len(result.reused)} finished run(s) from {args.out}")
-    print(f"executed {len(result.executed)} run(s) in {result.wall_time_s:.1f} s with executor {args.executor}")
-    for path in result.files:
-        print(f"wrote {path}")
-    if result.failed:
-        print(f"{len(result.failed)} run(s) failed twice (tracebacks in their error.json): "
-              f"{', '.join(result.failed)}; re-launch the same command to retry them")
-        return 1
-    return 0
+    return print_result(result, args.out)

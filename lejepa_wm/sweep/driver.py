@@ -15,6 +15,7 @@ flight; finished runs are kept, and the next launch starts the others.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -97,13 +98,14 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
               jobs: int | None = None, seed: int = 0, device: str = "cpu",
               config_path: Path | None = None, overrides: Mapping[str, Any] | None = None,
               slurm_config: Path | None = None, slurm_overrides: Mapping[str, Any] | None = None,
-              submitit_cluster: str = "slurm", progress: bool = True) -> SweepResult:
+              submitit_cluster: str = "slurm", progress: bool | None = None) -> SweepResult:
     """Launch (or resume) the sweep of experiment ``name`` and aggregate it once every run is done."""
     check_choice(executor, EXECUTORS, "executor")
     check_choice(device, DEVICE_CHOICES, "device")
     if jobs is not None:
         check_positive_int(jobs, "jobs")
     plan = plan_sweep(name, scale, out, seed, config_path, overrides)
+    progress = sys.stderr.isatty() if progress is None else progress
     start = time.perf_counter()
     reused = tuple(spec.run_id for spec in plan.specs if is_done(spec, plan.out))
     todo = [spec for spec in plan.specs if not is_done(spec, plan.out)]
@@ -132,6 +134,20 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
     files = tuple(plan.experiment.aggregate(plan.exp_dir, plan.config)) if complete else ()
     return SweepResult(name, scale, executor, executed, reused, failed, complete, files,
                        time.perf_counter() - start)
+
+
+def print_result(result: SweepResult, out: Path) -> int:
+    """Print what a launch did; return the exit status (0, or 3 if a run failed)."""
+    if result.reused:
+        print(f"reused {len(result.reused)} finished run(s) from {out}")
+    print(f"executed {len(result.executed)} run(s) in {result.wall_time_s:.1f} s with executor {result.executor}")
+    for path in result.files:
+        print(f"wrote {path}")
+    if result.failed:
+        print(f"{len(result.failed)} run(s) failed twice (tracebacks in their error.json): "
+              f"{', '.join(result.failed)}; launch the same command again to retry them")
+        return 3
+    return 0
 
 
 def aggregate_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, seed: int = 0,

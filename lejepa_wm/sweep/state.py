@@ -26,12 +26,11 @@ import os
 import socket
 import time
 from dataclasses import dataclass
-from importlib import import_module
 from pathlib import Path
 from typing import Any, Mapping
 
 from lejepa_wm.atomic import atomic_write_json, read_json
-from lejepa_wm.experiments import EXPERIMENT_MODULES
+from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import METRICS_FILE, Experiment, RunSpec, experiment_dir
 
 RUNNING_FILE = "running.json"
@@ -77,10 +76,8 @@ def plan_sweep(name: str, scale: str, out: Path, seed: int = 0, config_path: Pat
     ``load_config`` rejects bad scales and configuration values. Run ids must be
     unique, since each names a folder.
     """
-    if name not in EXPERIMENT_MODULES:
-        raise ValueError(f"unknown experiment {name!r}; expected one of {', '.join(EXPERIMENT_MODULES)}")
+    experiment = get_experiment(name)
     module = EXPERIMENT_MODULES[name]
-    experiment = import_module(module).EXPERIMENT
     config = experiment.load_config(scale, config_path, overrides)
     specs = tuple(experiment.grid(config, scale, seed))
     run_ids = [spec.run_id for spec in specs]

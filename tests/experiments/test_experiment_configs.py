@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from lejepa_wm.config import SCALES
 from lejepa_wm.experiments import SYNTHETIC_EXPERIMENTS, get_experiment
 from lejepa_wm.experiments.base import Experiment
+from lejepa_wm.experiments.run_params import SyntheticRunParams
 
 
 @pytest.mark.parametrize("name", SYNTHETIC_EXPERIMENTS)
@@ -17,29 +20,62 @@ def test_configs_load_and_expand(name, scale):
     config = experiment.load_config(scale)
     specs = experiment.grid(config, scale, seed=0)
     assert specs and len({spec.run_id for spec in specs}) == len(specs)
-    # every regularized run has its lambda = 0 control at the same sweep point and seed
-    controls = [s for s in specs if s.params["objective"]["weight"] == 0.0]
-    assert controls, "each experiment must run the alignment-only control"
-    assert all(s.params["seed"] in {c.params["seed"] for c in controls} for s in specs)
+    params = [SyntheticRunParams.from_dict(spec.params) for spec in specs]
+    assert all(p.to_dict() == spec.params for p, spec in zip(params, specs))  # the stored form round-trips
+    # every regularized run has its lambda = 0 control at the same seed
+    control_seeds = {p.seeds.run_seed for p in params if p.objective.name == "alignment_only"}
+    assert control_seeds and all(p.seeds.run_seed in control_seeds for p in params)
+    # the default world is the paper's renderer and no reported seed was used for tuning
+    assert all(p.renderer.kind == "published" for p in params)
+    assert not {p.seeds.run_seed for p in params} & set(config.tuning_seeds)
+    assert (scale == "quick" and config.seeds >= 2) or (scale == "full" and config.seeds >= 3)
+
+
+def test_seed_streams_are_distinct_per_run_and_per_purpose():
+    experiment = get_experiment("scaling")
+    specs = experiment.grid(experiment.load_config("quick"), "quick", seed=0)
+    streams = [SyntheticRunParams.from_dict(s.params).seeds for s in specs]
+    for stream in streams:
+        values = [stream.renderer, stream.init, stream.batches, stream.fit, stream.validation, stream.test]
+        assert len(set(values)) == len(values)
+    assert len({s.test for s in streams}) == len({s.run_seed for s in streams})
+
+
+def test_tuning_seeds_are_refused_for_reported_runs():
+    experiment = get_experiment("scaling")
+    config = experiment.load_config("quick")
+    with pytest.raises(ValueError, match="tuning"):
+        experiment.grid(config, "quick", seed=config.tuning_seeds[0])
+    with pytest.raises(ValueError, match="seed"):
+        experiment.grid(config, "quick", seed=-1)
 
 
 def test_full_scale_is_the_paper_sweep():
     config = get_experiment("scaling").load_config("full")
-    assert max(config.dims) == 1024 and config.seeds == 5 and config.r2_target == 0.999
+    assert max(config.dims) == 1024 and config.seeds >= 3 and config.residual_target == 0.01
 
 
 @pytest.mark.parametrize("overrides, message", [
     ({"no_such_key": 1}, "unknown config key"),
     ({"rho": 1.5}, "rho"),
     ({"dims": [1, 4]}, "dims"),
+    ({"dims": [3]}, "dims"),
     ({"methods": ["sigreg", "vicreg"]}, "methods"),
     ({"lr": "fast"}, "lr"),
+    ({"lr": math.nan}, "lr"),
+    ({"shift_gain": math.inf}, "shift_gain"),
+    ({"decay_fraction": math.nan}, "decay_fraction"),
     ({"max_steps": 0}, "max_steps"),
+    ({"warmup_steps": -1}, "warmup_steps"),
+    ({"weight_decay": -0.1}, "weight_decay"),
+    ({"eval_size": 16}, "eval_size"),
     ({"encoder": "resnet"}, "encoder"),
     ({"encoders": ["matched", "cnn"]}, "encoders"),
+    ({"renderer": "realnvp"}, "renderer"),
     ({"checkpoint_every": 33}, "multiple"),
+    ({"probe_size": 1024}, "probe_size"),
 ])
-def test_bad_scaling_config_values_raise(overrides, message):
+def test_bad_scaling_config_values_raise_on_loading(overrides, message):
     with pytest.raises(ValueError, match=message):
         get_experiment("scaling").load_config("quick", overrides=overrides)
 
@@ -47,6 +83,7 @@ def test_bad_scaling_config_values_raise(overrides, message):
 @pytest.mark.parametrize("name, overrides, message", [
     ("distribution", {"betas": [1.0, 4.0]}, "2.0"),
     ("distribution", {"tau": -1.0}, "tau"),
+    ("distribution", {"n": 3}, "even"),
     ("anisotropic", {"ratios": [0.5]}, "ratios"),
     ("anisotropic", {"low_r2": 0.95}, "low_r2"),
     ("bounds", {"encoders": ["cnn"]}, "encoders"),
@@ -59,9 +96,32 @@ def test_bad_values_raise_in_every_experiment(name, overrides, message):
 
 def test_user_config_file_overrides_defaults(tmp_path):
     path = tmp_path / "mine.toml"
-    path.write_text("[quick]\ndims = [4]\nseeds = 2\n")
+    path.write_text("[quick]\ndims = [4]\nseeds = 3\n")
     config = get_experiment("scaling").load_config("quick", path)
-    assert config.dims == (4,) and config.seeds == 2
-    path.write_text("[quick]\ndimz = [4]\n")
-    with pytest.raises(ValueError, match="dimz"):
+    assert config.dims == (4,) and config.seeds == 3
+    path.write_text("[common]\nseeds = 4\n")
+    assert get_experiment("scaling").load_config("full", path).seeds == 4
+    path.write_text("seeds = 5\n")  # flat keys apply to every scale
+    assert get_experiment("scaling").load_config("quick", path).seeds == 5
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[quick]\ndimz = [4]\n", "dimz"),
+    ("[full]\nseeds = 3\n", "no \\[quick\\] or \\[common\\] table"),
+    ("[qiuck]\nseeds = 3\n", "unknown table"),
+    ("seeds = 3\n[quick]\ndims = [4]\n", "mixes tables"),
+    ("[quick\nseeds = 3\n", "TOML syntax error"),
+])
+def test_bad_user_config_files_name_the_file_and_the_problem(tmp_path, text, message):
+    path = tmp_path / "mine.toml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message) as info:
         get_experiment("scaling").load_config("quick", path)
+    assert "dimz" in message or str(path) in str(info.value)
+
+
+def test_a_folder_or_a_missing_file_as_config_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="is a folder"):
+        get_experiment("scaling").load_config("quick", tmp_path)
+    with pytest.raises(ValueError, match="does not exist"):
+        get_experiment("scaling").load_config("quick", tmp_path / "nope.toml")

@@ -1,25 +1,80 @@
-"""Verdict logic of the headline entries, on hand-made result rows (no training)."""
+"""Verdict logic of the headline entries, on hand-made result rows (no training).
+
+Every verdict must fail for the identity encoder (an embedding that is the raw
+observation: residual ratio 1 at every setting, R² equal to the raw probe's),
+and a margin within two standard errors is "not resolved".
+"""
 
 from __future__ import annotations
 
 import math
 
-from lejepa_wm.experiments.distribution import EXPERIMENT as DISTRIBUTION
+from lejepa_wm.experiments.anisotropic import EXPERIMENT as ANISOTROPIC
+from lejepa_wm.experiments.distribution import peak_entry
+from lejepa_wm.experiments.output_dim import EXPERIMENT as OUTPUT_DIM
+from lejepa_wm.experiments.scaling import EXPERIMENT as SCALING
+from lejepa_wm.records import FAILED, HELD, MEASURED, UNRESOLVED
 
 
-def _rows(r2_by_beta: dict[float, list[float]], method: str = "whitening") -> list[dict]:
-    return [{"channel": "mala", "method": method, "beta": beta, "probe_r2": value, "seed": seed}
-            for beta, values in r2_by_beta.items() for seed, value in enumerate(values)]
+def _distribution_rows(ratio_by_beta: dict[float, list[float]], method: str = "whitening") -> list[dict]:
+    return [{"channel": "mala", "method": method, "beta": beta, "residual_ratio": value, "probe_r2": 1 - 0.3 * value,
+             "raw_observation_r2": 0.7, "seed": seed}
+            for beta, values in ratio_by_beta.items() for seed, value in enumerate(values)]
 
 
-def test_distribution_peak_reports_margin_and_its_standard_error():
-    entry = DISTRIBUTION.headline(_rows({1.5: [0.97, 0.98], 2.0: [0.99, 0.995], 4.0: [0.96, 0.962]}))[0]
-    assert entry["passed"] and math.isclose(entry["value"], 0.9925 - 0.975)
-    error = math.hypot(math.sqrt(0.5 * 0.005**2) / math.sqrt(2), math.sqrt(0.5 * 0.01**2) / math.sqrt(2))
-    assert f"β=2 minus β=1.5: +0.0175 ± {error:.4f}" in entry["measured"]
+def test_t2_peak_is_judged_on_the_residual_ratio_with_a_paired_standard_error():
+    entry = peak_entry(_distribution_rows({1.5: [0.10, 0.12], 2.0: [0.01, 0.02], 4.0: [0.20, 0.22]}), "whitening")
+    assert math.isclose(entry.value, 0.11 - 0.015)
+    assert math.isclose(entry.standard_error, math.sqrt(0.5 * (0.09 - 0.10) ** 2) / math.sqrt(2))
+    assert entry.verdict == HELD and entry.split == "test" and entry.seeds == (0, 1)
 
 
-def test_distribution_peak_fails_when_another_beta_is_higher():
-    entry = DISTRIBUTION.headline(_rows({1.5: [0.997], 2.0: [0.9945], 4.0: [0.987]}, "infonce"))[0]
-    assert not entry["passed"] and entry["value"] < 0
-    assert "standard error" not in entry["measured"]  # one seed: no error bar to give
+def test_t2_margin_below_two_standard_errors_is_not_resolved():
+    entry = peak_entry(_distribution_rows({1.5: [0.05, 0.02], 2.0: [0.01, 0.04], 4.0: [0.3, 0.3]}, "sigreg"), "sigreg")
+    assert entry.verdict == UNRESOLVED
+
+
+def test_t2_fails_for_the_identity_encoder_and_infonce_is_only_measured():
+    identity = _distribution_rows({1.5: [1.0, 1.0], 2.0: [1.0, 1.0], 4.0: [1.0, 1.0]})
+    assert peak_entry(identity, "whitening").verdict == FAILED
+    assert peak_entry(_distribution_rows({1.5: [0.1], 2.0: [0.2]}, "infonce"), "infonce").verdict == MEASURED
+
+
+def _scaling_rows(ratio: float, scale: float, control_error: float) -> list[dict]:
+    rows = []
+    for n in (2, 8):
+        for seed in (0, 1):
+            for method in ("sigreg", "whitening", "alignment_only"):
+                error = control_error if method == "alignment_only" else 0.01 * n
+                rows.append({"n": n, "seed": seed, "method": method, "encoder_kind": "matched_scaled",
+                             "residual_ratio": ratio + 0.001 * seed, "probe_r2": 1 - 0.3 * ratio,
+                             "raw_observation_r2": 0.7, "procrustes_per_dim": error / n,
+                             "embedding_std": scale, "scale_free_error": 0.01})
+    return rows
+
+
+def test_t1_fails_for_the_identity_encoder_and_holds_for_a_rotation():
+    config = SCALING.load_config("quick", overrides={"encoders": ["matched_scaled"]})
+    identity = SCALING.headline(_scaling_rows(1.0, 1.0, 0.01), config)
+    t1 = [e for e in identity if "identifiability" in e.name]
+    assert t1 and all(e.verdict == FAILED for e in t1)
+    rotation = SCALING.headline(_scaling_rows(0.01, 1.0, 0.9), config)
+    assert all(e.verdict == HELD for e in rotation if "identifiability" in e.name)
+    effect = [e for e in rotation if "effect" in e.name]
+    assert effect and all(e.verdict == HELD for e in effect)  # the collapsed control is far from a rotation
+
+
+def test_p5_fails_for_the_identity_encoder():
+    config = ANISOTROPIC.load_config("quick")
+    rows = [{"method": "whitening", "ratio": r, "seed": s, "fast_r2": 0.8, "raw_fast_r2": 0.8}
+            for r in config.ratios for s in (0, 1)]
+    assert ANISOTROPIC.headline(rows, config)[0].verdict == FAILED
+    rows = [{**row, "fast_r2": 0.99 if row["ratio"] < 2 else 0.01} for row in rows]
+    assert ANISOTROPIC.headline(rows, config)[0].verdict == HELD
+
+
+def test_m1_fails_for_the_identity_encoder():
+    config = OUTPUT_DIM.load_config("quick")
+    rows = [{"method": "whitening", "m": m, "n": config.n, "seed": 0, "probe_r2": 0.7, "raw_observation_r2": 0.7,
+             "predicted_r2": min(m, config.n) / config.n} for m in config.output_dims]
+    assert OUTPUT_DIM.headline(rows, config)[0].verdict == FAILED

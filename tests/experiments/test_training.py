@@ -1,88 +1,120 @@
-"""The training loop: resume after an interruption, divergence errors, settings validation, schedule."""
+"""The one training loop: resume after an interruption, the final checkpoint, divergence, settings, schedule."""
 
 from __future__ import annotations
 
 import math
 
 import pytest
+import torch
 
 from lejepa_wm.experiments.encoders import build_encoder
-from lejepa_wm.experiments.flows import make_mixing
+from lejepa_wm.experiments.flows import make_renderer
+from lejepa_wm.experiments.heldout import HeldOutSamples, validation_metrics
 from lejepa_wm.experiments.objectives import build_objective
-from lejepa_wm.experiments.training import (CHECKPOINT_FILE, TrainingDivergedError, TrainSettings, train)
+from lejepa_wm.experiments.training import (CHECKPOINT_FILE, DatasetPairs, TrainingDivergedError, TrainSettings,
+                                            WorldPairs, train)
 from lejepa_wm.experiments.worlds import GaussianWorld
+from lejepa_wm.seeds import SeedStreams
 
 
 class Interrupt(Exception):
     pass
 
 
-def _setup(lr: float = 1e-2):
+def _setup(lr: float = 1e-2, **settings):
     world = GaussianWorld.isotropic(4, 0.8)
-    mixing = make_mixing(4, 2, 8, 0.5, 0.1, seed=0)
-    encoder = build_encoder("matched", mixing, hidden=16, seed=0)
-    settings = TrainSettings(max_steps=60, batch_size=64, lr=lr, seed=3, warmup_steps=5, decay_fraction=0.5,
-                             eval_every=10, checkpoint_every=20, probe_size=256)
-    return world, mixing, encoder, build_objective("sigreg", 1.0, num_slices=16), settings
+    streams = SeedStreams.derive(3)
+    renderer = make_renderer("published", 4, streams.renderer)
+    encoder = build_encoder("matched", renderer, 16, streams.torch_generator("init"))
+    samples = HeldOutSamples.draw(world, renderer, 256, streams, "cpu")
+    base = dict(max_steps=60, batch_size=64, lr=lr, warmup_steps=5, decay_fraction=0.5, eval_every=10,
+                checkpoint_every=20)
+    return (encoder, WorldPairs(world, renderer), build_objective("sigreg", 1.0, num_slices=16),
+            TrainSettings(**{**base, **settings}), streams.torch_generator("batches"),
+            lambda model: validation_metrics(model, samples))
 
 
 def test_resume_after_interruption_gives_the_same_result(tmp_path):
-    world, mixing, encoder, objective, settings = _setup()
-    reference = train(encoder, world, mixing, objective, settings, tmp_path / "a", progress=False)
-
+    encoder, pairs, objective, settings, generator, evaluator = _setup()
+    reference = train(encoder, pairs, objective, settings, generator, tmp_path / "a", evaluator, progress=False)
     (tmp_path / "b").mkdir()
-    world, mixing, encoder, objective, settings = _setup()
+    encoder, pairs, objective, settings, generator, evaluator = _setup()
 
     def stop_at_45(step: int) -> None:
         if step == 45:
             raise Interrupt
 
     with pytest.raises(Interrupt):
-        train(encoder, world, mixing, objective, settings, tmp_path / "b", progress=False, step_callback=stop_at_45)
+        train(encoder, pairs, objective, settings, generator, tmp_path / "b", evaluator, progress=False,
+              step_callback=stop_at_45)
     assert (tmp_path / "b" / CHECKPOINT_FILE).exists()
-    world, mixing, encoder, objective, settings = _setup()  # a fresh process would rebuild everything
-    resumed = train(encoder, world, mixing, objective, settings, tmp_path / "b", progress=False)
+    encoder, pairs, objective, settings, generator, evaluator = _setup()  # a fresh process rebuilds everything
+    resumed = train(encoder, pairs, objective, settings, generator, tmp_path / "b", evaluator, progress=False)
     assert resumed.resumed_from == 40
     assert resumed.steps == reference.steps == 60
     assert resumed.final["probe_r2"] == pytest.approx(reference.final["probe_r2"], abs=1e-6)
     assert [r["probe_r2"] for r in resumed.history] == pytest.approx([r["probe_r2"] for r in reference.history],
                                                                      abs=1e-6)
-    assert not (tmp_path / "b" / CHECKPOINT_FILE).exists()  # removed once finished
 
 
-def test_early_stop_on_held_out_r2():
-    world, mixing, encoder, objective, _ = _setup()
-    settings = TrainSettings(max_steps=200, batch_size=64, lr=1e-2, seed=0, eval_every=10, checkpoint_every=10,
-                             stop_r2=0.5, probe_size=256)
-    result = train(encoder, world, mixing, objective, settings, None, progress=False)
+def test_the_final_checkpoint_is_kept_and_a_rerun_trains_no_further(tmp_path):
+    """The loop never deletes its checkpoint: a kill before metrics.json is written loses no training."""
+    encoder, pairs, objective, settings, generator, evaluator = _setup()
+    first = train(encoder, pairs, objective, settings, generator, tmp_path, evaluator, progress=False)
+    assert torch.load(tmp_path / CHECKPOINT_FILE, weights_only=False)["finished"]
+    encoder, pairs, objective, settings, generator, evaluator = _setup()
+    steps = []
+    again = train(encoder, pairs, objective, settings, generator, tmp_path, evaluator, progress=False,
+                  step_callback=steps.append)
+    assert steps == [] and again.steps == first.steps
+    assert again.final["probe_r2"] == pytest.approx(first.final["probe_r2"], abs=1e-9)
+
+
+def test_early_stop_on_the_validation_r2():
+    encoder, pairs, objective, settings, generator, evaluator = _setup(max_steps=200, checkpoint_every=10,
+                                                                        stop_r2=0.5)
+    result = train(encoder, pairs, objective, settings, generator, None, evaluator, progress=False)
     assert result.steps_to_target == result.steps == 10  # the raw observation is already above 0.5
     assert result.final["probe_r2"] >= 0.5
 
 
 def test_divergence_stops_with_a_clear_error():
-    world, mixing, encoder, _, settings = _setup(lr=1e-2)
-    exploding = build_objective("sigreg", 1.0, num_slices=8)
+    encoder, pairs, objective, settings, generator, evaluator = _setup()
 
-    def nan_objective(h, h_pos, generator):
-        loss, parts = exploding(h, h_pos, generator)
+    def nan_objective(h, h_pos, gen):
+        loss, parts = objective(h, h_pos, gen)
         return loss * math.nan, {**parts, "total": math.nan}
 
     with pytest.raises(TrainingDivergedError, match="diverged at step 1: loss nan"):
-        train(encoder, world, mixing, nan_objective, settings, None, progress=False)
+        train(encoder, pairs, nan_objective, settings, generator, None, evaluator, progress=False)
+
+
+def test_dataset_pairs_visit_every_pair_once_per_epoch_in_a_seeded_order():
+    first = torch.arange(10).unsqueeze(1)
+    pairs = DatasetPairs(first, first + 100, order_seed=7)
+    assert pairs.steps_per_epoch(3) == 3
+    epoch0 = torch.cat([pairs.draw(step, 3, torch.Generator())[0] for step in range(3)]).ravel().tolist()
+    assert len(set(epoch0)) == 9  # three full batches of distinct pairs, the remainder left out
+    again = DatasetPairs(first, first + 100, order_seed=7)
+    assert again.draw(4, 3, torch.Generator())[0].tolist() == pairs.draw(4, 3, torch.Generator())[0].tolist()
+    x, x_pos = pairs.draw(5, 3, torch.Generator())
+    assert torch.equal(x_pos, x + 100)
 
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"lr": -1.0}, "lr"), ({"batch_size": 0}, "batch_size"), ({"decay_fraction": 1.5}, "decay_fraction"),
-    ({"checkpoint_every": 15}, "multiple"), ({"stop_r2": 1.5}, "stop_r2"),
+    ({"checkpoint_every": 15}, "multiple"), ({"stop_r2": 1.5}, "stop_r2"), ({"warmup_steps": -1}, "warmup_steps"),
+    ({"weight_decay": math.nan}, "weight_decay"), ({"decay_fraction": math.inf}, "decay_fraction"),
+    ({"eval_every": None, "stop_r2": 0.9}, "stop_r2"),
 ])
 def test_bad_settings_raise(kwargs, message):
-    base = {"max_steps": 10, "batch_size": 8, "lr": 1e-3, "seed": 0, "eval_every": 10, "checkpoint_every": 10}
+    base = {"max_steps": 10, "batch_size": 8, "lr": 1e-3, "eval_every": 10, "checkpoint_every": 10}
     with pytest.raises(ValueError, match=message):
         TrainSettings(**{**base, **kwargs})
 
 
 def test_learning_rate_schedule():
-    settings = TrainSettings(max_steps=100, batch_size=8, lr=1.0, seed=0, warmup_steps=10, decay_fraction=0.5,
+    settings = TrainSettings(max_steps=100, batch_size=8, lr=1.0, warmup_steps=10, decay_fraction=0.5,
                              eval_every=10, checkpoint_every=10)
     assert settings.learning_rate(0) == pytest.approx(0.1)
     assert settings.learning_rate(20) == 1.0 and settings.learning_rate(49) == 1.0

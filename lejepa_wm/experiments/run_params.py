@@ -1,0 +1,159 @@
+"""Typed parameters of one synthetic run: world, renderer, encoder, objective, training, seeds.
+
+A run's ``spec.json`` stores :meth:`SyntheticRunParams.to_dict`; execution reads
+it back with :meth:`SyntheticRunParams.from_dict`, which builds every part
+through its validating constructor, so a damaged or hand-edited spec fails with
+an error naming the bad value. The world keeps its per-coordinate ``ρ`` vector
+from the config to the metrics. ``labels`` are the run's coordinates in its
+experiment's grid (``n``, ``method``, ``seed``, …): they name the run in tables
+and figures and play no part in its execution.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Mapping
+
+import torch
+from torch import nn
+
+from lejepa_wm.experiments.encoders import ENCODERS, build_encoder
+from lejepa_wm.experiments.flows import RENDERERS, CouplingFlow, make_renderer
+from lejepa_wm.experiments.objectives import OBJECTIVES, Objective, build_objective
+from lejepa_wm.experiments.training import TrainSettings
+from lejepa_wm.experiments.worlds import World, world_from_dict, world_to_dict
+from lejepa_wm.seeds import SeedStreams
+from lejepa_wm.validation import check_choice, check_positive_int
+
+ALIGNMENT_ONLY = "alignment_only"
+OBJECTIVE_NAMES = (*OBJECTIVES, ALIGNMENT_ONLY)
+
+
+def _section(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    if key not in data:
+        raise ValueError(f"run parameters lack the section {key!r}")
+    value = data[key]
+    if not isinstance(value, Mapping):
+        raise ValueError(f"run parameter section {key!r} must be an object; got {value!r}")
+    return value
+
+
+def _build(cls: type, data: Mapping[str, Any], what: str) -> Any:
+    try:
+        return cls(**dict(data))
+    except TypeError as exc:
+        raise ValueError(f"{what} {dict(data)!r} is malformed: {exc}") from None
+
+
+@dataclass(frozen=True)
+class RendererParams:
+    """The frozen mixing ``g`` (see :func:`lejepa_wm.experiments.flows.make_renderer`)."""
+
+    kind: str = "published"
+    layers: int = 4
+    hidden: int = 16
+    shift_gain: float = 0.5
+    log_scale_gain: float = 0.0
+
+    def __post_init__(self) -> None:
+        check_choice(self.kind, RENDERERS, "renderer")
+        check_positive_int(self.layers, "renderer layers")
+        check_positive_int(self.hidden, "renderer hidden width")
+        for name in ("shift_gain", "log_scale_gain"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                    math.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
+
+    def build(self, n: int, seed: int) -> CouplingFlow:
+        return make_renderer(self.kind, n, seed, self.layers, self.hidden, self.shift_gain, self.log_scale_gain)
+
+
+@dataclass(frozen=True)
+class EncoderParams:
+    """The trainable encoder ``f``: kind, hidden width, MLP depth, output dimension (``None``: ``n``)."""
+
+    kind: str
+    hidden: int
+    depth: int = 2
+    m: int | None = None
+
+    def __post_init__(self) -> None:
+        check_choice(self.kind, ENCODERS, "encoder")
+        check_positive_int(self.hidden, "encoder hidden width")
+        check_positive_int(self.depth, "encoder depth")
+        if self.m is not None:
+            check_positive_int(self.m, "output dimension m")
+
+    def build(self, renderer: CouplingFlow, generator: torch.Generator) -> nn.Module:
+        return build_encoder(self.kind, renderer, self.hidden, generator, self.m, self.depth)
+
+
+@dataclass(frozen=True)
+class ObjectiveParams:
+    """The training objective: ``alignment + weight · regularizer``; ``alignment_only`` is the λ = 0 control."""
+
+    name: str
+    weight: float = 1.0
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_choice(self.name, OBJECTIVE_NAMES, "objective")
+        if isinstance(self.weight, bool) or not isinstance(self.weight, (int, float)) or not (
+                math.isfinite(self.weight) and self.weight >= 0):
+            raise ValueError(f"objective weight must be a finite number >= 0; got {self.weight!r}")
+        if self.name == ALIGNMENT_ONLY and (self.weight != 0 or self.options):
+            raise ValueError("the alignment-only control has weight 0 and no options")
+
+    @classmethod
+    def alignment_only(cls) -> "ObjectiveParams":
+        return cls(ALIGNMENT_ONLY, 0.0)
+
+    def build(self) -> Objective:
+        if self.name == ALIGNMENT_ONLY:  # weight 0: the total is exactly the alignment loss
+            return build_objective("whitening", 0.0)
+        return build_objective(self.name, self.weight, **dict(self.options))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "weight": self.weight, "options": dict(self.options)}
+
+
+@dataclass(frozen=True)
+class SyntheticRunParams:
+    """Everything one synthetic run needs besides its folder and device."""
+
+    world: World
+    renderer: RendererParams
+    encoder: EncoderParams
+    objective: ObjectiveParams
+    train: TrainSettings
+    seeds: SeedStreams
+    eval_size: int
+    cpu_threads: int = 1
+    track_test: bool = False
+    labels: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_positive_int(self.eval_size, "eval_size")
+        check_positive_int(self.cpu_threads, "cpu_threads")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"world": world_to_dict(self.world), "renderer": asdict(self.renderer),
+                "encoder": asdict(self.encoder), "objective": self.objective.to_dict(),
+                "train": self.train.to_dict(), "seeds": self.seeds.to_dict(), "eval_size": self.eval_size,
+                "cpu_threads": self.cpu_threads, "track_test": self.track_test, "labels": dict(self.labels)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "SyntheticRunParams":
+        if not isinstance(data, Mapping):
+            raise ValueError(f"run parameters must be an object; got {data!r}")
+        objective = _section(data, "objective")
+        return cls(world=world_from_dict(_section(data, "world")),
+                   renderer=_build(RendererParams, _section(data, "renderer"), "renderer"),
+                   encoder=_build(EncoderParams, _section(data, "encoder"), "encoder"),
+                   objective=_build(ObjectiveParams, objective, "objective"),
+                   train=_build(TrainSettings, _section(data, "train"), "training settings"),
+                   seeds=SeedStreams.from_dict(_section(data, "seeds")),
+                   eval_size=data.get("eval_size"), cpu_threads=data.get("cpu_threads", 1),
+                   track_test=bool(data.get("track_test", False)), labels=dict(data.get("labels", {})))

@@ -1,0 +1,103 @@
+"""Named seed streams derived from one run seed.
+
+A run draws randomness for several independent purposes; each gets its own
+stream so that one can be changed without disturbing the others (a new
+renderer with the same initialization, a new test sample with the same
+training):
+
+- ``renderer``: the frozen mixing ``g`` (the world's appearance);
+- ``init``: the encoder's initial weights;
+- ``batches``: training batches and SIGReg's random directions;
+- ``fit``, ``validation``, ``test``: the three held-out samples (probe and
+  Procrustes fitting; early stopping and every tuning decision; every reported
+  number).
+
+:meth:`SeedStreams.derive` spawns the streams from ``numpy.random.SeedSequence(run_seed)``
+in the fixed order of :data:`STREAMS` (NumPy's spawn keys are deterministic, so the
+same run seed gives the same streams on every machine); any stream can be set
+explicitly instead. Library code never seeds a global generator: it asks a
+stream for a ``torch.Generator`` or a ``numpy.random.Generator``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Mapping
+
+import numpy as np
+
+STREAMS: tuple[str, ...] = ("renderer", "init", "batches", "fit", "validation", "test")
+SEED_LIMIT = 2**62
+"""Stream seeds lie in ``[0, 2^62)``: valid for ``torch.Generator.manual_seed`` and NumPy."""
+
+
+def _check_seed(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < SEED_LIMIT:
+        raise ValueError(f"{name} must be an integer in [0, 2^62); got {value!r}")
+    return value
+
+
+def spawn_seeds(seed: int, count: int) -> list[int]:
+    """``count`` independent 62-bit seeds spawned from ``SeedSequence(seed)``."""
+    children = np.random.SeedSequence(_check_seed(seed, "seed")).spawn(count)
+    return [int(child.generate_state(1, dtype=np.uint64)[0] >> np.uint64(2)) for child in children]
+
+
+@dataclass(frozen=True)
+class SeedStreams:
+    """The seed of every stream of one run (see the module docstring)."""
+
+    run_seed: int
+    renderer: int
+    init: int
+    batches: int
+    fit: int
+    validation: int
+    test: int
+
+    def __post_init__(self) -> None:
+        for name in ("run_seed", *STREAMS):
+            _check_seed(getattr(self, name), f"seed stream {name!r}")
+
+    @classmethod
+    def derive(cls, run_seed: int, **fixed: int) -> "SeedStreams":
+        """Streams spawned from ``run_seed``; keyword arguments set individual streams explicitly."""
+        unknown = sorted(set(fixed) - set(STREAMS))
+        if unknown:
+            raise ValueError(f"unknown seed stream(s) {unknown}; streams are {', '.join(STREAMS)}")
+        streams = dict(zip(STREAMS, spawn_seeds(run_seed, len(STREAMS))))
+        return cls(run_seed=run_seed, **{**streams, **fixed})
+
+    def with_stream(self, name: str, seed: int) -> "SeedStreams":
+        """A copy with stream ``name`` set to ``seed``."""
+        if name not in STREAMS:
+            raise ValueError(f"unknown seed stream {name!r}; streams are {', '.join(STREAMS)}")
+        return replace(self, **{name: seed})
+
+    def torch_generator(self, name: str, device: Any = "cpu") -> "torch.Generator":  # noqa: F821
+        """A fresh ``torch.Generator`` on ``device`` seeded with stream ``name``."""
+        import torch
+
+        return torch.Generator(device=device).manual_seed(self.seed(name))
+
+    def numpy_rng(self, name: str) -> np.random.Generator:
+        """A fresh NumPy generator seeded with stream ``name``."""
+        return np.random.default_rng(self.seed(name))
+
+    def seed(self, name: str) -> int:
+        """The seed of stream ``name``."""
+        if name not in STREAMS:
+            raise ValueError(f"unknown seed stream {name!r}; streams are {', '.join(STREAMS)}")
+        return int(getattr(self, name))
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "SeedStreams":
+        if not isinstance(data, Mapping):
+            raise ValueError(f"seed streams must be an object; got {data!r}")
+        missing = [key for key in ("run_seed", *STREAMS) if key not in data]
+        if missing:
+            raise ValueError(f"seed streams lack {', '.join(missing)}")
+        return cls(**{key: data[key] for key in ("run_seed", *STREAMS)})
