@@ -2,9 +2,14 @@
 Copyright (c) 2026 The LeJEPA world-model authors. All rights reserved.
 Released under the MIT license as described in the file LICENSE.
 -/
+import LeJEPAProofs.ForMathlib.Series
+import LeJEPAProofs.ForMathlib.FinsetSum
+import LeJEPAProofs.ForMathlib.Matrix
+import LeJEPAProofs.ForMathlib.Integral
+import LeJEPAProofs.ForMathlib.Gaussian
 import LeJEPAProofs.Setting
+import LeJEPAProofs.OUStationary
 import LeJEPAProofs.Axioms.HermiteMehler
-import LeJEPAProofs.Axioms.OUStationary
 import LeJEPAProofs.Axioms.Procrustes
 import LeJEPAProofs.SpectralCore
 import LeJEPAProofs.HermiteConsequences
@@ -15,6 +20,7 @@ import LeJEPAProofs.Approximate
 import LeJEPAProofs.ApproximateWhitening
 import LeJEPAProofs.Langevin
 import LeJEPAProofs.Planning
+import LeJEPAProofs.PlanningStochastic
 import LeJEPAProofs.Anisotropic
 import LeJEPAProofs.OutputDimension
 import LeJEPAProofs.Audit
@@ -23,10 +29,12 @@ import LeJEPAProofs.Audit
 # LeJEPAProofs
 
 Lean 4 formalization of "When Does LeJEPA Learn a World Model?" (Klindt, LeCun, Balestriero):
-T1 (forward identifiability) and its corollary C1, T2 (only the Gaussian makes the best
-feature affine), T3 (approximate identifiability), T4 (planning equivalence), P5 (anisotropic
-rates) and M1 (output dimension `m ≠ n`). The classical facts Mathlib lacks are stated
-as axioms in `LeJEPAProofs/Axioms/`, each listed in `LeJEPAProofs/AXIOMS.md` with its reference
-and the numerical test that checks it; `LeJEPAProofs/Audit.lean` prints the axioms each main
-theorem depends on.
+the closed-form alignment loss (LOSS), T1 (forward identifiability) and its corollary C1 (the
+encoded pair follows the same Ornstein–Uhlenbeck law), T2 (an affine eigenfunction of the
+Langevin generator forces a Gaussian density), T3 (approximate identifiability), T4 (planning
+equivalence in expectation), P5 (anisotropic rates: which Hermite family is optimal) and M1
+(output dimension `m ≠ n`). Two classical facts Mathlib lacks are stated as axioms in
+`LeJEPAProofs/Axioms/`, each listed in `LeJEPAProofs/AXIOMS.md` with its reference and the
+numerical test that checks it; `LeJEPAProofs/Audit.lean` prints the axioms each main theorem
+depends on. Generic lemmas that are not about the paper are in `LeJEPAProofs/ForMathlib/`.
 -/

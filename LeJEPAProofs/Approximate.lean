@@ -33,7 +33,7 @@ linear part. The Procrustes inequality for the polar factor is the assumed class
 
 ## References
 
-* THEORY.md, T3.
+* docs/THEORY.md, T3.
 -/
 
 namespace LeJEPA
@@ -52,7 +52,7 @@ theorem linearPart_apply {n m : ℕ} (h : (Fin n → ℝ) → Fin m → ℝ) (j 
 
 /-- The alignment gap `δ = L(h) - 2(1-ρ) E‖h(z)‖²`. -/
 noncomputable def alignmentGap {n m : ℕ} (ρ : ℝ) (h : (Fin n → ℝ) → Fin m → ℝ) : ℝ :=
-  alignmentLoss ρ h - 2 * (1 - ρ) * ∑ j, ∫ z, h z j ^ 2 ∂stdGaussian n
+  alignmentLoss ρ h - 2 * (1 - ρ) * ∑ j, ∫ z, h z j ^ 2 ∂stdGaussianPi n
 
 /-- The squared Frobenius whitening error `‖A Aᵀ - I‖²_F` of the linear part. -/
 noncomputable def linearWhiteningError {n m : ℕ} (h : (Fin n → ℝ) → Fin m → ℝ) : ℝ :=
@@ -63,15 +63,15 @@ noncomputable def linearWhiteningError {n m : ℕ} (h : (Fin n → ℝ) → Fin 
 linear part, and the coordinate's alignment gap is at least `2ρ(1-ρ) R`. -/
 theorem centred_coord {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1 : ρ < 1)
     (h : (Fin n → ℝ) → Fin m → ℝ) (hL2 : SquareIntegrable h)
-    (hc : ∀ j, ∫ z, h z j ∂stdGaussian n = 0) (j : Fin m) :
+    (hc : ∀ j, ∫ z, h z j ∂stdGaussianPi n = 0) (j : Fin m) :
     ∃ R : ℝ, 0 ≤ R ∧
-      (∀ q : Fin n → ℝ, ∫ z, (h z j - ∑ i, q i * z i) ^ 2 ∂stdGaussian n =
+      (∀ q : Fin n → ℝ, ∫ z, (h z j - ∑ i, q i * z i) ^ 2 ∂stdGaussianPi n =
         ∑ i, (linearCoeff (fun z => h z j) i - q i) ^ 2 + R) ∧
       2 * (ρ * (1 - ρ)) * R ≤
         ∫ p, (h (ouMap ρ p) j - h p.1 j) ^ 2 ∂ouPair n -
-          2 * (1 - ρ) * ∫ z, h z j ^ 2 ∂stdGaussian n := by
+          2 * (1 - ρ) * ∫ z, h z j ^ 2 ∂stdGaussianPi n := by
   obtain ⟨R, hR0, hq, hsq, hlo, -, -⟩ := coord_spectral (fun z => h z j) (hL2 j) ρ hρ0 hρ1
-  have hcj : ∫ z, h z j ∂stdGaussian n = 0 := hc j
+  have hcj : ∫ z, h z j ∂stdGaussianPi n = 0 := hc j
   refine ⟨R, hR0, fun q => ?_, ?_⟩
   · rw [hq q, hcj]
     ring
@@ -84,11 +84,11 @@ bounded by the normalized alignment gap:
 `∑ⱼ E (hⱼ(z) - (A z)ⱼ)² ≤ δ / (2ρ(1-ρ))`. -/
 theorem nonlinear_energy_le {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1 : ρ < 1)
     (h : (Fin n → ℝ) → Fin m → ℝ) (hL2 : SquareIntegrable h)
-    (hc : ∀ j, ∫ z, h z j ∂stdGaussian n = 0) :
-    ∑ j, ∫ z, (h z j - ∑ i, linearPart h j i * z i) ^ 2 ∂stdGaussian n ≤
+    (hc : ∀ j, ∫ z, h z j ∂stdGaussianPi n = 0) :
+    ∑ j, ∫ z, (h z j - ∑ i, linearPart h j i * z i) ^ 2 ∂stdGaussianPi n ≤
       alignmentGap ρ h / (2 * ρ * (1 - ρ)) := by
   choose R hR0 hq hgap using fun j => centred_coord ρ hρ0 hρ1 h hL2 hc j
-  have hN : ∀ j, ∫ z, (h z j - ∑ i, linearPart h j i * z i) ^ 2 ∂stdGaussian n = R j := by
+  have hN : ∀ j, ∫ z, (h z j - ∑ i, linearPart h j i * z i) ^ 2 ∂stdGaussianPi n = R j := by
     intro j
     rw [hq j (fun i => linearPart h j i)]
     simp [linearPart_apply]
@@ -100,7 +100,7 @@ theorem nonlinear_energy_le {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1 : ρ < 
   have e1 : ∑ j, 2 * (ρ * (1 - ρ)) * R j = 2 * (ρ * (1 - ρ)) * ∑ j, R j := by
     simp only [Finset.mul_sum]
   have e2 : ∑ j, (∫ p, (h (ouMap ρ p) j - h p.1 j) ^ 2 ∂ouPair n -
-        2 * (1 - ρ) * ∫ z, h z j ^ 2 ∂stdGaussian n) =
+        2 * (1 - ρ) * ∫ z, h z j ^ 2 ∂stdGaussianPi n) =
       alignmentGap ρ h := by
     unfold alignmentGap alignmentLoss
     simp only [Finset.sum_sub_distrib, Finset.mul_sum]
@@ -109,9 +109,9 @@ theorem nonlinear_energy_le {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1 : ρ < 
 /-- The alignment gap of a centred square-integrable encoder is nonnegative. -/
 theorem alignmentGap_nonneg {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1 : ρ < 1)
     (h : (Fin n → ℝ) → Fin m → ℝ) (hL2 : SquareIntegrable h)
-    (hc : ∀ j, ∫ z, h z j ∂stdGaussian n = 0) : 0 ≤ alignmentGap ρ h := by
+    (hc : ∀ j, ∫ z, h z j ∂stdGaussianPi n = 0) : 0 ≤ alignmentGap ρ h := by
   have hle := nonlinear_energy_le ρ hρ0 hρ1 h hL2 hc
-  have hN : 0 ≤ ∑ j, ∫ z, (h z j - ∑ i, linearPart h j i * z i) ^ 2 ∂stdGaussian n :=
+  have hN : 0 ≤ ∑ j, ∫ z, (h z j - ∑ i, linearPart h j i * z i) ^ 2 ∂stdGaussianPi n :=
     Finset.sum_nonneg fun j _ => integral_nonneg fun z => sq_nonneg _
   have hpos : 0 < 2 * ρ * (1 - ρ) := by
     have := mul_pos hρ0 (sub_pos.2 hρ1)
@@ -125,20 +125,20 @@ theorem alignmentGap_nonneg {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1 : ρ < 
 whitened and `δ = 0` the right side vanishes (T1). -/
 theorem approximate_identifiability {n : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1 : ρ < 1)
     (h : (Fin n → ℝ) → Fin n → ℝ) (hL2 : SquareIntegrable h)
-    (hc : ∀ j, ∫ z, h z j ∂stdGaussian n = 0) :
+    (hc : ∀ j, ∫ z, h z j ∂stdGaussianPi n = 0) :
     ∃ Q : Matrix (Fin n) (Fin n) ℝ, Q ∈ Matrix.orthogonalGroup (Fin n) ℝ ∧
-      ∑ j, ∫ z, (h z j - ∑ i, Q j i * z i) ^ 2 ∂stdGaussian n ≤
+      ∑ j, ∫ z, (h z j - ∑ i, Q j i * z i) ^ 2 ∂stdGaussianPi n ≤
         alignmentGap ρ h / (2 * ρ * (1 - ρ)) + linearWhiteningError h := by
   obtain ⟨Q, hQ, hP⟩ := procrustes_polar n (linearPart h)
   refine ⟨Q, mem_orthogonalGroup_of_mul_transpose hQ, ?_⟩
   choose R hR0 hq hgap using fun j => centred_coord ρ hρ0 hρ1 h hL2 hc j
-  have hN : ∀ j, ∫ z, (h z j - ∑ i, linearPart h j i * z i) ^ 2 ∂stdGaussian n = R j := by
+  have hN : ∀ j, ∫ z, (h z j - ∑ i, linearPart h j i * z i) ^ 2 ∂stdGaussianPi n = R j := by
     intro j
     rw [hq j (fun i => linearPart h j i)]
     simp [linearPart_apply]
   have hD := nonlinear_energy_le ρ hρ0 hρ1 h hL2 hc
   rw [Finset.sum_congr rfl fun j _ => hN j] at hD
-  have hQj : ∀ j, ∫ z, (h z j - ∑ i, Q j i * z i) ^ 2 ∂stdGaussian n =
+  have hQj : ∀ j, ∫ z, (h z j - ∑ i, Q j i * z i) ^ 2 ∂stdGaussianPi n =
       ∑ i, (linearPart h j i - Q j i) ^ 2 + R j := by
     intro j
     rw [hq j (fun i => Q j i)]

@@ -8,6 +8,7 @@ import LeJEPAProofs.Approximate
 import LeJEPAProofs.ApproximateWhitening
 import LeJEPAProofs.Langevin
 import LeJEPAProofs.Planning
+import LeJEPAProofs.PlanningStochastic
 import LeJEPAProofs.Anisotropic
 import LeJEPAProofs.OutputDimension
 
@@ -17,15 +18,14 @@ import LeJEPAProofs.OutputDimension
 `#print axioms` for every main theorem, so that `lake build` shows exactly which axioms each
 result depends on. Besides Lean's own `propext`, `Classical.choice` and `Quot.sound`, the
 only project axioms that may appear are those listed in `LeJEPAProofs/AXIOMS.md`:
-`LeJEPA.hermite_mehler_decomposition`, `LeJEPA.procrustes_polar`, `LeJEPA.ou_stationary`.
+`LeJEPA.hermite_mehler_decomposition` and `LeJEPA.procrustes_polar`.
 
 Expected dependencies:
-* T1, M1 (both directions `m ≤ n` and `m ≥ n`), the closed-form loss, T3 (a):
+* LOSS, T1, M1 (both directions `m ≤ n` and `m ≥ n`), T3 (a), C1 for optimal encoders:
   `LeJEPA.hermite_mehler_decomposition`.
 * T3 (b): `LeJEPA.hermite_mehler_decomposition`, `LeJEPA.procrustes_polar`.
-* C1: `LeJEPA.hermite_mehler_decomposition`, `LeJEPA.ou_stationary`
-  (`LeJEPA.inherited_dynamics` itself only `LeJEPA.ou_stationary`).
-* T2, T4, P5 and the spectral core: no project axiom.
+* OU stationarity, C1 (`LeJEPA.inherited_dynamics`), T2, T4, P5 and the spectral core: no
+  project axiom.
 
 ## Main statements
 
@@ -40,12 +40,15 @@ The Python audit (`lejepa-wm audit-lean`) checks the ledger against the sources 
 * FLT and PFR projects, axiom audits.
 -/
 
--- Spectral core
+-- Spectral core and OU stationarity
 #print axioms LeJEPA.tsum_pow_succ_le
 #print axioms LeJEPA.tsum_pow_succ_eq_iff
 #print axioms LeJEPA.alignment_gap_ge
+#print axioms LeJEPA.ou_stationary
+#print axioms LeJEPA.map_mulVec_pi_gaussianReal
 -- Closed-form loss and Gaussian moments
 #print axioms LeJEPA.alignmentLoss_eq_spectral
+#print axioms LeJEPA.coord_loss_eq
 #print axioms LeJEPA.integral_sq_linear
 -- T1 and M1
 #print axioms LeJEPA.alignmentLoss_ge_of_whitened
@@ -58,7 +61,7 @@ The Python audit (`lejepa-wm audit-lean`) checks the ledger against the sources 
 #print axioms LeJEPA.inherited_dynamics_of_optimal
 -- T2
 #print axioms LeJEPA.gaussian_of_affine_score
-#print axioms LeJEPA.gaussian_of_affine_eigenfunction
+#print axioms LeJEPA.affine_eigenfunction_iff_gaussian
 #print axioms LeJEPA.linear_identifiability_iff_gaussian
 -- T3
 #print axioms LeJEPA.nonlinear_energy_le
@@ -67,5 +70,10 @@ The Python audit (`lejepa-wm audit-lean`) checks the ledger against the sources 
 -- T4
 #print axioms LeJEPA.planning_equivalence
 #print axioms LeJEPA.planning_equivalence_orthogonal
+#print axioms LeJEPA.planning_equivalence_expected
+#print axioms LeJEPA.bellmanValue_conj
+#print axioms LeJEPA.isOptimalPolicy_conj_iff
+#print axioms LeJEPA.planning_equivalence_goal_reaching
 -- P5
-#print axioms LeJEPA.linear_optimum_iff_rate_ratio
+#print axioms LeJEPA.ky_fan_diagonal
+#print axioms LeJEPA.linear_family_optimal_iff

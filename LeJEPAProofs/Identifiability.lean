@@ -28,11 +28,12 @@ and whitening only. The proof is THEORY.md's: each coordinate's loss is at least
 `2(1-ρ)` plus `2ρ(1-ρ)` times its energy above degree one (`LeJEPA.whitened_coord`);
 equality kills every degree `≥ 2`, completeness makes `h` linear, and whitening makes the
 rows of the matrix orthonormal (`LeJEPA.mul_transpose_eq_one_of_sum_sq`).
-`Matrix.mem_orthogonalGroup_iff` is in `Mathlib/LinearAlgebra/UnitaryGroup.lean`.
+`Matrix.mem_orthogonalGroup_iff` is in `Mathlib/LinearAlgebra/UnitaryGroup.lean`;
+`LeJEPA.mem_orthogonalGroup_of_mul_transpose` in `LeJEPAProofs/ForMathlib/Matrix.lean`.
 
 ## References
 
-* THEORY.md, T1 and "Beyond the paper: output dimension m ≠ n".
+* docs/THEORY.md, T1 and "Beyond the paper: output dimension m ≠ n".
 -/
 
 namespace LeJEPA
@@ -42,10 +43,8 @@ open MeasureTheory ProbabilityTheory
 /-- `∑ⱼ 2(1-ρ) = 2m(1-ρ)` over `Fin m`. -/
 theorem sum_const_two_one_sub (m : ℕ) (ρ : ℝ) :
     ∑ _j : Fin m, (2 : ℝ) * (1 - ρ) = 2 * m * (1 - ρ) := by
-  first
-    | (rw [Finset.sum_const, Finset.card_univ, Fintype.card_fin, nsmul_eq_mul]; ring1)
-    | (simp only [Finset.sum_const, Finset.card_univ, Fintype.card_fin, nsmul_eq_mul]; ring1)
-    | (simp; ring1)
+  rw [Finset.sum_const, Finset.card_univ, Fintype.card_fin, nsmul_eq_mul]
+  ring
 
 /-- **Loss lower bound.** A whitened square-integrable `h : ℝⁿ → ℝᵐ` has
 `L(h) ≥ 2m(1-ρ)`. -/
@@ -69,7 +68,7 @@ theorem alignmentLoss_eq_iff_linear {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1
     (h : (Fin n → ℝ) → Fin m → ℝ) (hL2 : SquareIntegrable h) (hw : IsWhitened h) :
     alignmentLoss ρ h = 2 * m * (1 - ρ) ↔
       ∃ W : Matrix (Fin m) (Fin n) ℝ, W * W.transpose = 1 ∧
-        ∀ᵐ z ∂stdGaussian n, ∀ j, h z j = ∑ i, W j i * z i := by
+        ∀ᵐ z ∂stdGaussianPi n, ∀ j, h z j = ∑ i, W j i * z i := by
   choose R hR0 _hA hq hlo hhi hlin using fun j => whitened_coord ρ hρ0 hρ1 h hL2 hw j
   constructor
   · intro hL
@@ -90,7 +89,7 @@ theorem alignmentLoss_eq_iff_linear {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1
     have hRj : ∀ j, R j = 0 := fun j => by
       have := Finset.single_le_sum (fun k _ => hR0 k) (Finset.mem_univ j)
       linarith [hR0 j]
-    have hae : ∀ᵐ z ∂stdGaussian n, ∀ j,
+    have hae : ∀ᵐ z ∂stdGaussianPi n, ∀ j,
         h z j = ∑ i, linearCoeff (fun z => h z j) i * z i :=
       ae_all_iff.2 fun j => hlin j (hRj j)
     refine ⟨fun j i => linearCoeff (fun z => h z j) i, ?_, hae⟩
@@ -98,11 +97,11 @@ theorem alignmentLoss_eq_iff_linear {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1
   · rintro ⟨W, -, hW⟩
     have hRj : ∀ j, R j = 0 := by
       intro j
-      have hae : (fun z => (h z j - ∑ i, W j i * z i) ^ 2) =ᵐ[stdGaussian n]
+      have hae : (fun z => (h z j - ∑ i, W j i * z i) ^ 2) =ᵐ[stdGaussianPi n]
           fun _ => (0 : ℝ) := by
         filter_upwards [hW] with z hz
         simp [hz j]
-      have h0 : ∫ z, (h z j - ∑ i, W j i * z i) ^ 2 ∂stdGaussian n = 0 := by
+      have h0 : ∫ z, (h z j - ∑ i, W j i * z i) ^ 2 ∂stdGaussianPi n = 0 := by
         rw [integral_congr_ae hae]
         simp
       have hqj := hq j (fun i => W j i)
@@ -118,14 +117,6 @@ theorem alignmentLoss_eq_iff_linear {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1
     unfold alignmentLoss
     rw [Finset.sum_congr rfl fun j _ => hLj j, sum_const_two_one_sub]
 
-/-- A real matrix with `Q Qᵀ = I` lies in `Matrix.orthogonalGroup`. -/
-theorem mem_orthogonalGroup_of_mul_transpose {n : ℕ} {Q : Matrix (Fin n) (Fin n) ℝ}
-    (hQ : Q * Q.transpose = 1) : Q ∈ Matrix.orthogonalGroup (Fin n) ℝ := by
-  first
-    | (rw [Matrix.mem_orthogonalGroup_iff]; exact hQ)
-    | exact (Matrix.mem_orthogonalGroup_iff (Fin n) ℝ).2 hQ
-    | exact Matrix.mem_orthogonalGroup_iff.2 hQ
-
 /-- **T1 (forward identifiability).** Let `h : ℝⁿ → ℝⁿ` be square integrable and whitened
 (`E h = 0`, `Cov h = I_n`) and `0 < ρ < 1`. Then `L(h) ≥ 2n(1-ρ)`, with equality iff
 `h(z) = Q z` for `γ_n`-almost every `z`, for an orthogonal matrix `Q`. -/
@@ -134,7 +125,7 @@ theorem forward_identifiability {n : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1 : ρ 
     2 * n * (1 - ρ) ≤ alignmentLoss ρ h ∧
       (alignmentLoss ρ h = 2 * n * (1 - ρ) ↔
         ∃ Q : Matrix (Fin n) (Fin n) ℝ, Q ∈ Matrix.orthogonalGroup (Fin n) ℝ ∧
-          ∀ᵐ z ∂stdGaussian n, ∀ j, h z j = ∑ i, Q j i * z i) := by
+          ∀ᵐ z ∂stdGaussianPi n, ∀ j, h z j = ∑ i, Q j i * z i) := by
   refine ⟨alignmentLoss_ge_of_whitened ρ hρ0 hρ1 h hL2 hw, ?_⟩
   rw [alignmentLoss_eq_iff_linear ρ hρ0 hρ1 h hL2 hw]
   constructor
@@ -155,7 +146,7 @@ theorem top_eigenvalues_output_dim {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1 
     2 * m * (1 - ρ) ≤ alignmentLoss ρ h ∧
       (alignmentLoss ρ h = 2 * m * (1 - ρ) ↔
         ∃ W : Matrix (Fin m) (Fin n) ℝ, W * W.transpose = 1 ∧
-          ∀ᵐ z ∂stdGaussian n, ∀ j, h z j = ∑ i, W j i * z i) :=
+          ∀ᵐ z ∂stdGaussianPi n, ∀ j, h z j = ∑ i, W j i * z i) :=
   ⟨alignmentLoss_ge_of_whitened ρ hρ0 hρ1 h hL2 hw,
     alignmentLoss_eq_iff_linear ρ hρ0 hρ1 h hL2 hw⟩
 

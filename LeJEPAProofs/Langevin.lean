@@ -5,53 +5,68 @@ Released under the MIT license as described in the file LICENSE.
 import Mathlib
 
 /-!
-# T2: only the Gaussian makes the best feature affine
+# T2: only the Gaussian makes an eigenfunction of the Langevin generator affine
 
-For a one-dimensional Langevin diffusion `dz = (log p)'(z) dt + √2 dW` with smooth positive
-stationary density `p`, the generator is `𝓛φ = φ'' + (log p)' φ'`. THEORY.md's converse says:
-the first non-constant eigenfunction `φ₁` is affine iff `p` is Gaussian.
+For a one-dimensional Langevin diffusion `dz = (log p)'(z) dt + √2 dW` with stationary density
+`p`, the generator acts on `C²` functions by `𝓛f = f'' + (log p)' f'`. THEORY.md's converse
+says: the first non-constant eigenfunction `φ₁` is affine iff `p` is Gaussian.
 
 ## Main statements
 
+* `LeJEPA.langevinGenerator p f z = f''(z) + (log p)'(z) f'(z)`.
+* `LeJEPA.IsPositiveDensity p`: `p > 0` everywhere, `p` is `C¹`, integrable, `∫ p = 1`.
 * `LeJEPA.gaussian_of_affine_score`: the ODE step. If `p` is differentiable and its score is
-  affine, `p' = -λ (z + c) p`, then `p(z) = p(-c) exp(-λ (z + c)² / 2)` for all `z`. No
-  positivity or integrability is needed; the proof shows `p(z) exp(λ (z + c)² / 2)` has zero
-  derivative and applies `is_const_of_deriv_eq_zero`.
-* `LeJEPA.gaussian_of_affine_eigenfunction` (**T2, ⇒**): if the affine `φ(z) = a z + b`,
-  `a ≠ 0`, solves the eigen-equation `𝓛φ = -λ φ` (written `a p' = -λ (a z + b) p`, i.e. the
-  equation multiplied by `p`), then `p` is the Gaussian shape with mean `-b/a` and precision
-  `λ`: `p(z) = p(-b/a) exp(-λ (z + b/a)² / 2)`.
-* `LeJEPA.affine_eigenfunction_of_gaussian` (**T2, ⇐**): for the Gaussian shape
-  `p(z) = C exp(-λ (z - μ)² / 2)` the affine `φ(z) = z - μ` solves `a p' = -λ (a z + b) p` with
-  `a = 1`, `b = -μ` (it is `H₁` up to scaling, eigenvalue `λ`).
-* `LeJEPA.linear_identifiability_iff_gaussian`: the equivalence for a positive differentiable
-  `p`.
+  affine, `p' = -λ (z + c) p`, then `p(z) = p(-c) exp(-λ (z + c)² / 2)` for all `z`.
+* `LeJEPA.affine_eigenfunction_iff_gaussian` (**T2**): for a positive `C¹` probability density
+  `p`, `λ > 0` and `a ≠ 0`, the affine function `f(z) = a z + b` satisfies `𝓛f = -λ f`
+  everywhere iff `p` is the Gaussian density with mean `-b/a` and variance `1/λ`
+  (`ProbabilityTheory.gaussianPDFReal (-(b / a)) λ⁻¹`).
+* `LeJEPA.linear_identifiability_iff_gaussian` (**T2**, existential form): some affine
+  `f = a z + b` with `a ≠ 0` satisfies `𝓛f = -λ f` iff `p` is a Gaussian density of variance
+  `1/λ`.
 
 ## Implementation notes
 
-The Sturm–Liouville facts of THEORY.md (that `φ₁` exists for the densities considered and is
-strictly monotone) are not used by these statements and are not assumed: the theorems are
-stated for any affine solution of the eigen-equation. For `λ > 0` the shape is the density of
-`N(-b/a, 1/λ)` up to normalisation; for `λ ≤ 0` it is not normalisable, so a probability
-density can only satisfy the equation with `λ > 0`.
-Names confirmed in Mathlib: `is_const_of_deriv_eq_zero`
-(`Mathlib/Analysis/Calculus/MeanValue.lean`), `HasDerivAt.exp`
-(`Mathlib/Analysis/SpecialFunctions/ExpDeriv.lean`), `HasDerivAt.mul`, `HasDerivAt.const_mul`,
-`HasDerivAt.div_const`, `HasDerivAt.add_const`, `hasDerivAt_id'`, `HasDerivAt.congr_deriv`,
-`DifferentiableAt.hasDerivAt`, `HasDerivAt.deriv` (`Mathlib/Analysis/Calculus/Deriv/*.lean`).
+The Sturm–Liouville facts of THEORY.md (that `φ₁` exists for the densities considered, that it is
+the best whitened one-dimensional feature, and that it is strictly monotone) are not used by
+these statements and are not formalized: docs/THEORY.md states the monotonicity as a named open
+statement with its numerical check (`tests/numerics/test_t2.py`). The generator is defined for
+every function; it is the Langevin generator on `C²` functions, and the theorems apply it to
+affine functions only. Integrability is part of `LeJEPA.IsPositiveDensity` to match the paper's
+hypotheses; in Lean it also follows from `∫ p = 1`, since the Bochner integral of a
+non-integrable function is `0`.
+Mathlib names: `is_const_of_deriv_eq_zero` (`Mathlib/Analysis/Calculus/MeanValue.lean`),
+`HasDerivAt.log` (`Mathlib/Analysis/SpecialFunctions/Log/Deriv.lean`), `HasDerivAt.exp`,
+`ContDiff.differentiable`, `ProbabilityTheory.gaussianPDFReal`,
+`ProbabilityTheory.integral_gaussianPDFReal_eq_one`
+(`Mathlib/Probability/Distributions/Gaussian/Real.lean`).
 
 ## References
 
-* THEORY.md, T2; the paper's Sturm–Liouville argument.
+* docs/THEORY.md, T2; the paper's Sturm–Liouville argument.
 -/
 
 namespace LeJEPA
+
+open MeasureTheory ProbabilityTheory
+
+/-- The Langevin generator `𝓛f = f'' + (log p)' f'` of `dz = (log p)'(z) dt + √2 dW`, applied to
+`f` at `z`. It is the generator on `C²` functions `f`; the theorems below use it on affine `f`. -/
+noncomputable def langevinGenerator (p f : ℝ → ℝ) (z : ℝ) : ℝ :=
+  deriv (deriv f) z + deriv (fun y => Real.log (p y)) z * deriv f z
+
+/-- A positive `C¹` probability density on `ℝ`: the stationary densities of T2. -/
+structure IsPositiveDensity (p : ℝ → ℝ) : Prop where
+  pos : ∀ z, 0 < p z
+  contDiff : ContDiff ℝ 1 p
+  integrable : Integrable p
+  integral_eq_one : ∫ z, p z = 1
 
 /-- The derivative of `y ↦ λ (y + c)² / 2`, written with a product to keep the algebra
 elementary. -/
 theorem hasDerivAt_half_sq (lam c y : ℝ) :
     HasDerivAt (fun y => lam * ((y + c) * (y + c)) / 2) (lam * (y + c)) y := by
-  have hl : HasDerivAt (fun y : ℝ => y + c) 1 y := (hasDerivAt_id' y).add_const c
+  have hl : HasDerivAt (fun y : ℝ => y + c) 1 y := (hasDerivAt_id' (x := y)).add_const c
   have hsq : HasDerivAt (fun y : ℝ => (y + c) * (y + c)) (1 * (y + c) + (y + c) * 1) y :=
     hl.mul hl
   exact ((hsq.const_mul lam).div_const 2).congr_deriv (by ring)
@@ -84,67 +99,120 @@ theorem gaussian_of_affine_score {p : ℝ → ℝ} {lam c : ℝ} (hp : Different
         Real.exp (-(lam * (z + c) ^ 2 / 2))) := by rw [hexp, mul_one]
     _ = p (-c) * Real.exp (-(lam * (z + c) ^ 2 / 2)) := by rw [← mul_assoc, hconst]
 
-/-- **T2 (⇒): an affine eigenfunction forces a Gaussian.** Let `p` be differentiable and let
-the affine `φ(z) = a z + b` (`a ≠ 0`) solve `𝓛φ = φ'' + (log p)' φ' = -λ φ`, written
-multiplied by `p`: `a p'(z) = -λ (a z + b) p(z)`. Then
-`p(z) = p(-b/a) exp(-λ (z + b/a)² / 2)`: the score is affine and `p` is the Gaussian shape
-with mean `-b/a` and variance `1/λ`. -/
-theorem gaussian_of_affine_eigenfunction {p : ℝ → ℝ} {a b lam : ℝ} (ha : a ≠ 0)
-    (hp : Differentiable ℝ p) (heig : ∀ z, a * deriv p z = -lam * (a * z + b) * p z)
-    (z : ℝ) : p z = p (-(b / a)) * Real.exp (-(lam * (z + b / a) ^ 2 / 2)) := by
-  have hscore : ∀ y, deriv p y = -lam * (y + b / a) * p y := by
-    intro y
-    apply mul_left_cancel₀ ha
-    have hab : a * (b / a) = b := by
-      first
-        | (rw [mul_div_assoc', mul_div_cancel_left₀ b ha])
-        | (field_simp; done)
-        | (rw [mul_comm]; exact div_mul_cancel₀ b ha)
-    rw [heig y]
-    linear_combination (lam * p y) * hab
-  exact gaussian_of_affine_score hp hscore z
-
-/-- **T2 (⇐): the Gaussian has an affine eigenfunction.** For `p(z) = C exp(-λ (z - μ)² / 2)`,
-`p'(z) = -λ (z - μ) p(z)`, so `φ(z) = z - μ` solves the eigen-equation with `a = 1`,
-`b = -μ`. -/
-theorem affine_eigenfunction_of_gaussian (C μ lam : ℝ) (z : ℝ) :
-    HasDerivAt (fun y => C * Real.exp (-(lam * (y - μ) ^ 2 / 2)))
-      (-lam * (1 * z + -μ) * (C * Real.exp (-(lam * (z - μ) ^ 2 / 2)))) z := by
-  have hl : HasDerivAt (fun y : ℝ => y - μ) 1 z := (hasDerivAt_id' z).sub_const μ
-  have hsq : HasDerivAt (fun y : ℝ => (y - μ) ^ 2) (2 * (z - μ)) z := by
+/-- The derivative of the Gaussian shape `C exp(-λ (y + c)² / 2)` is `-λ (z + c)` times itself. -/
+theorem hasDerivAt_gaussian_shape (C c lam z : ℝ) :
+    HasDerivAt (fun y => C * Real.exp (-(lam * (y + c) ^ 2 / 2)))
+      (-lam * (z + c) * (C * Real.exp (-(lam * (z + c) ^ 2 / 2)))) z := by
+  have hl : HasDerivAt (fun y : ℝ => y + c) 1 z := (hasDerivAt_id' (x := z)).add_const c
+  have hsq : HasDerivAt (fun y : ℝ => (y + c) ^ 2) (2 * (z + c)) z := by
     have h := hl.mul hl
-    have e : (fun y : ℝ => (y - μ) ^ 2) = fun y => (y - μ) * (y - μ) := by
+    have e : (fun y : ℝ => (y + c) ^ 2) = fun y => (y + c) * (y + c) := by
       funext y
       ring
     rw [e]
     exact h.congr_deriv (by ring)
-  have hin : HasDerivAt (fun y : ℝ => -(lam * (y - μ) ^ 2 / 2)) (-(lam * (2 * (z - μ)) / 2)) z :=
+  have hin : HasDerivAt (fun y : ℝ => -(lam * (y + c) ^ 2 / 2)) (-(lam * (2 * (z + c)) / 2)) z :=
     ((hsq.const_mul lam).div_const 2).neg
   exact (hin.exp.const_mul C).congr_deriv (by ring)
 
-/-- **T2 (equivalence).** For a positive differentiable density `p` and `a ≠ 0`, the affine
-`φ(z) = a z + b` solves `𝓛φ = -λ φ` (i.e. `a p' = -λ (a z + b) p` everywhere) iff `p` is the
-Gaussian shape `p(z) = p(-b/a) exp(-λ (z + b/a)² / 2)`. -/
-theorem linear_identifiability_iff_gaussian {p : ℝ → ℝ} {a b lam : ℝ} (ha : a ≠ 0)
-    (hp : Differentiable ℝ p) :
-    (∀ z, a * deriv p z = -lam * (a * z + b) * p z) ↔
-      ∀ z, p z = p (-(b / a)) * Real.exp (-(lam * (z + b / a) ^ 2 / 2)) := by
+/-- The Gaussian density of mean `μ` and variance `1/λ`, in the shape
+`(√(2π/λ))⁻¹ exp(-λ (z - μ)² / 2)`. -/
+theorem gaussianPDFReal_inv_eq {lam : ℝ} (hlam : 0 < lam) (μ z : ℝ) :
+    gaussianPDFReal μ lam⁻¹.toNNReal z =
+      (Real.sqrt (2 * Real.pi * lam⁻¹))⁻¹ * Real.exp (-(lam * (z + -μ) ^ 2 / 2)) := by
+  have hv : ((lam⁻¹.toNNReal : NNReal) : ℝ) = lam⁻¹ := Real.coe_toNNReal _ (inv_pos.2 hlam).le
+  rw [gaussianPDFReal, hv]
+  congr 2
+  rw [div_eq_mul_inv (-(z - μ) ^ 2), mul_inv, inv_inv]
+  ring
+
+/-- The derivative of the affine function `y ↦ a y + b` is the constant `a`, and its second
+derivative vanishes. -/
+theorem deriv_affine (a b : ℝ) :
+    deriv (fun y : ℝ => a * y + b) = fun _ => a := by
+  funext y
+  have h : HasDerivAt (fun y : ℝ => a * y + b) (a * 1) y :=
+    ((hasDerivAt_id' (x := y)).const_mul a).add_const b
+  rw [h.deriv, mul_one]
+
+/-- The Langevin generator on an affine function: `𝓛(a y + b)(z) = a (log p)'(z)`. -/
+theorem langevinGenerator_affine (p : ℝ → ℝ) (a b z : ℝ) :
+    langevinGenerator p (fun y => a * y + b) z = deriv (fun y => Real.log (p y)) z * a := by
+  unfold langevinGenerator
+  rw [deriv_affine, deriv_const, zero_add]
+
+/-- **T2 (Gaussian characterization of an affine eigenfunction).** Let `p` be a positive `C¹`
+probability density, `λ > 0` and `a ≠ 0`. The affine function `f(z) = a z + b` satisfies the
+eigen-equation `𝓛f = -λ f` of the Langevin generator at every `z` iff `p` is the Gaussian
+density with mean `-b/a` and variance `1/λ`. -/
+theorem affine_eigenfunction_iff_gaussian {p : ℝ → ℝ} (hp : IsPositiveDensity p) {lam : ℝ}
+    (hlam : 0 < lam) {a b : ℝ} (ha : a ≠ 0) :
+    (∀ z, langevinGenerator p (fun y => a * y + b) z = -lam * (a * z + b)) ↔
+      p = gaussianPDFReal (-(b / a)) lam⁻¹.toNNReal := by
+  have hdiff : Differentiable ℝ p := hp.contDiff.differentiable le_rfl
+  have hab : a * (b / a) = b := by rw [mul_div_assoc', mul_div_cancel_left₀ b ha]
+  have hK : 0 < Real.sqrt (2 * Real.pi * lam⁻¹) :=
+    Real.sqrt_pos.2 (mul_pos (mul_pos two_pos Real.pi_pos) (inv_pos.2 hlam))
+  have hlog : ∀ z, deriv (fun y => Real.log (p y)) z = deriv p z / p z := fun z =>
+    ((hdiff z).hasDerivAt.log (hp.pos z).ne').deriv
   constructor
-  · exact fun heig z => gaussian_of_affine_eigenfunction ha hp heig z
-  · intro hform z
-    have hfun : p = fun y => p (-(b / a)) * Real.exp (-(lam * (y - -(b / a)) ^ 2 / 2)) := by
+  · intro heig
+    -- The score is affine: `p' = -λ (z + b/a) p`.
+    have hscore : ∀ z, deriv p z = -lam * (z + b / a) * p z := by
+      intro z
+      have h := heig z
+      rw [langevinGenerator_affine, hlog z] at h
+      have h' : deriv p z * a = -lam * (a * z + b) * p z := by
+        rw [← h, mul_right_comm, div_mul_cancel₀ _ (hp.pos z).ne']
+      apply mul_left_cancel₀ ha
+      linear_combination h' + (lam * p z) * hab
+    have hform := gaussian_of_affine_score hdiff hscore
+    -- Normalization: `p = (p(-b/a) √(2π/λ)) · gaussianPDFReal`, and `∫ p = 1`.
+    have hpform : ∀ z, p z = (p (-(b / a)) * Real.sqrt (2 * Real.pi * lam⁻¹)) *
+        gaussianPDFReal (-(b / a)) lam⁻¹.toNNReal z := by
+      intro z
+      rw [hform z, gaussianPDFReal_inv_eq hlam, neg_neg, mul_assoc (p (-(b / a))),
+        ← mul_assoc (Real.sqrt (2 * Real.pi * lam⁻¹)), mul_inv_cancel₀ hK.ne', one_mul]
+    have hv0 : lam⁻¹.toNNReal ≠ 0 := (Real.toNNReal_pos.2 (inv_pos.2 hlam)).ne'
+    have hint : ∫ z, p z = p (-(b / a)) * Real.sqrt (2 * Real.pi * lam⁻¹) := by
+      calc ∫ z, p z
+          = ∫ z, (p (-(b / a)) * Real.sqrt (2 * Real.pi * lam⁻¹)) *
+              gaussianPDFReal (-(b / a)) lam⁻¹.toNNReal z :=
+            integral_congr_ae (ae_of_all _ hpform)
+        _ = (p (-(b / a)) * Real.sqrt (2 * Real.pi * lam⁻¹)) *
+              ∫ z, gaussianPDFReal (-(b / a)) lam⁻¹.toNNReal z :=
+            integral_const_mul _ _
+        _ = p (-(b / a)) * Real.sqrt (2 * Real.pi * lam⁻¹) := by
+            rw [integral_gaussianPDFReal_eq_one _ hv0, mul_one]
+    have hone : p (-(b / a)) * Real.sqrt (2 * Real.pi * lam⁻¹) = 1 := by
+      rw [← hint, hp.integral_eq_one]
+    funext z
+    rw [hpform z, hone, one_mul]
+  · intro hpg z
+    rw [langevinGenerator_affine, hlog z]
+    have hshape : p = fun y => (Real.sqrt (2 * Real.pi * lam⁻¹))⁻¹ *
+        Real.exp (-(lam * (y + b / a) ^ 2 / 2)) := by
       funext y
-      rw [hform y, sub_neg_eq_add]
-    have hd := affine_eigenfunction_of_gaussian (p (-(b / a))) (-(b / a)) lam z
-    have hderiv : deriv p z = _ :=
-      (congrArg (fun f : ℝ → ℝ => deriv f z) hfun).trans hd.deriv
-    have hab : a * (b / a) = b := by
-      first
-        | (rw [mul_div_assoc', mul_div_cancel_left₀ b ha])
-        | (field_simp; done)
-        | (rw [mul_comm]; exact div_mul_cancel₀ b ha)
-    rw [hderiv, hform z]
-    simp only [sub_neg_eq_add, neg_neg]
-    linear_combination (-lam * (p (-(b / a)) * Real.exp (-(lam * (z + b / a) ^ 2 / 2)))) * hab
+      rw [hpg, gaussianPDFReal_inv_eq hlam, neg_neg]
+    have hpz : p z = (Real.sqrt (2 * Real.pi * lam⁻¹))⁻¹ *
+        Real.exp (-(lam * (z + b / a) ^ 2 / 2)) := congrFun hshape z
+    have hd := hasDerivAt_gaussian_shape (Real.sqrt (2 * Real.pi * lam⁻¹))⁻¹ (b / a) lam z
+    rw [← hshape] at hd
+    rw [hd.deriv, ← hpz, mul_div_assoc, div_self (hp.pos z).ne', mul_one]
+    linear_combination (-lam) * hab
+
+/-- **T2 (linear identifiability iff Gaussian).** For a positive `C¹` probability density `p`
+and `λ > 0`: some affine `f(z) = a z + b` with `a ≠ 0` satisfies `𝓛f = -λ f` everywhere iff
+`p` is a Gaussian density of variance `1/λ` (its mean is then `-b/a`). -/
+theorem linear_identifiability_iff_gaussian {p : ℝ → ℝ} (hp : IsPositiveDensity p) {lam : ℝ}
+    (hlam : 0 < lam) :
+    (∃ a b : ℝ, a ≠ 0 ∧ ∀ z, langevinGenerator p (fun y => a * y + b) z = -lam * (a * z + b)) ↔
+      ∃ μ : ℝ, p = gaussianPDFReal μ lam⁻¹.toNNReal := by
+  constructor
+  · rintro ⟨a, b, ha, heig⟩
+    exact ⟨-(b / a), (affine_eigenfunction_iff_gaussian hp hlam ha).1 heig⟩
+  · rintro ⟨μ, hμ⟩
+    refine ⟨1, -μ, one_ne_zero, (affine_eigenfunction_iff_gaussian hp hlam one_ne_zero).2 ?_⟩
+    rw [hμ, neg_div, div_one, neg_neg]
 
 end LeJEPA

@@ -3,6 +3,7 @@ Copyright (c) 2026 The LeJEPA world-model authors. All rights reserved.
 Released under the MIT license as described in the file LICENSE.
 -/
 import LeJEPAProofs.Identifiability
+import LeJEPAProofs.ForMathlib.Integral
 
 /-!
 # M1 for `m > n`: the value of the relaxed optimum
@@ -16,7 +17,6 @@ THEORY.md's value of the relaxed optimum for `m > n`.
 ## Main statements
 
 * `LeJEPA.memLp_coord`: the coordinate `z ↦ zᵢ` is in `L²(γ_n)`.
-* `LeJEPA.integrable_mul_of_memLp`: the product of two `L²(γ_n)` functions is integrable.
 * `LeJEPA.linearCoeff_sum`: `E[(∑ⱼ vⱼ hⱼ(z)) zᵢ] = ∑ⱼ vⱼ E[hⱼ(z) zᵢ]`.
 * `LeJEPA.sum_linearCoeff_sq_le_one` (Bessel): `∑ⱼ E[hⱼ(z) zᵢ]² ≤ 1` for whitened `h`.
 * `LeJEPA.alignmentLoss_ge_output_dim` (**M1**, `m ≥ n`): every whitened square-integrable
@@ -28,20 +28,19 @@ THEORY.md's value of the relaxed optimum for `m > n`.
 
 No new axiom. That `zᵢ ∈ L²(γ_n)` is read off `LeJEPA.integral_sq_linear`: a function whose
 integral is nonzero is integrable (`MeasureTheory.integral_undef`). Products of `L²` functions
-are integrable by polarization, `f g = ((f + g)² - f² - g²) / 2`. Bessel's inequality comes from
+are integrable (`LeJEPA.integrable_mul_of_memLp_two`). Bessel's inequality comes from
 the Parseval identity of `LeJEPA.coord_spectral` applied to `F = ∑ⱼ aⱼᵢ hⱼ`, whose second moment
 is `∑ⱼ aⱼᵢ²` by whitening and whose `i`-th degree-one coefficient is also `∑ⱼ aⱼᵢ²`, so
 `s ≥ s²` for `s = ∑ⱼ aⱼᵢ²`. Attainment of the bound (by `z` together with degree-two harmonics)
 is checked numerically, not formalized.
-Mathlib names used: `memLp_two_iff_integrable_sq`, `MemLp.integrable_sq`, `MemLp.add`,
-`MemLp.const_mul`, `memLp_finset_sum`, `Integrable.sub`, `Integrable.div_const`,
-`Integrable.congr`, `Integrable.const_mul`, `integral_finset_sum`, `integral_const_mul`,
-`ae_of_all` (`Mathlib/MeasureTheory/Function/LpSeminorm/*.lean`,
-`Mathlib/MeasureTheory/Function/L2Space.lean`, `Mathlib/MeasureTheory/Integral/Bochner/*.lean`).
+Mathlib names used: `memLp_two_iff_integrable_sq`, `MemLp.const_mul`, `memLp_finset_sum`,
+`Integrable.const_mul`, `integral_finset_sum`, `integral_const_mul`
+(`Mathlib/MeasureTheory/Function/LpSeminorm/*.lean`, `Mathlib/MeasureTheory/Function/L2Space.lean`,
+`Mathlib/MeasureTheory/Integral/Bochner/*.lean`).
 
 ## References
 
-* THEORY.md, "Beyond the paper: output dimension m ≠ n".
+* docs/THEORY.md, "Beyond the paper: output dimension m ≠ n".
 -/
 
 namespace LeJEPA
@@ -50,54 +49,30 @@ open MeasureTheory ProbabilityTheory
 
 /-- The coordinate `z ↦ zᵢ` is square integrable under `γ_n` (its second moment is `1`). -/
 theorem memLp_coord (n : ℕ) (i : Fin n) :
-    MemLp (fun z : Fin n → ℝ => z i) 2 (stdGaussian n) := by
-  have hsq : ∫ z, z i ^ 2 ∂stdGaussian n = 1 := by
+    MemLp (fun z : Fin n → ℝ => z i) 2 (stdGaussianPi n) := by
+  have hsq : ∫ z, z i ^ 2 ∂stdGaussianPi n = 1 := by
     have h := integral_sq_linear n (fun k => if k = i then 1 else 0)
-    first
-      | (simp only [sum_indicator_mul, sum_indicator_sq] at h; exact h)
-      | simpa [sum_indicator_mul, sum_indicator_sq] using h
-  have hint : Integrable (fun z : Fin n → ℝ => z i ^ 2) (stdGaussian n) := by
+    simp only [sum_indicator_mul, sum_indicator_sq] at h
+    exact h
+  have hint : Integrable (fun z : Fin n → ℝ => z i ^ 2) (stdGaussianPi n) := by
     by_contra hni
     rw [integral_undef hni] at hsq
     norm_num at hsq
-  first
-    | exact (memLp_two_iff_integrable_sq (measurable_pi_apply i).aestronglyMeasurable).2 hint
-    | exact (memLp_two_iff_integrable_sq (continuous_apply i).aestronglyMeasurable).2 hint
-
-/-- The product of two square-integrable functions is integrable (polarization). -/
-theorem integrable_mul_of_memLp {n : ℕ} {f g : (Fin n → ℝ) → ℝ}
-    (hf : MemLp f 2 (stdGaussian n)) (hg : MemLp g 2 (stdGaussian n)) :
-    Integrable (fun z => f z * g z) (stdGaussian n) := by
-  have h1 : Integrable (fun z => (f z + g z) ^ 2) (stdGaussian n) := by
-    first
-      | exact (hf.add hg).integrable_sq
-      | simpa only [Pi.add_apply] using (hf.add hg).integrable_sq
-  have h2 : Integrable (fun z => f z ^ 2) (stdGaussian n) := hf.integrable_sq
-  have h3 : Integrable (fun z => g z ^ 2) (stdGaussian n) := hg.integrable_sq
-  have h4 : Integrable (fun z => ((f z + g z) ^ 2 - f z ^ 2 - g z ^ 2) / 2) (stdGaussian n) := by
-    first
-      | exact ((h1.sub h2).sub h3).div_const 2
-      | simpa only [Pi.sub_apply] using ((h1.sub h2).sub h3).div_const 2
-  have hpt : ∀ z, ((f z + g z) ^ 2 - f z ^ 2 - g z ^ 2) / 2 = f z * g z := fun z => by ring
-  first
-    | exact h4.congr (ae_of_all _ hpt)
-    | (simp only [hpt] at h4; exact h4)
+  exact (memLp_two_iff_integrable_sq (measurable_pi_apply i).aestronglyMeasurable).2 hint
 
 /-- A weighted sum of the coordinates of a square-integrable encoder is square integrable. -/
 theorem memLp_sum_mul {n m : ℕ} {h : (Fin n → ℝ) → Fin m → ℝ} (hL2 : SquareIntegrable h)
-    (v : Fin m → ℝ) : MemLp (fun z => ∑ j, v j * h z j) 2 (stdGaussian n) := by
-  first
-    | exact memLp_finset_sum Finset.univ fun j _ => (hL2 j).const_mul (v j)
-    | exact memLp_finset_sum (f := fun j z => v j * h z j) Finset.univ
-        fun j _ => (hL2 j).const_mul (v j)
+    (v : Fin m → ℝ) : MemLp (fun z => ∑ j, v j * h z j) 2 (stdGaussianPi n) := by
+  refine memLp_finset_sum Finset.univ fun j _ => ?_
+  exact (hL2 j).const_mul (v j)
 
 /-- Linearity of the degree-one coefficient: `E[(∑ⱼ vⱼ hⱼ(z)) zᵢ] = ∑ⱼ vⱼ E[hⱼ(z) zᵢ]`. -/
 theorem linearCoeff_sum {n m : ℕ} {h : (Fin n → ℝ) → Fin m → ℝ} (hL2 : SquareIntegrable h)
     (v : Fin m → ℝ) (i : Fin n) :
     linearCoeff (fun z => ∑ j, v j * h z j) i = ∑ j, v j * linearCoeff (fun z => h z j) i := by
   have hint : ∀ j ∈ (Finset.univ : Finset (Fin m)),
-      Integrable (fun z => v j * (h z j * z i)) (stdGaussian n) :=
-    fun j _ => (integrable_mul_of_memLp (hL2 j) (memLp_coord n i)).const_mul (v j)
+      Integrable (fun z => v j * (h z j * z i)) (stdGaussianPi n) :=
+    fun j _ => (integrable_mul_of_memLp_two (hL2 j) (memLp_coord n i)).const_mul (v j)
   have hpt : ∀ z : Fin n → ℝ, (∑ j, v j * h z j) * z i = ∑ j, v j * (h z j * z i) :=
     fun z => by
       rw [Finset.sum_mul]
@@ -105,10 +80,7 @@ theorem linearCoeff_sum {n m : ℕ} {h : (Fin n → ℝ) → Fin m → ℝ} (hL2
   simp only [linearCoeff]
   simp only [hpt]
   rw [integral_finset_sum Finset.univ hint]
-  first
-    | exact Finset.sum_congr rfl fun j _ => integral_const_mul (v j) _
-    | exact Finset.sum_congr rfl fun j _ => integral_mul_left (v j) _
-    | (simp only [integral_const_mul]; done)
+  exact Finset.sum_congr rfl fun j _ => integral_const_mul (v j) _
 
 /-- **Bessel's inequality for the degree-one coefficients.** For a whitened square-integrable
 `h : ℝⁿ → ℝᵐ` and every input coordinate `i`: `∑ⱼ E[hⱼ(z) zᵢ]² ≤ 1`. -/
@@ -127,7 +99,7 @@ theorem sum_linearCoeff_sq_le_one {n m : ℕ} {h : (Fin n → ℝ) → Fin m →
     Finset.single_le_sum (f := fun l =>
         linearCoeff (fun z => ∑ j, linearCoeff (fun z => h z j) i * h z j) l ^ 2)
       (fun l _ => sq_nonneg _) (Finset.mem_univ i)
-  have hmean := sq_nonneg (∫ z, ∑ j, linearCoeff (fun z => h z j) i * h z j ∂stdGaussian n)
+  have hmean := sq_nonneg (∫ z, ∑ j, linearCoeff (fun z => h z j) i * h z j ∂stdGaussianPi n)
   have key : linearCoeff (fun z => ∑ j, linearCoeff (fun z => h z j) i * h z j) i ^ 2 ≤
       ∑ j, linearCoeff (fun z => h z j) i ^ 2 := by
     linarith
@@ -145,9 +117,7 @@ theorem sum_sum_linearCoeff_sq_le {n m : ℕ} {h : (Fin n → ℝ) → Fin m →
   have hle : ∑ i : Fin n, ∑ j, linearCoeff (fun z => h z j) i ^ 2 ≤ ∑ _i : Fin n, (1 : ℝ) :=
     Finset.sum_le_sum fun i _ => sum_linearCoeff_sq_le_one hL2 hw i
   have hn : ∑ _i : Fin n, (1 : ℝ) = n := by
-    first
-      | (simp; done)
-      | (rw [Finset.sum_const, Finset.card_univ, Fintype.card_fin, nsmul_eq_mul, mul_one])
+    rw [Finset.sum_const, Finset.card_univ, Fintype.card_fin, nsmul_eq_mul, mul_one]
   linarith
 
 /-- **M1 for `m > n` (second-moment relaxation).** Every whitened square-integrable
@@ -163,10 +133,8 @@ theorem alignmentLoss_ge_output_dim {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1
   have hRj : ∀ j, R j = 1 - ∑ i, linearCoeff (fun z => h z j) i ^ 2 := fun j => by
     linarith [hA j]
   have hR : ∑ j, R j = m - ∑ j, ∑ i, linearCoeff (fun z => h z j) i ^ 2 := by
-    rw [Finset.sum_congr rfl fun j _ => hRj j, Finset.sum_sub_distrib]
-    first
-      | (simp; done)
-      | (rw [Finset.sum_const, Finset.card_univ, Fintype.card_fin, nsmul_eq_mul, mul_one])
+    rw [Finset.sum_congr rfl fun j _ => hRj j, Finset.sum_sub_distrib, Finset.sum_const,
+      Finset.card_univ, Fintype.card_fin, nsmul_eq_mul, mul_one]
   have hsum : ∑ j, (2 * (1 - ρ) + 2 * (ρ * (1 - ρ)) * R j) ≤ alignmentLoss ρ h := by
     unfold alignmentLoss
     exact Finset.sum_le_sum fun j _ => hlo j
@@ -179,8 +147,6 @@ theorem alignmentLoss_ge_output_dim {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1
     linarith
   have hprod : 0 ≤ 2 * (ρ * (1 - ρ)) * ((n : ℝ) - ∑ j, ∑ i, linearCoeff (fun z => h z j) i ^ 2) :=
     mul_nonneg hpos (sub_nonneg.2 hB)
-  first
-    | linarith
-    | nlinarith [hsum, hsplit, hprod]
+  nlinarith [hsum, hsplit, hprod]
 
 end LeJEPA

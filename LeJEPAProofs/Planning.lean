@@ -5,10 +5,12 @@ Released under the MIT license as described in the file LICENSE.
 import Mathlib
 
 /-!
-# T4: planning equivalence
+# T4 for deterministic open-loop plans
 
 A planner that works in learned coordinates `y = φ(z)` is as good as one that knows the true
-latent `z`, provided `φ` conjugates the dynamics and the costs. No axiom is used.
+latent `z`, provided `φ` conjugates the dynamics and the costs. No axiom is used. This file is
+the deterministic, open-loop special case; the statement in expectation (stochastic dynamics,
+closed-loop policies, expected costs) is `LeJEPAProofs/PlanningStochastic.lean`.
 
 ## Main statements
 
@@ -28,18 +30,16 @@ latent `z`, provided `φ` conjugates the dynamics and the costs. No axiom is use
 
 ## Implementation notes
 
-Plans are open-loop lists of actions over a deterministic model. With additive noise
-`zₜ₊₁ = F(zₜ, aₜ) + wₜ` the same statements hold pathwise for the conjugated noise `Q wₜ`, which
-has the same law when the noise is rotation invariant; that is how THEORY.md's expected-cost
-version follows. A non-orthogonal change of coordinates does not preserve `‖z - z_g‖²`, which
-is why orthogonality is what makes norm-built costs conjugate.
+Plans are open-loop lists of actions over a deterministic model. A non-orthogonal change of
+coordinates does not preserve `‖z - z_g‖²`, which is why orthogonality is what makes norm-built
+costs conjugate.
 `LinearIsometryEquiv.norm_map`, `LinearIsometryEquiv.symm_apply_apply`, `map_sub`,
 `Equiv.symm_apply_apply` are in `Mathlib/Analysis/Normed/Operator/LinearIsometry.lean` and
 `Mathlib/Logic/Equiv/Defs.lean`.
 
 ## References
 
-* THEORY.md, T4.
+* docs/THEORY.md, T4.
 -/
 
 namespace LeJEPA

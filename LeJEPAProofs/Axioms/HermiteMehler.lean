@@ -11,12 +11,15 @@ import LeJEPAProofs.Setting
 
 * `LeJEPA.hermite_mehler_decomposition` (axiom): for a square-integrable `f : ℝⁿ → ℝ` under
   `γ_n`, the energies of the Hermite degree components of `f` above degree one form a
-  nonnegative summable sequence `r`, and in terms of the mean `c = E f`, the degree-one
-  coefficients `aᵢ = E[f(z) zᵢ]` and `r`:
-  - orthogonality and Parseval: `E (f(z) - ⟨q, z⟩)² = c² + ‖a - q‖² + ∑ₖ r k` for all `q`;
-  - Mehler's formula: `E[f(z) f(z')] = c² + ρ ‖a‖² + ∑ₖ ρ^(k+2) r k` for `ρ ∈ (0, 1)`;
-  - closed-form alignment loss: `E (f(z') - f(z))² = 2(1-ρ)‖a‖² + 2 ∑ₖ (1 - ρ^(k+2)) r k`;
+  nonnegative summable sequence `r` such that, with `c = E f` and `aᵢ = E[f(z) zᵢ]`:
+  - orthogonality of the degrees and Parseval: `E (f(z) - ⟨q, z⟩)² = c² + ‖a - q‖² + ∑ₖ r k`
+    for all `q` (at `q = 0`: `E f² = c² + ‖a‖² + ∑ₖ r k`);
+  - Mehler's contraction: `E[f(z) f(z')] = c² + ρ ‖a‖² + ∑ₖ ρ^(k+2) r k` for `ρ ∈ (0, 1)`;
   - completeness: if every `r k = 0` then `f(z) = c + ⟨a, z⟩` for `γ_n`-almost every `z`.
+
+The closed-form alignment loss is *not* part of the axiom: it is derived in
+`LeJEPAProofs/HermiteConsequences.lean` from Mehler's clause, Parseval and the stationarity of
+the channel (`LeJEPA.ou_stationary`, a theorem).
 
 ## Informal statement
 
@@ -27,8 +30,11 @@ polynomials. They form an orthonormal basis of `L²(γ_n)`. For `f ∈ L²(γ_n)
 Orthonormality gives `E(f - ⟨q, z⟩)² = c² + ‖a - q‖² + ∑_{d ≥ 2} ‖f_d‖²`; completeness gives
 `f = f_0 + f_1` when all higher components vanish. Mehler's formula says the OU channel
 `z' = ρ z + √(1 - ρ²) ξ` acts diagonally: `E[H_α(z') H_β(z)] = δ_{αβ} ρ^{|α|}`, hence
-`E[f(z) f(z')] = ∑_d ρ^d ‖f_d‖²`; with stationarity (`z' ~ γ_n`) this gives
-`E(f(z') - f(z))² = 2 ∑_{d ≥ 1} (1 - ρ^d) ‖f_d‖²`.
+`E[f(z) f(z')] = ∑_d ρ^d ‖f_d‖²`.
+
+The energies are determined by `f`: their sum by Parseval, and each `r k` by Mehler's clause,
+which holds for every `ρ ∈ (0, 1)` and fixes the coefficients of the power series
+`∑ₖ ρ^(k+2) r k` (uniqueness of power-series coefficients; not needed by the proofs).
 
 ## History and reference
 
@@ -49,12 +55,12 @@ Hermite orthogonality).
 
 `MemLp f 2 γ_n` makes every integrand in the conclusion integrable: `f`, `f(z) zᵢ`,
 `(f(z) - ⟨q, z⟩)²` under `γ_n` (Gaussian coordinates have all moments, Cauchy–Schwarz), and
-`f(z) f(z')`, `(f(z') - f(z))²` under `γ_n ⊗ γ_n` because both `z` and `z'` have law `γ_n`.
-So no Bochner integral takes its default value `0`, the series `∑ r k` converges (it is at
-most `E f²`) and Summability is part of the conclusion. The clauses hold for `n = 0`
-(`γ_0` is a point mass, `f` is constant, `r = 0`), for `f = 0`, and Mehler is only claimed for
-`0 < ρ < 1`. The energies `r` are existentially quantified: nothing is postulated about
-free data.
+`f(z) f(z')` under `γ_n ⊗ γ_n` because both `z` and `z'` have law `γ_n`. So no Bochner integral
+takes its default value `0`, the series `∑ r k` converges (it is at most `E f²`) and
+summability is part of the conclusion. The clauses hold for `n = 0` (`γ_0` is a point mass,
+`f` is constant, `r = 0`), for `f = 0`, and Mehler is only claimed for `0 < ρ < 1`. The
+energies `r` are existentially quantified and tied to `f` by Parseval and Mehler: nothing is
+postulated about free data.
 
 Numerical check: tests/numerics/test_hermite.py::test_axiom_hermite_orthonormal_and_complete,
 tests/numerics/test_mehler.py::test_axiom_mehler_formula
@@ -76,9 +82,7 @@ with `c = E f` and `aᵢ = linearCoeff f i = E[f(z) zᵢ]`:
 1. for every `q ∈ ℝⁿ`: `E (f(z) - ⟨q, z⟩)² = c² + ∑ᵢ (aᵢ - qᵢ)² + ∑ₖ r k`
    (orthogonality of the degrees, Parseval);
 2. for `0 < ρ < 1`: `E[f(z) f(z')] = c² + ρ ∑ᵢ aᵢ² + ∑ₖ ρ^(k+2) r k` (Mehler);
-3. for `0 < ρ < 1`: `E (f(z') - f(z))² = 2 (1 - ρ) ∑ᵢ aᵢ² + 2 ∑ₖ (1 - ρ^(k+2)) r k`
-   (Mehler with stationarity of the OU channel);
-4. if `r = 0` then `f(z) = c + ⟨a, z⟩` for `γ_n`-a.e. `z` (completeness).
+3. if `r = 0` then `f(z) = c + ⟨a, z⟩` for `γ_n`-a.e. `z` (completeness).
 
 Reference: Bogachev, *Gaussian Measures* (1998), §1.3–1.4; Janson, *Gaussian Hilbert Spaces*
 (1997), Ch. 2–3; Mehler (1866).
@@ -86,19 +90,16 @@ Reference: Bogachev, *Gaussian Measures* (1998), §1.3–1.4; Janson, *Gaussian 
 Numerical check: tests/numerics/test_hermite.py::test_axiom_hermite_orthonormal_and_complete,
 tests/numerics/test_mehler.py::test_axiom_mehler_formula -/
 axiom hermite_mehler_decomposition (n : ℕ) (f : (Fin n → ℝ) → ℝ)
-    (hf : MemLp f 2 (stdGaussian n)) :
+    (hf : MemLp f 2 (stdGaussianPi n)) :
     ∃ r : ℕ → ℝ, (∀ k, 0 ≤ r k) ∧ Summable r ∧
       (∀ q : Fin n → ℝ,
-        ∫ z, (f z - ∑ i, q i * z i) ^ 2 ∂stdGaussian n =
-          (∫ z, f z ∂stdGaussian n) ^ 2 + ∑ i, (linearCoeff f i - q i) ^ 2 + ∑' k, r k) ∧
+        ∫ z, (f z - ∑ i, q i * z i) ^ 2 ∂stdGaussianPi n =
+          (∫ z, f z ∂stdGaussianPi n) ^ 2 + ∑ i, (linearCoeff f i - q i) ^ 2 + ∑' k, r k) ∧
       (∀ ρ : ℝ, 0 < ρ → ρ < 1 →
         ∫ p, f p.1 * f (ouMap ρ p) ∂ouPair n =
-          (∫ z, f z ∂stdGaussian n) ^ 2 + ρ * ∑ i, linearCoeff f i ^ 2 +
+          (∫ z, f z ∂stdGaussianPi n) ^ 2 + ρ * ∑ i, linearCoeff f i ^ 2 +
             ∑' k, ρ ^ (k + 2) * r k) ∧
-      (∀ ρ : ℝ, 0 < ρ → ρ < 1 →
-        ∫ p, (f (ouMap ρ p) - f p.1) ^ 2 ∂ouPair n =
-          2 * (1 - ρ) * ∑ i, linearCoeff f i ^ 2 + 2 * ∑' k, (1 - ρ ^ (k + 2)) * r k) ∧
       ((∀ k, r k = 0) →
-        ∀ᵐ z ∂stdGaussian n, f z = (∫ w, f w ∂stdGaussian n) + ∑ i, linearCoeff f i * z i)
+        ∀ᵐ z ∂stdGaussianPi n, f z = (∫ w, f w ∂stdGaussianPi n) + ∑ i, linearCoeff f i * z i)
 
 end LeJEPA

@@ -1,0 +1,194 @@
+/-
+Copyright (c) 2026 The LeJEPA world-model authors. All rights reserved.
+Released under the MIT license as described in the file LICENSE.
+-/
+import Mathlib
+
+/-!
+# Products of standard real Gaussians: linear combinations and rotations
+
+Generic facts about the product measure `Measure.pi (fun _ : ι ↦ gaussianReal 0 1)` that are
+not about the paper and could live in Mathlib.
+
+## Main statements
+
+* `LeJEPA.map_linComb_gaussianReal`: if `x, y` are independent standard real Gaussians and
+  `a² + b² = 1`, then `a x + b y` is a standard real Gaussian.
+* `LeJEPA.map_linComb_pi_gaussianReal`: the same coordinatewise on `ι → ℝ`: the image of
+  `γ ⊗ γ` (with `γ = Measure.pi (fun _ ↦ gaussianReal 0 1)`) under `(z, ξ) ↦ a z + b ξ` is `γ`.
+* `LeJEPA.orthogonalIsometry`: an orthogonal matrix as a linear isometry equivalence of
+  `EuclideanSpace ℝ (Fin n)`.
+* `LeJEPA.map_mulVec_pi_gaussianReal`: rotation invariance, `γ_n` is invariant under
+  `z ↦ Q z` for every orthogonal `Q`.
+
+## Implementation notes
+
+The one-dimensional step is Mathlib's `ProbabilityTheory.gaussianReal_map_const_mul` and
+`ProbabilityTheory.gaussianReal_conv_gaussianReal` (`Mathlib/Probability/Distributions/Gaussian/
+Real.lean`); the coordinatewise step is `MeasureTheory.measurePreserving_arrowProdEquivProdArrow`
+and `MeasureTheory.measurePreserving_pi`. Rotation invariance is transported from Mathlib's
+standard Gaussian on a Euclidean space (`ProbabilityTheory.stdGaussian_map`,
+`Mathlib/Probability/Distributions/Gaussian/Multivariate.lean`) through the bridge from the
+product measure, which is named `ProbabilityTheory.map_pi_eq_stdGaussian` in the merged file and
+`ProbabilityTheory.pi_eq_stdGaussian` in the pull request that introduced it; the proof accepts
+either spelling.
+
+## References
+
+* V. Bogachev, *Gaussian Measures*, AMS 1998, §1.2.
+-/
+
+namespace LeJEPA
+
+open MeasureTheory ProbabilityTheory
+
+/-- `a x + b y ~ N(0, 1)` for independent `x, y ~ N(0, 1)` when `a² + b² = 1`. -/
+theorem map_linComb_gaussianReal {a b : ℝ} (hab : a ^ 2 + b ^ 2 = 1) :
+    ((gaussianReal 0 1).prod (gaussianReal 0 1)).map (fun p : ℝ × ℝ => a * p.1 + b * p.2) =
+      gaussianReal 0 1 := by
+  have hmap : Measurable (Prod.map (fun x : ℝ => a * x) (fun x : ℝ => b * x)) := by fun_prop
+  have hadd : Measurable (fun q : ℝ × ℝ => q.1 + q.2) := by fun_prop
+  calc ((gaussianReal 0 1).prod (gaussianReal 0 1)).map (fun p : ℝ × ℝ => a * p.1 + b * p.2)
+      = (((gaussianReal 0 1).prod (gaussianReal 0 1)).map
+          (Prod.map (fun x : ℝ => a * x) (fun x : ℝ => b * x))).map
+          (fun q : ℝ × ℝ => q.1 + q.2) :=
+        (Measure.map_map hadd hmap).symm
+    _ = (((gaussianReal 0 1).map (fun x : ℝ => a * x)).prod
+          ((gaussianReal 0 1).map (fun x : ℝ => b * x))).map
+          (fun q : ℝ × ℝ => q.1 + q.2) := by
+        rw [Measure.map_prod_map _ _ (measurable_const_mul a) (measurable_const_mul b)]
+    _ = Measure.conv (gaussianReal (a * 0) (⟨a ^ 2, sq_nonneg a⟩ * 1))
+          (gaussianReal (b * 0) (⟨b ^ 2, sq_nonneg b⟩ * 1)) := by
+        show _ = ((gaussianReal (a * 0) (⟨a ^ 2, sq_nonneg a⟩ * 1)).prod
+          (gaussianReal (b * 0) (⟨b ^ 2, sq_nonneg b⟩ * 1))).map (fun q : ℝ × ℝ => q.1 + q.2)
+        rw [gaussianReal_map_const_mul, gaussianReal_map_const_mul]
+    _ = gaussianReal (a * 0 + b * 0) (⟨a ^ 2, sq_nonneg a⟩ * 1 + ⟨b ^ 2, sq_nonneg b⟩ * 1) :=
+        gaussianReal_conv_gaussianReal
+    _ = gaussianReal 0 1 := by
+        congr 1
+        · ring
+        · refine NNReal.eq ?_
+          simpa using hab
+
+/-- Coordinatewise version of `LeJEPA.map_linComb_gaussianReal`: with
+`γ = Measure.pi (fun _ ↦ gaussianReal 0 1)` on `ι → ℝ` and `a² + b² = 1`, the image of `γ ⊗ γ`
+under `(z, ξ) ↦ a z + b ξ` is `γ`. This holds for every finite `ι`, including the empty one. -/
+theorem map_linComb_pi_gaussianReal {ι : Type*} [Fintype ι] {a b : ℝ}
+    (hab : a ^ 2 + b ^ 2 = 1) :
+    ((Measure.pi fun _ : ι => gaussianReal 0 1).prod
+        (Measure.pi fun _ : ι => gaussianReal 0 1)).map
+        (fun p : (ι → ℝ) × (ι → ℝ) => fun i => a * p.1 i + b * p.2 i) =
+      Measure.pi fun _ : ι => gaussianReal 0 1 := by
+  have hpair := measurePreserving_arrowProdEquivProdArrow ℝ ℝ ι
+    (fun _ => gaussianReal 0 1) (fun _ => gaussianReal 0 1)
+  have hg : MeasurePreserving (fun q : ℝ × ℝ => a * q.1 + b * q.2)
+      ((gaussianReal 0 1).prod (gaussianReal 0 1)) (gaussianReal 0 1) :=
+    ⟨by fun_prop, map_linComb_gaussianReal hab⟩
+  have hmeas : Measurable (fun p : (ι → ℝ) × (ι → ℝ) => fun i => a * p.1 i + b * p.2 i) := by
+    fun_prop
+  rw [← hpair.map_eq, Measure.map_map hmeas hpair.measurable]
+  exact (measurePreserving_pi (fun _ : ι => (gaussianReal 0 1).prod (gaussianReal 0 1))
+    (fun _ : ι => gaussianReal 0 1) (fun _ => hg)).map_eq
+
+/-- `∑ᵢ (Q v)ᵢ² = ∑ᵢ vᵢ²` for a real square matrix with `Qᵀ Q = 1`. -/
+theorem sum_sq_mulVec_of_transpose_mul {n : ℕ} {Q : Matrix (Fin n) (Fin n) ℝ}
+    (hQ : Q.transpose * Q = 1) (v : Fin n → ℝ) :
+    ∑ i, Matrix.mulVec Q v i ^ 2 = ∑ i, v i ^ 2 := by
+  have hQ' : ∀ j k, ∑ i, Q i j * Q i k = if j = k then 1 else 0 := by
+    intro j k
+    have h := congrFun (congrFun hQ j) k
+    rw [Matrix.mul_apply, Matrix.one_apply] at h
+    simpa only [Matrix.transpose_apply] using h
+  calc ∑ i, Matrix.mulVec Q v i ^ 2
+      = ∑ i, ∑ j, ∑ k, v j * v k * (Q i j * Q i k) := by
+        refine Finset.sum_congr rfl fun i _ => ?_
+        show (∑ j, Q i j * v j) ^ 2 = _
+        rw [sq, Finset.sum_mul]
+        refine Finset.sum_congr rfl fun j _ => ?_
+        rw [Finset.mul_sum]
+        exact Finset.sum_congr rfl fun k _ => by ring
+    _ = ∑ j, ∑ i, ∑ k, v j * v k * (Q i j * Q i k) := Finset.sum_comm
+    _ = ∑ j, ∑ k, ∑ i, v j * v k * (Q i j * Q i k) :=
+        Finset.sum_congr rfl fun j _ => Finset.sum_comm
+    _ = ∑ j, ∑ k, v j * v k * (if j = k then 1 else 0) := by
+        refine Finset.sum_congr rfl fun j _ => Finset.sum_congr rfl fun k _ => ?_
+        rw [← hQ' j k, Finset.mul_sum]
+    _ = ∑ j, v j ^ 2 := by
+        refine Finset.sum_congr rfl fun j _ => ?_
+        rw [Finset.sum_eq_single j]
+        · rw [if_pos rfl]
+          ring
+        · intro k _ hk
+          rw [if_neg (Ne.symm hk), mul_zero]
+        · intro hj
+          exact absurd (Finset.mem_univ j) hj
+
+/-- An orthogonal matrix (`Qᵀ Q = 1`, `Q Qᵀ = 1`) as a linear isometry equivalence of
+`EuclideanSpace ℝ (Fin n)`, acting by `x ↦ Q x`. -/
+noncomputable def orthogonalIsometry {n : ℕ} (Q : Matrix (Fin n) (Fin n) ℝ)
+    (h1 : Q.transpose * Q = 1) (h2 : Q * Q.transpose = 1) :
+    EuclideanSpace ℝ (Fin n) ≃ₗᵢ[ℝ] EuclideanSpace ℝ (Fin n) where
+  toFun x := WithLp.toLp 2 (Matrix.mulVec Q (WithLp.ofLp x))
+  invFun x := WithLp.toLp 2 (Matrix.mulVec Q.transpose (WithLp.ofLp x))
+  map_add' x y := by simp only [WithLp.ofLp_add, Matrix.mulVec_add, WithLp.toLp_add]
+  map_smul' c x := by
+    simp only [WithLp.ofLp_smul, Matrix.mulVec_smul, WithLp.toLp_smul, RingHom.id_apply]
+  left_inv x := by
+    simp only [WithLp.ofLp_toLp, Matrix.mulVec_mulVec, h1, Matrix.one_mulVec, WithLp.toLp_ofLp]
+  right_inv x := by
+    simp only [WithLp.ofLp_toLp, Matrix.mulVec_mulVec, h2, Matrix.one_mulVec, WithLp.toLp_ofLp]
+  norm_map' x := by
+    show ‖WithLp.toLp 2 (Matrix.mulVec Q (WithLp.ofLp x))‖ = ‖x‖
+    rw [EuclideanSpace.norm_eq, EuclideanSpace.norm_eq]
+    congr 1
+    simp only [Real.norm_eq_abs, sq_abs]
+    exact sum_sq_mulVec_of_transpose_mul h1 (WithLp.ofLp x)
+
+/-- `Q z` in Euclidean coordinates is the isometry `LeJEPA.orthogonalIsometry` applied to `z`. -/
+theorem toLp_comp_mulVec {n : ℕ} (Q : Matrix (Fin n) (Fin n) ℝ) (h1 : Q.transpose * Q = 1)
+    (h2 : Q * Q.transpose = 1) :
+    (WithLp.toLp 2 ∘ fun z : Fin n → ℝ => Matrix.mulVec Q z) =
+      (orthogonalIsometry Q h1 h2 ∘ WithLp.toLp 2 : (Fin n → ℝ) → EuclideanSpace ℝ (Fin n)) := by
+  funext z
+  rfl
+
+/-- **Rotation invariance of `γ_n`.** For an orthogonal `Q`, the image of the product standard
+Gaussian on `Fin n → ℝ` under `z ↦ Q z` is the product standard Gaussian. -/
+theorem map_mulVec_pi_gaussianReal {n : ℕ} {Q : Matrix (Fin n) (Fin n) ℝ}
+    (hQ : Q ∈ Matrix.orthogonalGroup (Fin n) ℝ) :
+    (Measure.pi fun _ : Fin n => gaussianReal 0 1).map (fun z => Matrix.mulVec Q z) =
+      Measure.pi fun _ : Fin n => gaussianReal 0 1 := by
+  have h1 : Q.transpose * Q = 1 := by
+    have h := hQ
+    rw [Matrix.mem_orthogonalGroup_iff'] at h
+    exact h
+  have h2 : Q * Q.transpose = 1 := by
+    have h := hQ
+    rw [Matrix.mem_orthogonalGroup_iff] at h
+    exact h
+  have hT : Measurable (WithLp.toLp 2 : (Fin n → ℝ) → EuclideanSpace ℝ (Fin n)) := by
+    fun_prop
+  have hO : Measurable (WithLp.ofLp : EuclideanSpace ℝ (Fin n) → (Fin n → ℝ)) := by
+    fun_prop
+  have hf : Measurable (orthogonalIsometry Q h1 h2) :=
+    (orthogonalIsometry Q h1 h2).continuous.measurable
+  have hQm : Measurable (fun z : Fin n → ℝ => Matrix.mulVec Q z) := by
+    have h := hO.comp (hf.comp hT)
+    rwa [← toLp_comp_mulVec Q h1 h2] at h
+  have hpi : (Measure.pi fun _ : Fin n => gaussianReal 0 1).map (WithLp.toLp 2) =
+      stdGaussian (EuclideanSpace ℝ (Fin n)) := by
+    -- Two spellings of Mathlib's bridge lemma are plausible at the pinned release:
+    -- `map_pi_eq_stdGaussian` (merged file) and `pi_eq_stdGaussian` (earlier revisions).
+    first
+      | exact map_pi_eq_stdGaussian
+      | exact pi_eq_stdGaussian
+  have key : ((Measure.pi fun _ : Fin n => gaussianReal 0 1).map
+        (fun z => Matrix.mulVec Q z)).map (WithLp.toLp 2) =
+      (Measure.pi fun _ : Fin n => gaussianReal 0 1).map (WithLp.toLp 2) := by
+    rw [Measure.map_map hT hQm, toLp_comp_mulVec Q h1 h2, ← Measure.map_map hf hT, hpi,
+      stdGaussian_map]
+  have hid : (WithLp.ofLp ∘ WithLp.toLp 2 : (Fin n → ℝ) → (Fin n → ℝ)) = id := rfl
+  have h := congrArg (Measure.map (WithLp.ofLp : EuclideanSpace ℝ (Fin n) → (Fin n → ℝ))) key
+  rwa [Measure.map_map hO hT, Measure.map_map hO hT, hid, Measure.map_id, Measure.map_id] at h
+
+end LeJEPA
