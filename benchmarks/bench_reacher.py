@@ -6,18 +6,19 @@ The Reacher experiment spends its time in four places, each timed here on
 this machine and multiplied by the work the scale's configuration asks for:
 
 * rendering: frames/s of :class:`ReacherRenderer` on random poses (median of
-  3 timings); the OU sets render ``2 (train + test)`` frames, the trajectory
-  sets ``episode_steps + 1`` frames per episode;
+  3 timings); the OU sets render ``2 (train + 3 · held-out)`` frames (fit,
+  validation and test samples), the trajectory sets two frames per pair;
 * SAC: seconds per *learning* environment step, the difference of two short
   trainings (``2 k`` and ``3 k`` steps, both starting to learn after ``k``),
   times the configuration's ``sac_steps``, plus the success-rate episodes;
 * policy rollouts for the trajectory sets: seconds per episode (median of 5);
 * encoder training: median seconds of one optimizer step at the scale's batch
-  size (forward and backward of both views, SIGReg included), times
-  ``epochs · ⌊train_pairs / batch_size⌋`` steps per model, times
-  ``len(ou_fractions) · seeds`` models.
+  size (forward and backward of both views, SIGReg included), times the
+  shared loop's ``max_steps = epochs · ⌊train_pairs / batch_size⌋`` per
+  model, times ``len(ou_fractions) · seeds`` models.
 
-Probing, embedding the test sets and planning take seconds and are left out.
+Probing, the pixel baselines, embedding the held-out sets and planning take
+seconds to a minute and are left out.
 On a shared machine the per-step times vary several-fold; the printout gives
 every factor so that a reader can redo the product with their own numbers.
 ``--scale quick`` gives an estimate that can be checked against a measured
@@ -37,7 +38,7 @@ import torch
 from lejepa_wm.experiments.objectives import build_objective
 from lejepa_wm.experiments.reacher import policy as sac
 from lejepa_wm.experiments.reacher.config import ReacherConfig, load_config
-from lejepa_wm.experiments.reacher.encoder import FrameEncoder
+from lejepa_wm.experiments.reacher.encoder import build_frame_encoder
 from lejepa_wm.experiments.reacher.rendering import ReacherRenderer
 
 SAC_PROBE_STEPS = 1000
@@ -81,8 +82,7 @@ def rollout_seconds_per_episode(model: object, env: object, episodes: int = 5) -
 
 def encoder_seconds_per_step(config: ReacherConfig, frames: np.ndarray, steps: int = 30) -> float:
     """Median seconds of one training step of the frame encoder at ``config.batch_size`` (after 5 warm-up steps)."""
-    torch.manual_seed(0)
-    model = FrameEncoder(config.embed_dim, config.image_size)
+    model = build_frame_encoder(config.embed_dim, config.image_size, torch.Generator().manual_seed(0))
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     objective = build_objective("sigreg", config.sigreg_weight, num_slices=config.sigreg_slices)
     generator = torch.Generator().manual_seed(0)
@@ -118,11 +118,11 @@ def main() -> None:
     episode_s = rollout_seconds_per_episode(model, env)
     step_s = encoder_seconds_per_step(config, frames)
 
-    ou_frames = 2 * (config.train_pairs + config.test_pairs)
-    episodes = sum(-(-count // config.pairs_per_episode) for count in (config.train_pairs, config.test_pairs))
-    traj_frames = episodes * (config.episode_steps + 1)
+    ou_frames = 2 * (config.train_pairs + 3 * config.heldout_pairs)
+    episodes = -(-config.train_pairs // config.pairs_per_episode) + 3 * config.heldout_episodes
+    traj_frames = 2 * episodes * config.pairs_per_episode
     models = len(config.ou_fractions) * config.seeds
-    steps_per_model = config.epochs * max(1, config.train_pairs // config.batch_size)
+    steps_per_model = config.train_settings().max_steps
     parts = {
         "rendering": (ou_frames + traj_frames) * frame_s,
         "SAC training": config.sac_steps * sac_step_s + config.success_episodes * episode_s,

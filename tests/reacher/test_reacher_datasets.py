@@ -1,4 +1,4 @@
-"""Datasets: the OU channel, trajectory pairing, and caching with resume after an interruption."""
+"""Datasets: the OU channel, trajectory pairing, episode splits, independent held-out draws, caching and resume."""
 
 from __future__ import annotations
 
@@ -7,11 +7,14 @@ import pytest
 
 from lejepa_wm.experiments.reacher.datasets import (
     build_ou_dataset,
+    build_trajectory_dataset,
     load_chunks,
     ou_pair_angles,
+    split_by_episode,
     trajectory_pair_angles,
     trajectory_pair_indices,
 )
+from lejepa_wm.experiments.reacher.pipeline import SPLITS, data_seeds
 
 
 def test_ou_pairs_have_the_channel_correlation():
@@ -80,3 +83,45 @@ def test_cached_dataset_is_loaded_without_rendering(renderer, tmp_path):
     np.testing.assert_array_equal(first["frames"], again["frames"])
     other, other_folder = build_ou_dataset(tmp_path, "ou", renderer, **{**settings, "seed": 1})
     assert other_folder != folder and not np.array_equal(other["angles"], first["angles"])
+
+
+def test_split_by_episode_puts_every_episode_in_exactly_one_sample():
+    episodes = np.repeat(np.arange(10), 7)
+    parts = split_by_episode(episodes, 3, np.random.default_rng(0))
+    assert sorted(np.concatenate(parts).tolist()) == list(range(len(episodes)))  # every row once
+    groups = [set(episodes[rows].tolist()) for rows in parts]
+    assert all(not (a & b) for i, a in enumerate(groups) for b in groups[i + 1:])  # no episode on two sides
+    assert sorted(len(g) for g in groups) == [3, 3, 4]
+    with pytest.raises(ValueError, match="episodes"):
+        split_by_episode(np.zeros(5), 3, np.random.default_rng(0))
+
+
+def _fake_rollout(seed: int) -> np.ndarray:
+    """A deterministic 'episode' of 8 poses that depends on its seed only."""
+    rng = np.random.default_rng(seed)
+    return np.cumsum(rng.normal(0.0, 0.1, (8, 2)), axis=0)
+
+
+def test_trajectory_held_out_split_shares_no_episode(renderer, tmp_path):
+    data, _ = build_trajectory_dataset(tmp_path, "traj", renderer, _fake_rollout, "fake-policy", n_episodes=6,
+                                       episodes_per_chunk=4, delta=2, seed=5, progress=False)
+    assert data["episode"].tolist() == np.repeat(np.arange(6), 6).tolist()  # 8 frames, Δ = 2: 6 pairs each
+    parts = split_by_episode(data["episode"], len(SPLITS), np.random.default_rng(1))
+    fit, test = (set(data["episode"][rows].tolist()) for rows in (parts[0], parts[2]))
+    assert fit and test and not fit & test
+    for rows in parts:  # a sample's pairs are exactly the pairs of its episodes
+        for episode in set(data["episode"][rows].tolist()):
+            assert np.array_equal(np.flatnonzero(data["episode"] == episode),
+                                  rows[data["episode"][rows] == episode])
+
+
+def test_ou_fit_validation_and_test_are_independent_draws(renderer, tmp_path):
+    seeds = data_seeds(0)
+    assert len({seeds[f"ou_{split}"] for split in SPLITS} | {seeds["ou_train"]}) == 4
+    samples = {split: build_ou_dataset(tmp_path, f"ou-{split}", renderer, 20, 20, 0.8, 0.7,
+                                       seeds[f"ou_{split}"], progress=False)[0] for split in SPLITS}
+    for i, a in enumerate(SPLITS):
+        for b in SPLITS[i + 1:]:
+            shared = {tuple(row) for row in samples[a]["angles"]} & {tuple(row) for row in samples[b]["angles"]}
+            assert not shared, (a, b)
+    assert data_seeds(0) == seeds and data_seeds(1)["ou_test"] != seeds["ou_test"]

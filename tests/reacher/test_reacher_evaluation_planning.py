@@ -1,11 +1,12 @@
-"""Probes, data diagnostics and planning metrics on synthetic cases with known answers."""
+"""Probes, pixel baselines, data diagnostics and planning metrics on synthetic cases with known answers."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from lejepa_wm.experiments.reacher.evaluation import pair_diagnostics, probe_report, wrap
+from lejepa_wm.experiments.reacher.evaluation import (PixelBasis, flatten_pixels, pair_diagnostics, pixel_baselines,
+                                                      probe_report, wrap)
 from lejepa_wm.experiments.reacher.planning import interpolate, knn_decode, path_metrics, plan
 
 
@@ -81,3 +82,50 @@ def test_knn_decode_uses_the_circular_mean():
     assert abs(wrap(decoded[0, 0] - np.pi)) < 1e-9
     with pytest.raises(ValueError, match="knn"):
         knn_decode(np.zeros((1, 2)), np.zeros((2, 2)), reference, 3)
+
+
+def _frames(angles: np.ndarray, rng: np.random.Generator, signal: float) -> np.ndarray:
+    """8×8×3 uint8 'frames' whose pixels are a fixed linear image of the angles (weight ``signal``) plus noise."""
+    mixing = np.random.default_rng(99).normal(size=(2, 8 * 8 * 3))
+    pixels = 128 + signal * angles @ mixing + rng.normal(0.0, 8.0, (len(angles), 8 * 8 * 3))
+    return np.clip(pixels, 0, 255).astype(np.uint8).reshape(-1, 8, 8, 3)
+
+
+def test_principal_components_are_orthonormal_and_reproduce_the_fit_sample():
+    rng = np.random.default_rng(0)
+    frames = _frames(rng.normal(0.0, 0.5, (60, 2)), rng, 20.0)
+    basis = PixelBasis.fit(frames)
+    np.testing.assert_allclose(basis.components @ basis.components.T, np.eye(len(basis.singular)), atol=1e-8)
+    assert np.all(np.diff(basis.singular) <= 0) and len(basis.singular) <= 59  # centred: rank below the sample size
+    coordinates = basis.project(frames)
+    np.testing.assert_allclose(coordinates @ basis.components + basis.mean, flatten_pixels(frames), atol=1e-8)
+
+
+def test_pixel_baselines_find_linear_pixels_and_fail_on_noise():
+    rng = np.random.default_rng(1)
+    samples = {}
+    for split in ("fit", "validation", "test"):
+        angles = rng.normal(0.0, 0.5, (200, 2))
+        samples[split] = (_frames(angles, rng, 20.0), angles)
+    found = pixel_baselines(samples["fit"], samples["validation"], samples["test"], components=(2, 50))
+    assert set(found) == {"pca2", "pca50", "pixels", "best"}
+    assert found["best"] in ("pca2", "pca50", "pixels")
+    assert found["pca2"]["components"] == 2 and found["pca2"]["test"]["r2_total"] > 0.9
+    assert found[found["best"]]["validation"]["r2_total"] == max(
+        found[name]["validation"]["r2_total"] for name in ("pca2", "pca50", "pixels"))
+    noise = {split: (_frames(np.zeros((200, 2)), rng, 0.0), rng.normal(0.0, 0.5, (200, 2)))
+             for split in ("fit", "validation", "test")}
+    blind = pixel_baselines(noise["fit"], noise["validation"], noise["test"], components=(2,))
+    assert blind[blind["best"]]["test"]["r2_total"] < 0.1  # pixels that do not see the angles
+
+
+def test_unpenalized_pixel_probe_is_the_minimum_norm_least_squares_probe():
+    rng = np.random.default_rng(2)
+    fit, test = ((_frames(a, rng, 5.0), a) for a in (rng.normal(0.0, 0.5, (40, 2)), rng.normal(0.0, 0.5, (40, 2))))
+    x_fit, y_fit = flatten_pixels(fit[0]), wrap(fit[1])
+    weights = np.linalg.pinv(x_fit - x_fit.mean(axis=0), rcond=1e-8) @ (y_fit - y_fit.mean(axis=0))
+    prediction = y_fit.mean(axis=0) + (flatten_pixels(test[0]) - x_fit.mean(axis=0)) @ weights  # 40 frames, 192 pixels
+    target = wrap(test[1])
+    expected = 1 - ((target - prediction) ** 2).sum() / ((target - target.mean(axis=0)) ** 2).sum()
+    scores = pixel_baselines(fit, test, test, components=(2,))["pixels"]["penalty_scores"]  # scored on test here
+    assert scores["0.0"] == pytest.approx(expected, abs=1e-8)

@@ -1,18 +1,23 @@
-"""The experiment object: config validation, grid, and a tiny end-to-end run with resume and headline."""
+"""The experiment object: config validation, grid and seeds, and a tiny end-to-end sweep that resumes and reuses."""
 
 from __future__ import annotations
 
 import csv
 
 import pytest
+from PIL import Image
 
 from lejepa_wm.atomic import read_json
 from lejepa_wm.experiments import get_experiment
-from lejepa_wm.experiments.base import Experiment
+from lejepa_wm.experiments.base import CHECKPOINT_FILE, Experiment
+from lejepa_wm.experiments.reacher import pipeline
+from lejepa_wm.experiments.reacher.experiment import PLOT_FIGURES
+from lejepa_wm.records import HeadlineEntry
+from lejepa_wm.seeds import SeedStreams
 
-TINY = dict(train_pairs=60, test_pairs=40, chunk_pairs=30, sac_steps=40, epochs=1, plan_pairs=2,
-            success_episodes=1, episode_steps=12, traj_delta=2, plan_steps=4, sigreg_slices=8, batch_size=20,
-            knn=3, min_plan_distance=0.5)
+TINY = dict(train_pairs=60, heldout_pairs=40, heldout_episodes=2, chunk_pairs=30, sac_steps=40, epochs=2,
+            plan_pairs=2, success_episodes=1, episode_steps=12, traj_delta=2, plan_steps=4, sigreg_slices=8,
+            batch_size=20, knn=3, min_plan_distance=0.5, pca_components=[2, 10], eval_every=2, checkpoint_every=2)
 
 
 def test_experiment_satisfies_the_protocol_and_configs_load():
@@ -20,40 +25,77 @@ def test_experiment_satisfies_the_protocol_and_configs_load():
     assert isinstance(experiment, Experiment)
     quick, full = experiment.load_config("quick"), experiment.load_config("full")
     assert quick.train_pairs < full.train_pairs and full.train_pairs == 100_000 and full.epochs == 100
+    assert full.seeds >= 3 and quick.pca_components == (2, 50)
     specs = experiment.grid(quick, "quick", seed=5)
-    assert [spec.run_id for spec in specs] == ["ou100_s0", "ou050_s0", "ou000_s0"]
+    assert [spec.run_id for spec in specs] == ["ou100_seed=5", "ou050_seed=5", "ou000_seed=5"]
     assert {spec.params["data_seed"] for spec in specs} == {5}
+    assert SeedStreams.from_dict(specs[0].params["seeds"]) == SeedStreams.derive(5)
+    assert specs[1].params["labels"] == {"ou_fraction": 0.5, "mixture": "half OU, half trajectory", "seed": 5}
+    with pytest.raises(ValueError, match="tuning"):
+        experiment.grid(quick, "quick", seed=quick.tuning_seeds[0])
 
 
 @pytest.mark.parametrize("override, message", [
     ({"ou_rho": 1.0}, "ou_rho"), ({"ou_fractions": [1.5]}, "ou_fractions"), ({"sac_reward": "shaped"}, "sac_reward"),
     ({"traj_delta": 500}, "traj_delta"), ({"epochs": 0}, "epochs"), ({"unknown_key": 1}, "unknown_key"),
-    ({"lr_schedule": "step"}, "lr_schedule"),
+    ({"lr_schedule": "cosine"}, "lr_schedule"), ({"decay_fraction": 1.5}, "decay_fraction"),
+    ({"pca_components": [5000]}, "pca_components"), ({"residual_target": 1.0}, "residual_target"),
+    ({"eval_every": 300}, "checkpoint_every"),
 ])
 def test_bad_config_values_are_named(override, message):
     with pytest.raises(ValueError, match=message):
         get_experiment("reacher").load_config("quick", overrides=override)
 
 
-@pytest.mark.slow
-def test_tiny_end_to_end_run_resumes_and_writes_headline(renderer, tmp_path):
+def test_tiny_sweep_resumes_after_an_interruption_and_reuses_finished_runs(renderer, tmp_path, monkeypatch):
     pytest.importorskip("stable_baselines3", reason="stable-baselines3 is needed for the trajectory data")
-    from lejepa_wm.experiments.runner import run_experiment
+    from lejepa_wm.sweep.driver import run_sweep
 
-    first = run_experiment("reacher", "quick", tmp_path, overrides=TINY, progress=False)
-    assert first["executed"] == ["ou100_s0", "ou050_s0", "ou000_s0"]
-    again = run_experiment("reacher", "quick", tmp_path, overrides=TINY, progress=False)
-    assert again["executed"] == [] and len(again["reused"]) == 3
+    real_train = pipeline.train
+
+    def interrupted_train(*args, description="", **kwargs):
+        def stop(step: int) -> None:
+            if step == 3:
+                raise KeyboardInterrupt("simulated interruption")
+
+        return real_train(*args, description=description,
+                          **kwargs, step_callback=stop if description == "ou050_seed=0" else None)
+
+    monkeypatch.setattr(pipeline, "train", interrupted_train)
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep("reacher", "quick", tmp_path, executor="serial", overrides=TINY, progress=False)
     exp_dir = tmp_path / "reacher" / "quick"
-    for name in ("sample_frames.png", "r2_per_joint.png", "marginals.png", "planned_paths.png", "cost_vs_r2.png"):
-        assert (exp_dir / name).stat().st_size > 0
+    assert (exp_dir / "runs" / "ou100_seed=0" / "metrics.json").exists()
+    assert (exp_dir / "runs" / "ou050_seed=0" / CHECKPOINT_FILE).exists()  # step 2 of the interrupted run
+    monkeypatch.setattr(pipeline, "train", real_train)
+
+    resumed = run_sweep("reacher", "quick", tmp_path, executor="serial", overrides=TINY, progress=False)
+    assert resumed.reused == ("ou100_seed=0",) and resumed.executed == ("ou000_seed=0", "ou050_seed=0")
+    assert resumed.failed == () and resumed.aggregated
+    assert read_json(exp_dir / "runs" / "ou050_seed=0" / "metrics.json")["resumed_from"] == 2
+    assert not list(exp_dir.glob(f"runs/*/{CHECKPOINT_FILE}"))  # removed once metrics.json was written
+    again = run_sweep("reacher", "quick", tmp_path, executor="serial", overrides=TINY, progress=False)
+    assert again.executed == () and len(again.reused) == 3
+    assert len(list((exp_dir / "data").glob("policy-*/policy.zip"))) == 1
+
+    for name in PLOT_FIGURES:
+        assert Image.open(exp_dir / name).info.get("Description"), name  # every figure carries its caption
     with open(exp_dir / "summary.csv") as handle:
         rows = list(csv.DictReader(handle))
-    assert len(rows) == 3 and all(-10 < float(row["ou_test_r2_total"]) <= 1 for row in rows)
-    assert all(float(row["plan_cost_ratio"]) > 0 for row in rows)
-    headline = read_json(exp_dir / "headline.json")
-    assert [entry["claim"] for entry in headline] == ["T1", "T4", "T4", "T4"]
-    metrics = read_json(exp_dir / "runs" / "ou100_s0" / "metrics.json")
-    assert headline[0]["value"] == pytest.approx(metrics["ou_test_r2_total"])
-    assert headline[0]["passed"] == (metrics["ou_test_r2_total"] >= 0.8)
-    assert len(list((exp_dir / "data").glob("policy-*/policy.zip"))) == 1
+    assert len(rows) == 3 and all(-50 < float(row["ou_test_r2_total"]) <= 1 for row in rows)
+    assert all(row["ou_pixels_test_r2_total"] and row["ou_pca2_test_r2_total"] and row["traj_pca10_test_r2_total"]
+               for row in rows)  # the raw-pixel baselines beside every R²
+
+    metrics = read_json(exp_dir / "runs" / "ou100_seed=0" / "metrics.json")
+    assert metrics["split"] == "test" and metrics["heldout"]["traj_episodes_per_split"] == 2
+    baseline = metrics["ou_baseline_test_r2_total"]
+    assert baseline == metrics[f"ou_{metrics['ou_baseline']}_test_r2_total"]
+    assert metrics["ou_residual_ratio"] == pytest.approx((1 - metrics["ou_test_r2_total"]) / (1 - baseline))
+    entries = [HeadlineEntry.from_dict(entry) for entry in read_json(exp_dir / "headline.json")]
+    assert [entry.claim for entry in entries] == ["T1", "T4", "T4", "T4", "T4"]
+    t1 = entries[0]
+    assert t1.value == pytest.approx(metrics["ou_residual_ratio"]) and t1.seeds == (0,)
+    assert t1.bound.describe() == "≤ 0.25" and t1.verdict == ("held" if t1.value <= 0.25 else "failed")
+    assert "pixels" in t1.quantity and "raw pixels" in t1.measured and "test" in t1.split
+    assert entries[2].bound is None and entries[2].verdict == "measured"
+    assert all(entry.split.startswith("test") and entry.standard_error is None for entry in entries)  # one seed

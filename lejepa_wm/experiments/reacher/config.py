@@ -1,31 +1,46 @@
-"""Settings of the Reacher experiment (defaults per scale in ``reacher.toml``).
+"""Settings of the Reacher experiment (defaults per scale in ``reacher.toml``; how they were chosen: docs/TUNING.md).
 
-Data: ``train_pairs`` training pairs of each kind, ``test_pairs`` held-out
-pairs of each kind (half fit the probes, half score them), generated in chunks
-of ``chunk_pairs`` (OU) or of the equivalent number of episodes (trajectories).
-OU pairs: ``θ = angle_scale · z`` with correlation ``ou_rho``. Trajectories:
-SAC trained for ``sac_steps`` environment steps with ``sac_reward``
-(``sparse`` = the task's reward, ``dense`` = shaped), episodes of
-``episode_steps`` control steps, pairs ``traj_delta`` steps apart; the target
-sits at ``target_xy`` (metres) in every frame. Models: one per entry of
-``ou_fractions`` (share of OU pairs in the training set; 1 = OU model,
-0 = trajectory model) and per seed (``seeds`` of them). Encoder: embedding
-``embed_dim``, ``epochs`` passes of batches of ``batch_size`` at peak learning
-rate ``lr`` with schedule ``lr_schedule`` (``constant`` or ``cosine``: warmup,
-then cosine decay; see encoder.py), SIGReg weight ``sigreg_weight`` with ``sigreg_slices`` directions.
+Data: ``train_pairs`` training pairs of each kind, generated in chunks of
+``chunk_pairs`` (OU) or of the equivalent number of episodes (trajectories).
+Held-out data, never trained on, in three samples each (fit: probes and the
+planner's decoder; validation: every choice; test: every reported number):
+OU sets of ``heldout_pairs`` pairs per sample, each drawn from its own seed
+stream, and ``3 · heldout_episodes`` trajectory episodes split by episode
+(``heldout_episodes`` whole episodes per sample). OU pairs: ``θ = angle_scale · z``
+with correlation ``ou_rho``. Trajectories: SAC trained for ``sac_steps``
+environment steps with ``sac_reward`` (``sparse`` = the task's reward,
+``dense`` = shaped), episodes of ``episode_steps`` control steps, pairs
+``traj_delta`` steps apart; the target sits at ``target_xy`` (metres) in every frame.
+
+Models: one per entry of ``ou_fractions`` (share of OU pairs in the training
+set; 1 = OU model, 0 = trajectory model) and per seed (``seeds`` of them,
+``--seed`` … ``--seed + seeds − 1``; never one of ``tuning_seeds``, which are
+reserved for tuning). Encoder: embedding ``embed_dim``, ``epochs`` passes of
+batches of ``batch_size`` through the shared training loop
+(:func:`lejepa_wm.experiments.training.train`, Adam) at peak learning rate
+``lr``: linear warmup over the first ``warmup_fraction`` of the steps, cosine
+decay to 0 over the last ``decay_fraction``; SIGReg weight ``sigreg_weight``
+with ``sigreg_slices`` directions; validation probe every ``eval_every`` steps
+(0: only at the end), checkpoint every ``checkpoint_every`` steps, on
+``cpu_threads`` torch threads.
+
+Baselines: linear probes on the raw pixels (ridge, penalty chosen on the
+validation sample) and on their top ``pca_components`` principal components.
 Planning: ``plan_pairs`` start/goal pairs at least ``min_plan_distance`` rad
 apart, ``plan_steps`` latent steps, ``knn`` neighbours for decoding.
-``ou_r2_threshold`` is the R² the OU model must reach for the T1 headline.
+``residual_target`` bounds the OU model's residual ratio ``(1 − R²)/(1 − R²_pixels)``
+in the T1 headline.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from lejepa_wm.config import load_scaled_config
-from lejepa_wm.experiments.reacher.encoder import LR_SCHEDULES
+from lejepa_wm.config import config_from_mapping, load_scaled_config
+from lejepa_wm.experiments.training import TrainSettings
+from lejepa_wm.seeds import SEED_LIMIT
 from lejepa_wm.validation import check_choice, check_positive_int, check_rho
 
 DEFAULTS = Path(__file__).with_name("reacher.toml")
@@ -36,7 +51,8 @@ class ReacherConfig:
     """Validated settings of one scale (see the module docstring)."""
 
     train_pairs: int
-    test_pairs: int
+    heldout_pairs: int
+    heldout_episodes: int
     chunk_pairs: int
     sac_steps: int
     sac_reward: str
@@ -44,6 +60,7 @@ class ReacherConfig:
     ou_fractions: tuple[float, ...]
     seeds: int
     plan_pairs: int
+    tuning_seeds: tuple[int, ...] = ()
     image_size: int = 64
     target_xy: tuple[float, ...] = (0.12, 0.12)
     ou_rho: float = 0.8
@@ -56,24 +73,31 @@ class ReacherConfig:
     sigreg_slices: int = 32
     batch_size: int = 128
     lr: float = 3e-3
-    lr_schedule: str = "cosine"
+    warmup_fraction: float = 0.05
+    decay_fraction: float = 0.95
+    eval_every: int = 500
+    checkpoint_every: int = 500
+    cpu_threads: int = 1
+    pca_components: tuple[int, ...] = (2, 50)
     plan_steps: int = 20
     knn: int = 5
     min_plan_distance: float = 1.0
-    ou_r2_threshold: float = 0.8
+    residual_target: float = 0.25
 
     def __post_init__(self) -> None:
-        for name in ("train_pairs", "test_pairs", "chunk_pairs", "sac_steps", "epochs", "seeds", "plan_pairs",
-                     "image_size", "episode_steps", "traj_delta", "success_episodes", "embed_dim",
-                     "sigreg_slices", "batch_size", "plan_steps", "knn"):
+        for name in ("train_pairs", "heldout_pairs", "heldout_episodes", "chunk_pairs", "sac_steps", "epochs",
+                     "seeds", "plan_pairs", "image_size", "episode_steps", "traj_delta", "success_episodes",
+                     "embed_dim", "sigreg_slices", "batch_size", "checkpoint_every", "cpu_threads", "plan_steps",
+                     "knn"):
             check_positive_int(getattr(self, name), name)
+        if isinstance(self.eval_every, bool) or not isinstance(self.eval_every, int) or self.eval_every < 0:
+            raise ValueError(f"eval_every must be an integer >= 0 (0: only at the end); got {self.eval_every!r}")
         check_choice(self.sac_reward, ("sparse", "dense"), "sac_reward")
-        check_choice(self.lr_schedule, LR_SCHEDULES, "lr_schedule")
         check_rho(self.ou_rho, "ou_rho")
         if self.traj_delta >= self.episode_steps:
             raise ValueError(f"traj_delta {self.traj_delta} must be below episode_steps {self.episode_steps}")
-        if self.test_pairs < 2 * self.knn or self.test_pairs < 4:
-            raise ValueError(f"test_pairs {self.test_pairs} is too small (needs >= 4 and >= 2 * knn)")
+        if self.heldout_pairs < 2 * self.knn or self.heldout_pairs < 4:
+            raise ValueError(f"heldout_pairs {self.heldout_pairs} is too small (needs >= 4 and >= 2 * knn)")
         if not self.ou_fractions or any(not 0.0 <= f <= 1.0 for f in self.ou_fractions):
             raise ValueError(f"ou_fractions must be a non-empty list of numbers in [0, 1]; got {self.ou_fractions!r}")
         if len(set(self.ou_fractions)) != len(self.ou_fractions):
@@ -85,11 +109,60 @@ class ReacherConfig:
                 raise ValueError(f"{name} must be positive; got {getattr(self, name)!r}")
         if not self.sigreg_weight >= 0:
             raise ValueError(f"sigreg_weight must be >= 0; got {self.sigreg_weight!r}")
+        if not 0.0 < self.residual_target < 1.0:
+            raise ValueError(f"residual_target must lie in (0, 1); got {self.residual_target!r}")
+        if not 0.0 <= self.warmup_fraction <= 1.0:
+            raise ValueError(f"warmup_fraction must lie in [0, 1]; got {self.warmup_fraction!r}")
+        fit_frames = min(self.heldout_pairs, self.heldout_episodes * self.pairs_per_episode)
+        if not self.pca_components or any(isinstance(k, bool) or not 1 <= k < fit_frames
+                                          for k in self.pca_components):
+            raise ValueError(f"pca_components must be a non-empty list of integers in [1, {fit_frames}) (below "
+                             f"the frames of a fit sample); got {self.pca_components!r}")
+        for seed in self.tuning_seeds:
+            if isinstance(seed, bool) or not 0 <= seed < SEED_LIMIT:
+                raise ValueError(f"tuning_seeds must be integers in [0, 2^62); got {self.tuning_seeds!r}")
+        try:
+            self.train_settings()
+        except ValueError as exc:
+            raise ValueError(f"config: {exc}") from None
 
     @property
     def pairs_per_episode(self) -> int:
         """Pairs ``Δ`` apart in one episode of ``episode_steps`` steps (``episode_steps + 1`` frames)."""
         return self.episode_steps + 1 - self.traj_delta
+
+    @property
+    def steps_per_epoch(self) -> int:
+        """Full batches in one pass through the ``train_pairs`` training pairs (the rest of a pass is left out)."""
+        return max(1, self.train_pairs // self.batch_size)
+
+    def train_settings(self) -> TrainSettings:
+        """The shared loop's settings: ``epochs · steps_per_epoch`` steps, warmup and cosine decay as fractions."""
+        max_steps = self.epochs * self.steps_per_epoch
+        return TrainSettings(max_steps=max_steps, batch_size=self.batch_size, lr=self.lr,
+                             warmup_steps=int(round(self.warmup_fraction * max_steps)),
+                             decay_fraction=self.decay_fraction, weight_decay=0.0,
+                             eval_every=self.eval_every or None, checkpoint_every=self.checkpoint_every)
+
+    def run_seeds(self, offset: int = 0) -> list[int]:
+        """Seeds of the reported models, ``offset … offset + seeds − 1``; never a tuning seed."""
+        if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset < SEED_LIMIT - self.seeds:
+            raise ValueError(f"the seed offset must be an integer >= 0; got {offset!r}")
+        seeds = [offset + index for index in range(self.seeds)]
+        clash = sorted(set(seeds) & set(self.tuning_seeds))
+        if clash:
+            raise ValueError(f"run seeds {clash} are reserved for tuning (tuning_seeds); reported runs must use "
+                             f"other seeds: choose another --seed")
+        return seeds
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (tuples become lists)."""
+        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "ReacherConfig":
+        """Inverse of :meth:`to_dict`, validated like a config file."""
+        return config_from_mapping(cls, data)
 
 
 def load_config(scale: str, path: Path | None = None, overrides: Mapping[str, Any] | None = None) -> ReacherConfig:

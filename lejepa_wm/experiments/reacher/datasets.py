@@ -12,7 +12,10 @@ angles (shoulder, wrist) that produced them:
   counted as wrap-arounds by the diagnostics).
 - **Trajectory pairs** (:func:`trajectory_pair_angles`): frames ``Δ`` control
   steps apart along episodes of a trained policy. The shoulder angle is
-  continuous along an episode and may leave (−π, π].
+  continuous along an episode and may leave (−π, π]. Each pair also stores
+  the index of its episode (``episode``), so that held-out data can be split
+  by episode (:func:`split_by_episode`): neighbouring frames of one episode
+  are nearly identical, and must never sit on both sides of a split.
 
 Generation is split into chunks whose content depends only on ``(seed, chunk
 index)``; each chunk is written atomically as ``chunk_#####.npz`` next to
@@ -36,6 +39,7 @@ from lejepa_wm.atomic import atomic_write_bytes, atomic_write_json, read_json
 from lejepa_wm.validation import check_positive_int, check_rho
 
 ARRAY_KEYS = ("frames", "frames_pos", "angles", "angles_pos")
+TRAJECTORY_KEYS = (*ARRAY_KEYS, "episode")
 METADATA_FILE = "metadata.json"
 
 
@@ -117,6 +121,20 @@ def trajectory_pair_angles(episodes: list[np.ndarray], delta: int) -> tuple[np.n
     return np.concatenate(firsts), np.concatenate(seconds)
 
 
+def split_by_episode(episodes: np.ndarray, parts: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Row indices of ``parts`` samples, each made of whole episodes (no episode in two samples).
+
+    ``episodes`` holds the episode index of every row; the distinct episodes are
+    shuffled with ``rng`` and dealt into ``parts`` groups of (almost) equal size.
+    """
+    check_positive_int(parts, "parts")
+    ids = np.unique(np.asarray(episodes))
+    if len(ids) < parts:
+        raise ValueError(f"{len(ids)} episodes cannot be split into {parts} samples of whole episodes")
+    groups = np.array_split(rng.permutation(ids), parts)
+    return [np.flatnonzero(np.isin(episodes, group)) for group in groups]
+
+
 def episode_seed(seed: int, episode: int) -> int:
     """A 32-bit seed for episode ``episode`` of a dataset seeded ``seed`` (numpy ``SeedSequence``)."""
     return int(np.random.SeedSequence([seed, episode]).generate_state(1)[0])
@@ -152,8 +170,8 @@ def build_trajectory_dataset(root: Path, name: str, renderer: Any, rollout: Call
                              progress: bool = True) -> tuple[dict[str, np.ndarray], Path]:
     """Cached trajectory pair dataset: ``rollout(episode_seed)`` gives one episode's angles (T, 2).
 
-    Episode ``k`` uses the 32-bit seed :func:`episode_seed` ``(seed, k)``; ``policy_id`` names the
-    policy in the metadata so a retrained policy never reuses old frames.
+    Episode ``k`` uses the 32-bit seed :func:`episode_seed` ``(seed, k)``, and its pairs store ``k`` in
+    ``episode``; ``policy_id`` names the policy in the metadata so a retrained policy never reuses old frames.
     """
     check_positive_int(n_episodes, "n_episodes")
     check_positive_int(episodes_per_chunk, "episodes_per_chunk")
@@ -161,12 +179,15 @@ def build_trajectory_dataset(root: Path, name: str, renderer: Any, rollout: Call
     metadata = {"kind": "trajectory", "seed": seed, "n_episodes": n_episodes,
                 "episodes_per_chunk": episodes_per_chunk, "delta": delta, "policy": policy_id,
                 "renderer": renderer.description,
-                "angles": "physics qpos along the episode (shoulder continuous, not wrapped)"}
+                "angles": "physics qpos along the episode (shoulder continuous, not wrapped)",
+                "arrays": list(TRAJECTORY_KEYS)}
     folder = dataset_folder(root, name, metadata)
 
     def make_chunk(index: int) -> dict[str, np.ndarray]:
         episodes = range(index * episodes_per_chunk, min(n_episodes, (index + 1) * episodes_per_chunk))
-        angles, angles_pos = trajectory_pair_angles([rollout(episode_seed(seed, k)) for k in episodes], delta)
-        return render_pairs(renderer, angles, angles_pos)
+        rollouts = [rollout(episode_seed(seed, k)) for k in episodes]
+        angles, angles_pos = trajectory_pair_angles(rollouts, delta)
+        ids = np.concatenate([np.full(len(a) - delta, k) for k, a in zip(episodes, rollouts)])
+        return {**render_pairs(renderer, angles, angles_pos), "episode": ids.astype(np.int64)}
 
     return build_chunked(folder, metadata, n_chunks, make_chunk, desc=f"render {name}", progress=progress), folder

@@ -11,6 +11,18 @@ trajectories it removes the shoulder's full turns, which frames cannot see. Repo
 - ``r2_sincos``: total R² of an affine probe to (sin θ₁, cos θ₁, sin θ₂, cos θ₂),
   which is continuous across the cut at ±π.
 
+Baselines: the same targets from the raw frames, with no training
+(:func:`pixel_baselines`). Frames are flattened to ``H·W·3`` pixel values in
+[0, 1]; the principal components are those of the *fit* sample. ``pca<k>``: the
+affine least-squares probe on the top ``k`` components (``k = 2``: a linear
+encoder of the embedding's size; ``k = 50``: a richer linear summary);
+``pixels``: a ridge probe on all pixels (computed in the basis of all
+components, an exact rewrite), its penalty chosen on the validation sample
+from :data:`RIDGE_GRID` (0 is the minimum-norm least-squares probe: a fit
+sample has fewer frames than pixels). The baseline that scores best on the
+validation sample (``best``) is the one a verdict compares with; all of them
+are reported on the test sample.
+
 Diagnostics of the pair data (per joint): histogram of the wrapped angle
 (marginal; the theory needs a Gaussian), Sarle's bimodality coefficient
 ``(skew² + 1)/kurtosis`` (≤ 1/3 for a Gaussian; above 5/9 suggests bimodality),
@@ -21,7 +33,8 @@ two wrapped angles lie on opposite sides of the cut (``|wrap θ − wrap θ'| > 
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Sequence
 
 import numpy as np
 from scipy import stats
@@ -30,6 +43,10 @@ from lejepa_wm.experiments.metrics import linear_probe_r2
 
 JOINTS = ("shoulder", "wrist")
 HISTOGRAM_EDGES = np.linspace(-np.pi, np.pi, 37)
+RIDGE_GRID = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+"""Ridge penalties of the pixel probe, as multiples of the largest squared singular value of the fit pixels."""
+EIGEN_TOLERANCE = 1e-10
+"""Principal components whose variance is below this fraction of the largest are left out (numerical null space)."""
 
 
 def wrap(angles: np.ndarray) -> np.ndarray:
@@ -51,6 +68,100 @@ def probe_report(h_fit: np.ndarray, angles_fit: np.ndarray, h_eval: np.ndarray,
     report = {"r2_total": total, "r2_sincos": sincos_total}
     report.update({f"r2_{joint}": float(value) for joint, value in zip(JOINTS, per_joint)})
     return report
+
+
+def r2_scores(prediction: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
+    """Total and per-column R² of ``prediction`` against ``target`` (about the target's own mean)."""
+    sse = np.sum((target - prediction) ** 2, axis=0)
+    sst = np.sum((target - target.mean(axis=0)) ** 2, axis=0)
+    return float(1.0 - sse.sum() / sst.sum()), 1.0 - sse / sst
+
+
+def _report(angle_prediction: np.ndarray, sincos_prediction: np.ndarray, angles: np.ndarray) -> dict[str, float]:
+    total, per_joint = r2_scores(angle_prediction, wrap(angles))
+    report = {"r2_total": total, "r2_sincos": r2_scores(sincos_prediction, sincos(angles))[0]}
+    report.update({f"r2_{joint}": float(value) for joint, value in zip(JOINTS, per_joint)})
+    return report
+
+
+def flatten_pixels(frames: np.ndarray) -> np.ndarray:
+    """uint8 frames (N, H, W, 3) as float64 pixel values in [0, 1], shape (N, H·W·3)."""
+    return np.asarray(frames, dtype=np.float64).reshape(len(frames), -1) / 255.0
+
+
+@dataclass(frozen=True)
+class PixelBasis:
+    """Principal components of a sample of frames: ``mean`` (D,), ``components`` (r, D) by decreasing variance,
+    ``singular`` (r,) the singular values of the centred sample."""
+
+    mean: np.ndarray
+    components: np.ndarray
+    singular: np.ndarray
+
+    @classmethod
+    def fit(cls, frames: np.ndarray) -> "PixelBasis":
+        """Principal components of ``frames`` via the eigenvectors of the centred Gram matrix (N ≪ D)."""
+        pixels = flatten_pixels(frames)
+        mean = pixels.mean(axis=0)
+        centred = pixels - mean
+        eigenvalues, vectors = np.linalg.eigh(centred @ centred.T)
+        order = np.argsort(eigenvalues)[::-1]
+        eigenvalues, vectors = eigenvalues[order], vectors[:, order]
+        keep = eigenvalues > EIGEN_TOLERANCE * eigenvalues[0]
+        singular = np.sqrt(eigenvalues[keep])
+        components = (centred.T @ vectors[:, keep] / singular).T
+        return cls(mean, components, singular)
+
+    def project(self, frames: np.ndarray, k: int | None = None) -> np.ndarray:
+        """Coordinates of ``frames`` on the top ``k`` components (all of them for ``None``), shape (N, k)."""
+        components = self.components if k is None else self.components[:k]
+        return (flatten_pixels(frames) - self.mean) @ components.T
+
+
+def _ridge(coordinates_fit: np.ndarray, singular: np.ndarray, targets_fit: np.ndarray, penalty: float,
+           coordinates: np.ndarray) -> np.ndarray:
+    """Ridge prediction (unpenalized intercept) in the fit sample's principal coordinates (``U·S``)."""
+    u = coordinates_fit / singular
+    weights = (singular / (singular**2 + penalty))[:, None] * (u.T @ (targets_fit - targets_fit.mean(axis=0)))
+    return targets_fit.mean(axis=0) + coordinates @ weights
+
+
+def pixel_baselines(fit: tuple[np.ndarray, np.ndarray], validation: tuple[np.ndarray, np.ndarray],
+                    test: tuple[np.ndarray, np.ndarray], components: Sequence[int],
+                    basis: PixelBasis | None = None) -> dict[str, Any]:
+    """Probes from raw pixels (see the module docstring), each scored on ``validation`` and ``test``.
+
+    Each sample is ``(frames, angles)``; ``basis`` (if given) must be
+    ``PixelBasis.fit(fit[0])``, which is otherwise computed here. Returns ``{name: {"validation": report,
+    "test": report, ...}}`` for ``pca<k>`` (``k`` in ``components``) and
+    ``pixels`` (with its chosen ``penalty``), plus ``best``: the name scoring
+    the highest total R² on the validation sample.
+    """
+    basis = PixelBasis.fit(fit[0]) if basis is None else basis
+    out: dict[str, Any] = {}
+    for k in components:
+        k_used = min(int(k), len(basis.singular))
+        h_fit = basis.project(fit[0], k_used)
+        out[f"pca{k}"] = {"components": k_used, **{
+            split: probe_report(h_fit, fit[1], basis.project(frames, k_used), angles)
+            for split, (frames, angles) in (("validation", validation), ("test", test))}}
+    coordinates = {"fit": basis.project(fit[0]), "validation": basis.project(validation[0]),
+                   "test": basis.project(test[0])}
+    targets = {"angles": wrap(fit[1]), "sincos": sincos(fit[1])}
+
+    def ridge_report(split: str, angles: np.ndarray, penalty: float) -> dict[str, float]:
+        predict = {name: _ridge(coordinates["fit"], basis.singular, target, penalty, coordinates[split])
+                   for name, target in targets.items()}
+        return _report(predict["angles"], predict["sincos"], angles)
+
+    scale = float(basis.singular[0] ** 2)
+    scores = {c: ridge_report("validation", validation[1], c * scale)["r2_total"] for c in RIDGE_GRID}
+    chosen = max(RIDGE_GRID, key=lambda c: scores[c])
+    out["pixels"] = {"penalty": chosen, "penalty_scores": {str(c): scores[c] for c in RIDGE_GRID},
+                     "validation": ridge_report("validation", validation[1], chosen * scale),
+                     "test": ridge_report("test", test[1], chosen * scale)}
+    out["best"] = max((name for name in out), key=lambda name: out[name]["validation"]["r2_total"])
+    return out
 
 
 def pair_diagnostics(angles: np.ndarray, angles_pos: np.ndarray) -> dict[str, Any]:

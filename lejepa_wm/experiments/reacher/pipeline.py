@@ -1,48 +1,87 @@
-"""The Reacher experiment's steps: shared data (policy + four cached datasets), then one model's training and evaluation.
+"""The Reacher experiment's steps: shared data (policy, datasets, splits, baselines), then one model.
 
-Shared data live in ``<experiment folder>/data/`` and are made once by the
-first run that needs them: the SAC policy (``policy-<hash>/policy.zip`` with
-``policy.json``: steps, training time, success rate), OU train/test pairs and
-trajectory train/test pairs. Train and test sets use different seeds (test
-trajectories start from different initial poses).
+Shared data live in ``<experiment folder>/data/`` and are made once, by the
+first run that needs them; every model of a launch sees the same data. They are
+drawn from the seed streams of the data seed (:func:`data_seeds`, the
+``--seed`` offset): the OU held-out samples ``fit``, ``validation`` and
+``test`` each from the stream of that name, and the rest of the world (the SAC
+policy, the training sets, the held-out episodes and how they are split, the
+planning endpoints) from seeds spawned from its ``renderer`` stream, the
+world's randomness (Reacher's renderer itself is fixed physics).
+
+- ``ou-train``, ``traj-train``: the training pairs (a model trains on a
+  mixture of them);
+- ``ou-fit``, ``ou-validation``, ``ou-test``: three independent OU samples;
+- ``traj-heldout``: ``3 · heldout_episodes`` policy episodes, split by
+  episode into ``fit``, ``validation`` and ``test`` (no episode in two samples);
+- ``baselines-<hash>.json``: the pixel probes of
+  :func:`~lejepa_wm.experiments.reacher.evaluation.pixel_baselines` on both kinds of
+  held-out data, the planning endpoints (pairs of OU test frames) and the
+  latent-planning baseline on the top two principal components of the pixels.
+
+One model (:func:`run_model`) trains on its mixture through the shared loop
+(:func:`lejepa_wm.experiments.training.train`): weights from its ``init``
+stream, the mixture, the batch order and SIGReg's directions from its
+``batches`` stream. Probes are fitted on ``fit`` and scored on ``validation``
+(recorded during training, never used to stop) and on ``test`` (reported).
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import time
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import torch
 
 from lejepa_wm.atomic import atomic_write_bytes, atomic_write_json, read_json
+from lejepa_wm.experiments.evidence import residual_ratio
+from lejepa_wm.experiments.objectives import build_objective
 from lejepa_wm.experiments.reacher import policy as sac
 from lejepa_wm.experiments.reacher.config import ReacherConfig
-from lejepa_wm.experiments.reacher.datasets import build_ou_dataset, build_trajectory_dataset
-from lejepa_wm.experiments.reacher.encoder import embed_frames, train_encoder
-from lejepa_wm.experiments.reacher.evaluation import pair_diagnostics, probe_report
+from lejepa_wm.experiments.reacher.datasets import build_ou_dataset, build_trajectory_dataset, split_by_episode
+from lejepa_wm.experiments.reacher.encoder import build_frame_encoder, check_frames, embed_frames
+from lejepa_wm.experiments.reacher.evaluation import (RIDGE_GRID, PixelBasis, pair_diagnostics, pixel_baselines,
+                                                      probe_report)
 from lejepa_wm.experiments.reacher.planning import plan
 from lejepa_wm.experiments.reacher.rendering import ReacherRenderer
+from lejepa_wm.experiments.training import DatasetPairs, train
+from lejepa_wm.seeds import SeedStreams, spawn_seeds
 
-TEST_SEED_OFFSET = 7919
+SPLITS = ("fit", "validation", "test")
+KINDS = ("ou", "traj")
+WORLD_SEEDS = ("policy", "policy_eval", "ou_train", "traj_train", "traj_heldout", "traj_split", "plans")
 SAMPLE_FRAMES = 8
+PLAN_BASELINE = "pca2"
+HISTORY_KEYS = ("step", "seconds", "lr", "loss_total", "loss_alignment", "loss_sigreg", "probe_r2", "traj_probe_r2")
 
 
-def _policy_folder(root: Path, config: ReacherConfig, seed: int) -> Path:
+def data_seeds(data_seed: int) -> dict[str, int]:
+    """Seeds of the shared data (see the module docstring), by name."""
+    streams = SeedStreams.derive(data_seed)
+    world = dict(zip(WORLD_SEEDS, spawn_seeds(streams.renderer, len(WORLD_SEEDS))))
+    return {**world, **{f"ou_{split}": streams.seed(split) for split in SPLITS}}
+
+
+def _digest(settings: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(dict(settings), sort_keys=True).encode()).hexdigest()[:10]
+
+
+def prepare_policy(root: Path, config: ReacherConfig, seeds: Mapping[str, int],
+                   progress: bool = True) -> tuple[Any, Any, dict[str, Any], str]:
+    """Train (or load) the SAC policy; return ``(model, env, info, policy_id)``.
+
+    SAC (through NumPy's legacy seeding) and dm_control take 32-bit seeds: the
+    policy seed is the stream seed modulo 2³².
+    """
+    seed = seeds["policy"] % 2**32
     settings = {"sac_steps": config.sac_steps, "sac_reward": config.sac_reward, "seed": seed,
                 "episode_steps": config.episode_steps, "target_xy": list(config.target_xy)}
-    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:10]
-    return root / f"policy-{digest}"
-
-
-def prepare_policy(root: Path, config: ReacherConfig, seed: int,
-                   progress: bool = True) -> tuple[Any, Any, dict[str, Any], str]:
-    """Train (or load) the SAC policy; return ``(model, env, info, policy_id)``."""
-    folder = _policy_folder(root, config, seed)
+    folder = Path(root) / f"policy-{_digest(settings)}"
     env = sac.make_env(config.target_xy, config.episode_steps, config.sac_reward)
     model_path, info_path = folder / "policy.zip", folder / "policy.json"
     if info_path.exists():
@@ -51,63 +90,18 @@ def prepare_policy(root: Path, config: ReacherConfig, seed: int,
     model = sac.train_sac(env, config.sac_steps, seed, progress=progress)
     seconds = time.perf_counter() - start
     sac.save_policy(model, model_path)
-    info = {"sac_steps": config.sac_steps, "sac_reward": config.sac_reward, "train_seconds": seconds,
+    info = {"sac_steps": config.sac_steps, "sac_reward": config.sac_reward, "seed": seed, "train_seconds": seconds,
             "steps_per_second": config.sac_steps / seconds,
-            "success_rate": sac.success_rate(model, env, config.success_episodes, seed + TEST_SEED_OFFSET),
+            "success_rate": sac.success_rate(model, env, config.success_episodes, seeds["policy_eval"]),
             "success_episodes": config.success_episodes}
     atomic_write_json(info_path, info)
     return model, env, info, folder.name
 
 
-def prepare_data(root: Path, config: ReacherConfig, seed: int, progress: bool = True) -> dict[str, Any]:
-    """Policy and the four datasets (made if missing), plus the time spent making them."""
-    start = time.perf_counter()
-    with ReacherRenderer(config.image_size, config.target_xy) as renderer:
-        data: dict[str, Any] = {}
-        for split, count, split_seed in (("train", config.train_pairs, seed),
-                                         ("test", config.test_pairs, seed + TEST_SEED_OFFSET)):
-            data[f"ou_{split}"], _ = build_ou_dataset(root, f"ou-{split}", renderer, count, config.chunk_pairs,
-                                                       config.ou_rho, config.angle_scale, split_seed, progress)
-        model, env, info, policy_id = prepare_policy(root, config, seed, progress)
-        episodes_per_chunk = max(1, config.chunk_pairs // config.pairs_per_episode)
-        for split, count, split_seed in (("train", config.train_pairs, seed),
-                                         ("test", config.test_pairs, seed + TEST_SEED_OFFSET)):
-            n_episodes = -(-count // config.pairs_per_episode)
-            data[f"traj_{split}"], _ = build_trajectory_dataset(
-                root, f"traj-{split}", renderer, lambda s: sac.rollout_angles(model, env, s), policy_id,
-                n_episodes, episodes_per_chunk, config.traj_delta, split_seed, progress)
-    data["policy"] = info
-    data["seconds"] = time.perf_counter() - start
-    return data
-
-
-def mixture(ou: dict[str, np.ndarray], traj: dict[str, np.ndarray], ou_fraction: float, size: int,
-            seed: int) -> dict[str, np.ndarray]:
-    """``size`` training pairs: ``round(ou_fraction · size)`` random OU pairs, the rest random trajectory pairs."""
-    rng = np.random.default_rng(seed)
-    n_ou = int(round(ou_fraction * size))
-    if n_ou > len(ou["frames"]) or size - n_ou > len(traj["frames"]):
-        raise ValueError(f"mixture of {size} pairs needs more pairs than the datasets hold")
-    take_ou = np.sort(rng.choice(len(ou["frames"]), n_ou, replace=False))
-    take_traj = np.sort(rng.choice(len(traj["frames"]), size - n_ou, replace=False))
-    return {key: np.concatenate([ou[key][take_ou], traj[key][take_traj]]) for key in ou}
-
-
-def _halves(n: int) -> tuple[slice, slice]:
-    """Fit / eval split of a test set: even and odd rows.
-
-    Interleaving keeps both halves on the same episodes; a split into first and
-    second half would give a quick-scale trajectory test set (about ten
-    episodes) halves with different shares of the two wrist modes, and a probe
-    whose R² is dominated by that mean shift.
-    """
-    return slice(0, n, 2), slice(1, n, 2)
-
-
-def plan_endpoints(angles: np.ndarray, count: int, min_distance: float, seed: int) -> list[tuple[int, int]]:
+def plan_endpoints(angles: np.ndarray, count: int, min_distance: float,
+                   rng: np.random.Generator) -> list[tuple[int, int]]:
     """``count`` index pairs (start, goal) with both poses inside (−0.9π, 0.9π)² and at least ``min_distance`` apart."""
     inside = np.flatnonzero(np.all(np.abs(angles) < 0.9 * np.pi, axis=1))
-    rng = np.random.default_rng(seed)
     pairs: list[tuple[int, int]] = []
     for _ in range(100 * count):
         start, goal = rng.choice(inside, 2, replace=False)
@@ -118,59 +112,176 @@ def plan_endpoints(angles: np.ndarray, count: int, min_distance: float, seed: in
     raise ValueError(f"could not find {count} start/goal pairs {min_distance} rad apart in the test set")
 
 
-def run_model(data: dict[str, Any], config: ReacherConfig, ou_fraction: float, seed: int, run_dir: Path,
-              device: torch.device, progress: bool = True) -> dict[str, Any]:
-    """Train one encoder on a mixture, evaluate probes on both test sets, plan; return metrics.
+def plan_all(h_test: np.ndarray, h_fit: np.ndarray, data: Mapping[str, Any], config: ReacherConfig,
+             endpoints: list[tuple[int, int]]) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+    """Latent straight-line plans between OU test frames, decoded by kNN among the OU fit frames.
 
-    Writes ``checkpoint.pt`` (encoder, resumable), ``plans.npz`` (executed paths,
-    starts, goals) and ``samples.npz`` (a few training frames) into ``run_dir``.
+    Returns the mean of each path metric and the arrays of ``plans.npz`` (paths, starts, goals).
     """
-    train = mixture(data["ou_train"], data["traj_train"], ou_fraction, config.train_pairs, seed)
-    start = time.perf_counter()
-    model, history = train_encoder(train["frames"], train["frames_pos"], embed_dim=config.embed_dim,
-                                   epochs=config.epochs, batch_size=config.batch_size, lr=config.lr,
-                                   sigreg_weight=config.sigreg_weight, sigreg_slices=config.sigreg_slices,
-                                   lr_schedule=config.lr_schedule,
-                                   seed=seed, device=device, checkpoint=run_dir / "checkpoint.pt", progress=progress)
-    metrics: dict[str, Any] = {"train_seconds": time.perf_counter() - start, "final_loss": history[-1],
-                               "ou_fraction": ou_fraction}
-    embeddings = {}
-    for kind in ("ou", "traj"):
-        test = data[f"{kind}_test"]
-        h = embed_frames(model, test["frames"], device)
-        embeddings[kind] = h
-        fit, held = _halves(len(h))
-        report = probe_report(h[fit], test["angles"][fit], h[held], test["angles"][held])
-        metrics.update({f"{kind}_test_{key}": value for key, value in report.items()})
-    metrics.update({f"data_{key}": value for key, value in pair_diagnostics(train["angles"], train["angles_pos"]).items()})
-    ou_test = data["ou_test"]
-    fit, held = _halves(len(ou_test["angles"]))
-    h_ref, angles_ref = embeddings["ou"][fit], ou_test["angles"][fit]
-    held_angles, held_h = ou_test["angles"][held], embeddings["ou"][held]
-    paths, endpoints, rows = [], [], []
-    for start_i, goal_i in plan_endpoints(held_angles, config.plan_pairs, config.min_plan_distance, seed):
-        path, row = plan(held_h[start_i], held_h[goal_i], held_angles[start_i], held_angles[goal_i],
-                         h_ref, angles_ref, config.plan_steps, config.knn)
+    test_angles, fit_angles = data["ou_test"]["angles"], data["ou_fit"]["angles"]
+    paths, rows = [], []
+    for start, goal in endpoints:
+        path, row = plan(h_test[start], h_test[goal], test_angles[start], test_angles[goal], h_fit, fit_angles,
+                         config.plan_steps, config.knn)
         paths.append(path)
-        endpoints.append((held_angles[start_i], held_angles[goal_i]))
         rows.append(row)
-    for key in rows[0]:
-        metrics[f"plan_{key}"] = float(np.mean([row[key] for row in rows]))
-    buffer_paths = {"paths": np.asarray(paths), "starts": np.asarray([e[0] for e in endpoints]),
-                    "goals": np.asarray([e[1] for e in endpoints])}
-    _save_npz(run_dir / "plans.npz", buffer_paths)
-    _save_npz(run_dir / "samples.npz", {"frames": train["frames"][:: max(1, len(train["frames"]) // SAMPLE_FRAMES)][:SAMPLE_FRAMES]})
+    means = {key: float(np.mean([row[key] for row in rows])) for key in rows[0]}
+    arrays = {"paths": np.asarray(paths), "starts": test_angles[[s for s, _ in endpoints]],
+              "goals": test_angles[[g for _, g in endpoints]]}
+    return means, arrays
+
+
+def _baselines(data: Mapping[str, Any], config: ReacherConfig, seeds: Mapping[str, int]) -> dict[str, Any]:
+    """Pixel probes of both kinds of held-out data, the planning endpoints and the PCA-2 planner."""
+    out: dict[str, Any] = {}
+    for kind in KINDS:
+        samples = {split: (data[f"{kind}_{split}"]["frames"], data[f"{kind}_{split}"]["angles"]) for split in SPLITS}
+        basis = PixelBasis.fit(samples["fit"][0])
+        out[kind] = pixel_baselines(samples["fit"], samples["validation"], samples["test"], config.pca_components,
+                                    basis)
+        if kind == "ou":
+            endpoints = plan_endpoints(data["ou_test"]["angles"], config.plan_pairs, config.min_plan_distance,
+                                       np.random.default_rng(seeds["plans"]))
+            means, _ = plan_all(basis.project(data["ou_test"]["frames"], 2),
+                                basis.project(data["ou_fit"]["frames"], 2), data, config, endpoints)
+            out["plans"] = {"endpoints": endpoints, PLAN_BASELINE: means}
+    return out
+
+
+def prepare_data(root: Path, config: ReacherConfig, data_seed: int, progress: bool = True) -> dict[str, Any]:
+    """Policy, datasets, splits and baselines (made if missing), plus the time spent making them."""
+    start = time.perf_counter()
+    root = Path(root)
+    seeds = data_seeds(data_seed)
+    data: dict[str, Any] = {"seeds": seeds}
+    folders: dict[str, str] = {}
+    with ReacherRenderer(config.image_size, config.target_xy) as renderer:
+        for name, count in (("train", config.train_pairs), *((split, config.heldout_pairs) for split in SPLITS)):
+            data[f"ou_{name}"], folder = build_ou_dataset(root, f"ou-{name}", renderer, count, config.chunk_pairs,
+                                                          config.ou_rho, config.angle_scale, seeds[f"ou_{name}"],
+                                                          progress)
+            folders[f"ou_{name}"] = folder.name
+        model, env, info, policy_id = prepare_policy(root, config, seeds, progress)
+        episodes_per_chunk = max(1, config.chunk_pairs // config.pairs_per_episode)
+        for name, n_episodes in (("train", -(-config.train_pairs // config.pairs_per_episode)),
+                                 ("heldout", 3 * config.heldout_episodes)):
+            data[f"traj_{name}"], folder = build_trajectory_dataset(
+                root, f"traj-{name}", renderer, lambda s: sac.rollout_angles(model, env, s), policy_id,
+                n_episodes, episodes_per_chunk, config.traj_delta, seeds[f"traj_{name}"], progress)
+            folders[f"traj_{name}"] = folder.name
+    heldout = data.pop("traj_heldout")
+    parts = split_by_episode(heldout["episode"], len(SPLITS), np.random.default_rng(seeds["traj_split"]))
+    for split, rows in zip(SPLITS, parts):
+        data[f"traj_{split}"] = {key: value[rows] for key, value in heldout.items()}
+    settings = {"datasets": folders, "split_seed": seeds["traj_split"], "plan_seed": seeds["plans"],
+                "pca_components": list(config.pca_components), "ridge_grid": list(RIDGE_GRID),
+                "plan": [config.plan_pairs, config.min_plan_distance, config.plan_steps, config.knn]}
+    path = root / f"baselines-{_digest(settings)}.json"
+    if path.exists():
+        baselines = read_json(path)
+    else:
+        clock = time.perf_counter()
+        baselines = {**_baselines(data, config, seeds), "seconds": 0.0, "settings": settings}
+        baselines["seconds"] = time.perf_counter() - clock
+        atomic_write_json(path, baselines)
+    data.update(baselines=baselines, policy=info, seconds=time.perf_counter() - start)
+    return data
+
+
+def mixture(ou: Mapping[str, np.ndarray], traj: Mapping[str, np.ndarray], ou_fraction: float, size: int,
+            rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """``size`` training pairs: ``round(ou_fraction · size)`` random OU pairs, the rest random trajectory pairs."""
+    n_ou = int(round(ou_fraction * size))
+    if n_ou > len(ou["frames"]) or size - n_ou > len(traj["frames"]):
+        raise ValueError(f"mixture of {size} pairs needs more pairs than the datasets hold")
+    take_ou = np.sort(rng.choice(len(ou["frames"]), n_ou, replace=False))
+    take_traj = np.sort(rng.choice(len(traj["frames"]), size - n_ou, replace=False))
+    keys = ("frames", "frames_pos", "angles", "angles_pos")
+    return {key: np.concatenate([ou[key][take_ou], traj[key][take_traj]]) for key in keys}
+
+
+def baseline_metrics(baselines: Mapping[str, Any]) -> dict[str, Any]:
+    """Flat metric keys of the pixel baselines: ``<kind>_<probe>_<split>_r2_<quantity>`` and the chosen probe."""
+    metrics: dict[str, Any] = {}
+    for kind in KINDS:
+        found = baselines[kind]
+        best = found["best"]
+        metrics[f"{kind}_baseline"] = best
+        metrics[f"{kind}_baseline_test_r2_total"] = found[best]["test"]["r2_total"]
+        metrics[f"{kind}_pixels_penalty"] = found["pixels"]["penalty"]
+        for name, probe in found.items():
+            if name == "best":
+                continue
+            for split in ("validation", "test"):
+                metrics.update({f"{kind}_{name}_{split}_{key}": value for key, value in probe[split].items()})
+    metrics.update({f"{PLAN_BASELINE}_plan_{key}": value
+                    for key, value in baselines["plans"][PLAN_BASELINE].items()})
     return metrics
 
 
-def _save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    import io
+def slim_history(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """History rows with only the keys worth storing in ``metrics.json``."""
+    return [{key: row[key] for key in HISTORY_KEYS if key in row} for row in history]
 
+
+def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float, streams: SeedStreams,
+              run_dir: Path, device: torch.device, progress: bool = True, description: str = "train") -> dict[str, Any]:
+    """Train one encoder on a mixture, probe both kinds of test data, plan; return metrics.
+
+    Writes ``checkpoint.pt`` (the shared loop's, resumable; the run driver
+    deletes it once ``metrics.json`` exists), ``plans.npz`` (executed paths,
+    starts, goals) and ``samples.npz`` (a few training frames) into ``run_dir``.
+    """
+    mixed = mixture(data["ou_train"], data["traj_train"], ou_fraction, config.train_pairs,
+                    streams.numpy_rng("batches"))
+    check_frames(mixed["frames"], mixed["frames_pos"])
+    encoder = build_frame_encoder(config.embed_dim, config.image_size, streams.torch_generator("init")).to(device)
+    pairs = DatasetPairs(torch.from_numpy(mixed["frames"]).to(device), torch.from_numpy(mixed["frames_pos"]).to(device),
+                         order_seed=streams.batches)
+    objective = build_objective("sigreg", config.sigreg_weight, num_slices=config.sigreg_slices)
+    fit_h: dict[str, np.ndarray] = {}
+
+    def probe(kind: str, split: str) -> dict[str, float]:
+        h_fit = embed_frames(encoder, data[f"{kind}_fit"]["frames"], device)
+        fit_h[kind] = h_fit
+        h = embed_frames(encoder, data[f"{kind}_{split}"]["frames"], device)
+        return probe_report(h_fit, data[f"{kind}_fit"]["angles"], h, data[f"{kind}_{split}"]["angles"])
+
+    def evaluator(model: torch.nn.Module) -> dict[str, Any]:
+        """Validation probes only (recorded, never used to stop or choose)."""
+        return {"probe_r2": probe("ou", "validation")["r2_total"],
+                "traj_probe_r2": probe("traj", "validation")["r2_total"]}
+
+    result = train(encoder, pairs, objective, config.train_settings(), streams.torch_generator("batches", device),
+                   run_dir, evaluator, progress=progress, description=description)
+    metrics: dict[str, Any] = {"ou_fraction": ou_fraction, "split": "test", "steps": result.steps,
+                               "train_seconds": result.seconds, "resumed_from": result.resumed_from,
+                               "history": slim_history(result.history)}
+    losses = [row for row in result.history if "loss_total" in row]
+    if losses:
+        metrics["final_loss"] = {key[5:]: value for key, value in losses[-1].items() if key.startswith("loss_")}
+    metrics.update(baseline_metrics(data["baselines"]))
+    for kind in KINDS:
+        for split in ("validation", "test"):
+            metrics.update({f"{kind}_{split}_{key}": value for key, value in probe(kind, split).items()})
+        baseline = metrics[f"{kind}_baseline_test_r2_total"]
+        metrics[f"{kind}_residual_ratio"] = residual_ratio(metrics[f"{kind}_test_r2_total"], baseline)
+    metrics.update({f"data_{key}": value
+                    for key, value in pair_diagnostics(mixed["angles"], mixed["angles_pos"]).items()})
+    h_test = embed_frames(encoder, data["ou_test"]["frames"], device)
+    means, arrays = plan_all(h_test, fit_h["ou"], data, config,
+                             [tuple(pair) for pair in data["baselines"]["plans"]["endpoints"]])
+    metrics.update({f"plan_{key}": value for key, value in means.items()})
+    _save_npz(run_dir / "plans.npz", arrays)
+    step = max(1, len(mixed["frames"]) // SAMPLE_FRAMES)
+    _save_npz(run_dir / "samples.npz", {"frames": mixed["frames"][::step][:SAMPLE_FRAMES]})
+    metrics["heldout"] = {f"{kind}_{split}": int(len(data[f"{kind}_{split}"]["angles"]))
+                          for kind in KINDS for split in SPLITS}
+    metrics["heldout"]["traj_episodes_per_split"] = config.heldout_episodes
+    return metrics
+
+
+def _save_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     atomic_write_bytes(path, buffer.getvalue())
-
-
-def config_dict(config: ReacherConfig) -> dict[str, Any]:
-    """JSON-ready form of ``config`` (tuples become lists)."""
-    return json.loads(json.dumps(asdict(config)))

@@ -24,6 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from lejepa_wm.atomic import atomic_write_bytes
+from lejepa_wm.experiments.reacher.datasets import episode_seed
 from lejepa_wm.experiments.reacher.rendering import DEFAULT_TARGET_XY, import_simulator, place_target
 from lejepa_wm.validation import check_choice, check_positive_int
 
@@ -103,7 +104,12 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
 
 
 def train_sac(env: Any, steps: int, seed: int, net_width: int = 64, progress: bool = True) -> Any:
-    """Train SAC from states for ``steps`` environment steps (one gradient step per environment step)."""
+    """Train SAC from states for ``steps`` environment steps (one gradient step per environment step).
+
+    ``seed`` (32-bit) goes to stable-baselines3, which seeds its own generators
+    (and, being a third-party library, torch's global one); this package never
+    seeds a global generator itself.
+    """
     _, sb3 = _import_sb3()
     import torch
     from stable_baselines3.common.callbacks import BaseCallback
@@ -123,7 +129,6 @@ def train_sac(env: Any, steps: int, seed: int, net_width: int = 64, progress: bo
             self.bar.close()
 
     check_positive_int(steps, "sac steps")
-    torch.manual_seed(seed)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # a 64-unit MLP gains nothing from threads, and loses much on a busy CPU
     model = sb3.SAC("MlpPolicy", env, seed=seed, learning_starts=min(1000, steps // 2), batch_size=128,
@@ -174,10 +179,11 @@ def rollout_angles(model: Any, env: Any, episode_seed: int) -> np.ndarray:
 
 
 def success_rate(model: Any, env: Any, episodes: int, seed: int) -> float:
-    """Fraction of ``episodes`` (seeds ``seed + k``) whose finger touches the target at the last step."""
+    """Fraction of ``episodes`` (episode ``k`` seeded :func:`episode_seed` ``(seed, k)``) whose finger touches
+    the target at the last step."""
     check_positive_int(episodes, "episodes")
     hits = 0
     for episode in range(episodes):
-        rollout_angles(model, env, seed + episode)
+        rollout_angles(model, env, episode_seed(seed, episode))
         hits += env.touching()
     return hits / episodes
