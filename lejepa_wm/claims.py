@@ -70,7 +70,7 @@ CLAIMS: tuple[Claim, ...] = (
         title="Closed-form alignment loss",
         statement="L(h) = E||h(z') - h(z)||^2 = 2 sum_{d>=1} (1 - rho^d) ||h_d||^2.",
         kind="theorem",
-        lean=("LeJEPA.alignmentLoss_eq_spectral",),
+        lean=("LeJEPA.alignmentLoss_eq_spectral", "LeJEPA.coord_loss_eq"),
         checks="lejepa_wm.numerics.verify_loss",
     ),
     Claim(
@@ -103,7 +103,7 @@ CLAIMS: tuple[Claim, ...] = (
         ),
         kind="theorem",
         lean=(
-            "LeJEPA.gaussian_of_affine_eigenfunction",
+            "LeJEPA.affine_eigenfunction_iff_gaussian",
             "LeJEPA.linear_identifiability_iff_gaussian",
             "LeJEPA.gaussian_of_affine_score",
         ),
@@ -133,7 +133,8 @@ CLAIMS: tuple[Claim, ...] = (
             "has V^Q(Qz) = V(z) and the same optimal plans; norm-built costs are the same formula."
         ),
         kind="theorem",
-        lean=("LeJEPA.planning_equivalence", "LeJEPA.planning_equivalence_orthogonal"),
+        lean=("LeJEPA.planning_equivalence_expected", "LeJEPA.bellmanValue_conj",
+              "LeJEPA.isOptimalPolicy_conj_iff", "LeJEPA.planning_equivalence_goal_reaching"),
         checks="lejepa_wm.numerics.verify_t4",
         experiments=("reacher",),
         paper="OU-trained latent plans match the oracle; trajectory-trained ones curve",
@@ -146,7 +147,7 @@ CLAIMS: tuple[Claim, ...] = (
             "min_i rho_i > max_i rho_i^2, i.e. kappa_max < 2 kappa_min."
         ),
         kind="proposition",
-        lean=("LeJEPA.linear_optimum_iff_rate_ratio",),
+        lean=("LeJEPA.linear_family_optimal_iff", "LeJEPA.ky_fan_diagonal"),
         checks="lejepa_wm.numerics.verify_p5",
         experiments=("anisotropic",),
         paper="fast latent must be less than twice as fast as the slowest",

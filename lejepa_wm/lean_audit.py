@@ -14,8 +14,10 @@ trust before compiling:
   free fields becomes false and the whole system inconsistent);
 - ``registry``: every Lean declaration named by the claim registry exists and, unless it
   is itself an axiom, has a ``#print axioms`` line;
-- ``config``: ``lean-toolchain`` and the Mathlib requirement name the same release,
-  and ``autoImplicit`` is off;
+- ``docs``: every ``LeJEPA.*`` declaration named in the README, ``docs/THEORY.md`` and the
+  ledger exists in the sources (so the prose cannot drift from the Lean statements' names);
+- ``config``: the Lake configuration is the single file ``lakefile.lean``, it pins Mathlib to
+  the release named in ``lean-toolchain``, and ``autoImplicit`` is off;
 - ``style``: no line longer than 100 characters.
 """
 
@@ -37,6 +39,11 @@ LEDGER_HEADER = ("Axiom", "File", "Statement", "Reference", "Python test")
 FORBIDDEN = re.compile(r"\b(sorry|admit|native_decide)\b")
 TEST_ID = re.compile(r"(tests/[\w/.-]+\.py)::(test_\w+)")
 PRINT_AXIOMS = re.compile(r"^\s*#print\s+axioms\s+(\S+)", re.M)
+LEAN_NAME = re.compile(r"`(LeJEPA\.[A-Za-z_][\w.']*)`")
+DOC_FILES = ("README.md", "docs/THEORY.md", str(LEDGER))
+LAKEFILE = "lakefile.lean"
+MATHLIB_REQUIRE = re.compile(r'require\s+mathlib\s+from\s+git\s+"[^"]+"\s*@\s*"([^"]+)"')
+AUTO_IMPLICIT_OFF = re.compile(r"⟨`autoImplicit,\s*false⟩")
 MAX_LINE = 100
 TYPE_KEYWORDS = ("structure", "class", "inductive")
 
@@ -173,22 +180,42 @@ def _check_registry(root: Path, decls: list[Declaration], files: list[Path],
     return found
 
 
+def _check_docs(root: Path, decls: list[Declaration]) -> list[Finding]:
+    """Every backticked ``LeJEPA.*`` name in the README, docs/THEORY.md and the ledger is declared."""
+    declared = {d.name for d in decls}
+    found = []
+    for relative in DOC_FILES:
+        path = root / relative
+        if not path.exists():
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for name in LEAN_NAME.findall(line):
+                name = name.rstrip(".'")
+                if name not in declared:
+                    found.append(Finding("docs", f"{relative}:{number}",
+                                         f"names Lean declaration {name}, which does not exist"))
+    return found
+
+
 def _check_config(root: Path) -> list[Finding]:
-    toolchain_path, lakefile = root / "lean-toolchain", root / "lakefile.toml"
+    toolchain_path, lakefile = root / "lean-toolchain", root / LAKEFILE
     if not toolchain_path.exists() or not lakefile.exists():
-        return [Finding("config", ".", "lean-toolchain and lakefile.toml are both required")]
+        return [Finding("config", ".", f"lean-toolchain and {LAKEFILE} are both required")]
+    found = []
+    if (root / "lakefile.toml").exists():
+        found.append(Finding("config", "lakefile.toml",
+                             f"two Lake configurations; keep only {LAKEFILE}"))
     toolchain = toolchain_path.read_text(encoding="utf-8").strip()
     lake = lakefile.read_text(encoding="utf-8")
-    found = []
     version = toolchain.rpartition(":")[2]
-    rev = re.search(r'name\s*=\s*"mathlib".*?rev\s*=\s*"([^"]+)"', lake, re.S)
+    rev = MATHLIB_REQUIRE.search(lake)
     if not toolchain.startswith("leanprover/lean4:v"):
         found.append(Finding("config", "lean-toolchain", f"unexpected toolchain {toolchain!r}"))
     if rev is None or rev.group(1) != version:
-        found.append(Finding("config", "lakefile.toml",
+        found.append(Finding("config", LAKEFILE,
                              f"Mathlib rev {rev.group(1) if rev else None!r} differs from toolchain {version!r}"))
-    if not re.search(r"autoImplicit\s*=\s*false", lake):
-        found.append(Finding("config", "lakefile.toml", "autoImplicit must be set to false"))
+    if not AUTO_IMPLICIT_OFF.search(lake):
+        found.append(Finding("config", LAKEFILE, "autoImplicit must be set to false"))
     return found
 
 
@@ -199,7 +226,7 @@ def audit(root: Path, claims: Sequence[Claim] = CLAIMS) -> list[Finding]:
         return [Finding("sources", LEAN_DIR, "no Lean sources found")]
     decls = [d for path in files for d in declarations(path)]
     return (_check_forbidden(root, files) + _check_axioms(root, decls) + _check_registry(root, decls, files, claims)
-            + _check_config(root) + _check_style(root, files))
+            + _check_docs(root, decls) + _check_config(root) + _check_style(root, files))
 
 
 def default_root() -> Path:

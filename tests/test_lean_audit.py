@@ -43,6 +43,19 @@ LEDGER_TEXT = '''# Axioms
 | `LeJEPA.fact_holds` | `LeJEPAProofs/Fact.lean` | x = x | folklore | `tests/numerics/test_fact.py::test_axiom_fact` |
 '''
 
+LAKEFILE_TEXT = '''import Lake
+open Lake DSL
+
+package LeJEPAProofs where
+  leanOptions := #[⟨`autoImplicit, false⟩]
+
+require mathlib from git
+  "https://github.com/leanprover-community/mathlib4.git" @ "v4.29.0"
+
+@[default_target]
+lean_lib LeJEPAProofs
+'''
+
 CLAIMS = (Claim("X1", "t", "s", "theorem", ("LeJEPA.main_result",), None),)
 
 
@@ -51,9 +64,7 @@ def make_tree(root: Path) -> Path:
     (root / "LeJEPAProofs").mkdir()
     (root / "tests" / "numerics").mkdir(parents=True)
     (root / "lean-toolchain").write_text("leanprover/lean4:v4.29.0\n")
-    (root / "lakefile.toml").write_text(
-        'name = "LeJEPAProofs"\n[leanOptions]\nautoImplicit = false\n\n[[require]]\nname = "mathlib"\n'
-        'git = "https://github.com/leanprover-community/mathlib4"\nrev = "v4.29.0"\n')
+    (root / "lakefile.lean").write_text(LAKEFILE_TEXT)
     (root / "LeJEPAProofs.lean").write_text("import LeJEPAProofs.Fact\nimport LeJEPAProofs.Main\n")
     (root / "LeJEPAProofs" / "Fact.lean").write_text(GOOD_AXIOM_FILE)
     (root / "LeJEPAProofs" / "Main.lean").write_text(GOOD_THEOREM_FILE)
@@ -131,6 +142,45 @@ def test_mismatched_toolchain_is_caught(tmp_path: Path) -> None:
     root = make_tree(tmp_path)
     (root / "lean-toolchain").write_text("leanprover/lean4:v4.31.0\n")
     assert checks_failed(root) == {"config"}
+
+
+def test_mismatched_mathlib_rev_is_caught(tmp_path: Path) -> None:
+    root = make_tree(tmp_path)
+    (root / "lakefile.lean").write_text(LAKEFILE_TEXT.replace('"v4.29.0"', '"v4.31.0"'))
+    assert checks_failed(root) == {"config"}
+
+
+def test_auto_implicit_must_be_off(tmp_path: Path) -> None:
+    root = make_tree(tmp_path)
+    (root / "lakefile.lean").write_text(LAKEFILE_TEXT.replace("autoImplicit, false", "autoImplicit, true"))
+    assert checks_failed(root) == {"config"}
+
+
+def test_second_lake_configuration_is_caught(tmp_path: Path) -> None:
+    root = make_tree(tmp_path)
+    (root / "lakefile.toml").write_text('name = "LeJEPAProofs"\n')
+    assert checks_failed(root) == {"config"}
+
+
+def test_missing_lakefile_is_caught(tmp_path: Path) -> None:
+    root = make_tree(tmp_path)
+    (root / "lakefile.lean").unlink()
+    assert checks_failed(root) == {"config"}
+
+
+def test_docs_naming_missing_declaration_is_caught(tmp_path: Path) -> None:
+    root = make_tree(tmp_path)
+    (root / "docs").mkdir()
+    (root / "docs" / "THEORY.md").write_text("T1 is `LeJEPA.main_result`; T9 is `LeJEPA.no_such_theorem`.\n")
+    found = audit(root, CLAIMS)
+    assert [(f.check, f.where) for f in found] == [("docs", "docs/THEORY.md:1")]
+    assert "LeJEPA.no_such_theorem" in found[0].problem
+
+
+def test_readme_naming_existing_declarations_passes(tmp_path: Path) -> None:
+    root = make_tree(tmp_path)
+    (root / "README.md").write_text("| T1 | `LeJEPA.main_result` | `LeJEPA.fact_holds` |\n")
+    assert audit(root, CLAIMS) == []
 
 
 def test_long_line_is_caught(tmp_path: Path) -> None:

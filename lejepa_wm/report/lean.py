@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lejepa_wm.claims import CLAIMS, Claim
 
-BUILD_COMMANDS = ("lake exe cache get", "lake build")  # in the repository root (lakefile.toml)
+BUILD_COMMANDS = ("lake exe cache get", "lake build")  # in the repository root (lakefile.lean)
 
 
 @dataclass(frozen=True)
