@@ -86,11 +86,12 @@ theorem sq_le_mul_of_quadratic_nonneg {a b c : ℝ}
   -- `Q(c, -b) = c (a c - b²)` and `Q(b, -a) = a (a c - b²)`.
   have h1 := hQ c (-b)
   have h2 := hQ b (-a)
-  rcases lt_or_le 0 (a + c) with hac | hac
+  by_cases hac : 0 < a + c
   · by_contra hlt
     have hp : 0 < (a + c) * (b ^ 2 - a * c) := mul_pos hac (by linarith [not_le.mp hlt])
     nlinarith
-  · have ha0 : a = 0 := by linarith
+  · have hac' : a + c ≤ 0 := not_lt.mp hac
+    have ha0 : a = 0 := by linarith
     have hc0 : c = 0 := by linarith
     -- `Q(1, -b) = -2 b²` when `a = c = 0`.
     have h3 := hQ 1 (-b)
@@ -148,8 +149,8 @@ theorem sub_two_mul_add_le_sq {SX SXM SM D ε : ℝ} (hε : ε ^ 2 = SX) (hε0 :
   have hneg : -SXM ≤ ε * D := by
     by_contra hlt
     have hpos : 0 < -SXM - ε * D := by linarith [not_le.mp hlt]
-    nlinarith
-  nlinarith
+    nlinarith [mul_pos hpos hpos, mul_nonneg hpos.le hεD0]
+  nlinarith [hneg, hSM, hε]
 
 /-- **Frobenius step of T3 (b).** Let `C, G, J` be square arrays and `R = C - G`. If every
 `2 × 2` quadratic form of `R` is nonnegative and `tr R ≤ D`, then

@@ -138,7 +138,7 @@ noncomputable def orthogonalIsometry {n : ℕ} (Q : Matrix (Fin n) (Fin n) ℝ)
   right_inv x := by
     simp only [WithLp.ofLp_toLp, Matrix.mulVec_mulVec, h2, Matrix.one_mulVec, WithLp.toLp_ofLp]
   norm_map' x := by
-    show ‖WithLp.toLp 2 (Matrix.mulVec Q (WithLp.ofLp x))‖ = ‖x‖
+    show ‖(WithLp.toLp 2 (Matrix.mulVec Q (WithLp.ofLp x)) : EuclideanSpace ℝ (Fin n))‖ = ‖x‖
     rw [EuclideanSpace.norm_eq, EuclideanSpace.norm_eq]
     congr 1
     simp only [Real.norm_eq_abs, sq_abs]
