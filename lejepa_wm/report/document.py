@@ -18,7 +18,8 @@ from lejepa_wm.report.gather import ClaimVerdict, ExperimentSection, Gathered, V
 from lejepa_wm.report.lean import BUILD_COMMANDS, LeanSection
 from lejepa_wm.report.verdicts import FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, JudgedRow
 
-ELAN_INSTALL = "curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh"
+# Non-interactive (-y): elan installs the toolchain without asking.
+ELAN_INSTALL = "curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh -s -- -y"
 
 
 def format_seconds(seconds: float | None) -> str:

@@ -2,8 +2,9 @@
 
 Versions come from :mod:`importlib.metadata` (the installed distributions, not
 the source tree), the CPU model from ``/proc/cpuinfo`` where it exists (else
-:func:`platform.processor`), the usable cores from the scheduler affinity, and
-the GPU from torch (only if torch imports).
+:func:`platform.processor`), the usable cores from the scheduler affinity, the
+GPU from torch (only if torch imports), and the load average from
+:func:`os.getloadavg` (so that a run time is read beside how busy the machine was).
 """
 
 from __future__ import annotations
@@ -56,8 +57,16 @@ def gpus() -> list[str]:
     return [torch.cuda.get_device_name(index) for index in range(torch.cuda.device_count())]
 
 
+def load_average() -> list[float] | None:
+    """The system's load average over 1, 5 and 15 minutes (``None`` where the platform has none)."""
+    try:
+        return [round(value, 2) for value in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
 def collect_environment() -> dict[str, Any]:
-    """Python, platform, package versions, CPU model and cores, GPUs."""
+    """Python, platform, package versions, CPU model and cores, GPUs, and the machine's load right now."""
     return {
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "platform": platform.platform(),
@@ -65,4 +74,5 @@ def collect_environment() -> dict[str, Any]:
         "cpu": cpu_model(),
         "cores": usable_cores(),
         "gpus": gpus(),
+        "load_average": load_average(),
     }
