@@ -106,6 +106,8 @@ def test_trajectory_held_out_split_shares_no_episode(renderer, tmp_path):
     data, _ = build_trajectory_dataset(tmp_path, "traj", renderer, _fake_rollout, "fake-policy", n_episodes=6,
                                        episodes_per_chunk=4, delta=2, seed=5, progress=False)
     assert data["episode"].tolist() == np.repeat(np.arange(6), 6).tolist()  # 8 frames, Δ = 2: 6 pairs each
+    np.testing.assert_array_equal(data["frames"], renderer.render(data["angles"]))  # each pose rendered once
+    np.testing.assert_array_equal(data["frames_pos"], renderer.render(data["angles_pos"]))
     parts = split_by_episode(data["episode"], len(SPLITS), np.random.default_rng(1))
     fit, test = (set(data["episode"][rows].tolist()) for rows in (parts[0], parts[2]))
     assert fit and test and not fit & test

@@ -187,7 +187,14 @@ def build_trajectory_dataset(root: Path, name: str, renderer: Any, rollout: Call
         episodes = range(index * episodes_per_chunk, min(n_episodes, (index + 1) * episodes_per_chunk))
         rollouts = [rollout(episode_seed(seed, k)) for k in episodes]
         angles, angles_pos = trajectory_pair_angles(rollouts, delta)
-        ids = np.concatenate([np.full(len(a) - delta, k) for k, a in zip(episodes, rollouts)])
-        return {**render_pairs(renderer, angles, angles_pos), "episode": ids.astype(np.int64)}
+        parts: dict[str, list[np.ndarray]] = {"frames": [], "frames_pos": [], "episode": []}
+        for k, poses in zip(episodes, rollouts):  # each pose rendered once: frames are a function of the pose
+            frames = renderer.render(poses)
+            first, second = trajectory_pair_indices(len(poses), delta)
+            parts["frames"].append(frames[first])
+            parts["frames_pos"].append(frames[second])
+            parts["episode"].append(np.full(len(first), k, dtype=np.int64))
+        return {**{key: np.concatenate(value) for key, value in parts.items()},
+                "angles": angles.astype(np.float64), "angles_pos": angles_pos.astype(np.float64)}
 
     return build_chunked(folder, metadata, n_chunks, make_chunk, desc=f"render {name}", progress=progress), folder
