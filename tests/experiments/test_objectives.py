@@ -378,7 +378,7 @@ def test_standardized_sigreg_objective_is_statistic_of_standardized_plus_scale_s
                                    statistic="unbiased")(h, h_pos, _generator(5))
     sigreg, generator = SIGReg(num_slices=10, statistic="unbiased"), _generator(5)
     statistic = 0.5 * (sigreg(batch_standardize(h), generator) + sigreg(batch_standardize(h_pos), generator))
-    scale = 0.5 * (scale_statistic(h) + scale_statistic(h_pos))
+    scale = 0.5 * (scale_statistic(h, "unbiased") + scale_statistic(h_pos, "unbiased"))
     assert parts["sigreg"] == pytest.approx(statistic.item(), rel=1e-12)
     assert parts["scale"] == pytest.approx(scale.item(), rel=1e-12)
     assert total.item() == pytest.approx((alignment_loss(h, h_pos) + 0.5 * (statistic + scale)).item(), rel=1e-12)
@@ -387,6 +387,37 @@ def test_standardized_sigreg_objective_is_statistic_of_standardized_plus_scale_s
                                   statistic="unbiased")(3 * h - 2, 3 * h_pos + 1, _generator(5))
     assert rescaled["sigreg"] == pytest.approx(parts["sigreg"], rel=1e-4)  # up to the eps in the std
     assert rescaled["scale"] != pytest.approx(parts["scale"], rel=1e-3)
+
+
+def test_unbiased_scale_statistic_is_the_pair_sum_without_the_diagonal() -> None:
+    h = _batch(46, 7, 2)
+    x = h.numpy()
+    samples = len(x)
+    expected = 0.0
+    for j in range(2):
+        pairs = [(i, k) for i in range(samples) for k in range(samples) if i != k]
+        first = sum(x[i, j] * x[k, j] for i, k in pairs) / len(pairs)
+        second = sum((x[i, j] ** 2 - 1) * (x[k, j] ** 2 - 1) for i, k in pairs) / len(pairs)
+        expected += samples * (second / 2 + first) / 2
+    assert scale_statistic(h, "unbiased").item() == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("statistic", SIGREG_STATISTICS)
+def test_scale_statistic_bend_force_at_the_gaussian(statistic: str) -> None:
+    """E[d statistic / d b] for h = z + b (z^3 - 3 z)/sqrt(6): about (E mu4 derivative)/2 = 4.9 for the
+    plug-in form (its diagonal term penalizes the fourth moment), 0 for the unbiased one."""
+    generator = _generator(47)
+    grads = []
+    for _ in range(300):
+        z = torch.randn(256, 2, generator=generator, dtype=torch.float64)
+        b = torch.zeros((), dtype=torch.float64, requires_grad=True)
+        scale_statistic(z + b * (z**3 - 3 * z) / math.sqrt(6), statistic).backward()
+        grads.append(b.grad.item())
+    mean, se = float(np.mean(grads)), float(np.std(grads) / math.sqrt(len(grads)))
+    expected = 0.0 if statistic == "unbiased" else 2 * math.sqrt(6) * (1 - 3 / 256)  # d/db (mu4 - sigma^4)/2
+    assert abs(mean - expected) < 4 * se + 0.3
+    if statistic == "lejepa":
+        assert mean > 3.0
 
 
 def test_scale_statistic_gradient_is_linear_in_h() -> None:
