@@ -6,7 +6,9 @@ compared byte for byte across executors. Runs listed in the config can be made
 to fail: ``fail_always`` raise on every attempt, ``fail_once`` raise on their
 first attempt only, ``crash_once`` and ``crash_always`` kill their own process
 (as a preempted or out-of-memory job would end) on the first or every attempt. The first attempt is detected
-by a marker file in the run folder, so it works across processes.
+by a marker file in the run folder, so it works across processes. ``sleep_s`` makes every run take that long,
+and ``log`` names a file to which each execution appends ``start``/``end`` lines (run id, process id, time), so
+the fault tests can kill a sweep mid-way and count how often each run executed.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import csv
 import io
 import os
 import random
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -35,6 +38,8 @@ class ToyConfig:
     fail_once: tuple[int, ...] = ()
     crash_once: tuple[int, ...] = ()
     crash_always: tuple[int, ...] = ()
+    sleep_s: float = 0.0
+    log: str = ""
 
 
 def _first_attempt(run_dir: Path) -> bool:
@@ -43,6 +48,15 @@ def _first_attempt(run_dir: Path) -> bool:
         return False
     marker.touch()
     return True
+
+
+def _append(path: str, line: str) -> None:
+    """Append one line to ``path`` in one write (lines of concurrent processes never interleave)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, (line + "\n").encode())
+    finally:
+        os.close(fd)
 
 
 class ToyExperiment:
@@ -60,10 +74,17 @@ class ToyExperiment:
                     return name
             return "ok"
 
-        return [RunSpec(self.name, scale, f"run{index:02d}", {"seed": seed + index, "mode": mode(index)})
+        extra = {key: getattr(config, key) for key in ("sleep_s", "log") if getattr(config, key)}
+        return [RunSpec(self.name, scale, f"run{index:02d}", {"seed": seed + index, "mode": mode(index), **extra})
                 for index in range(config.n_runs)]
 
     def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict[str, Any]:
+        log = spec.params.get("log")
+        if log:
+            _append(log, f"start {spec.run_id} {os.getpid()} {time.time():.3f}")
+        time.sleep(spec.params.get("sleep_s", 0.0))
+        if log:
+            _append(log, f"end {spec.run_id} {os.getpid()} {time.time():.3f}")
         mode = spec.params["mode"]
         if mode == "fail_always" or (mode == "fail_once" and _first_attempt(run_dir)):
             raise RuntimeError(f"deliberate failure of {spec.run_id}")

@@ -164,7 +164,7 @@ def test_status_counts_states_and_estimates_time_left(toy: ModuleType, tmp_path:
     elapsed = 0.25
     status = sweep_status("toy", SCALE, tmp_path, now=started_at + elapsed)
     assert {state: status.counts[state] for state in RunState} == {
-        RunState.DONE: 1, RunState.RUNNING: 1, RunState.FAILED: 1, RunState.PENDING: 1}
+        RunState.DONE: 1, RunState.RUNNING: 1, RunState.FAILED: 1, RunState.PENDING: 1, RunState.DAMAGED: 0}
     assert status.failed == (ids[1],) and status.runs_left == 3
     wall = read_json(runs / ids[2] / METRICS_FILE)["wall_time_s"]
     assert status.mean_wall_s == pytest.approx(wall)
@@ -281,3 +281,50 @@ def test_slurm_submission_requests_the_configured_resources(toy: ModuleType, tmp
     assert executor.threads_per_run == 8
     executor.close()
     assert executor.in_flight() == 0
+
+
+def test_a_claim_refuses_a_live_owner_and_reclaims_a_stale_one(tmp_path: Path) -> None:
+    from lejepa_wm.sweep.state import RunOwnedElsewhere, claim_run, live_marker, release_run
+
+    mine, reclaimed = claim_run(tmp_path, attempt=1)
+    assert reclaimed is None and live_marker(tmp_path)["token"] == mine["token"]
+    with pytest.raises(RunOwnedElsewhere, match=f"pid {os.getpid()}"):
+        claim_run(tmp_path, attempt=1)  # the owner (this process) is alive and its heartbeat is fresh
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
+    atomic_write_json(tmp_path / RUNNING_FILE, mine | {"pid": int(gone.stdout)})
+    theirs, reclaimed = claim_run(tmp_path, attempt=2)
+    assert reclaimed is not None and "is gone" in reclaimed and theirs["attempt"] == 2
+    release_run(tmp_path, mine)  # not the owner any more: the new owner's marker stays
+    assert live_marker(tmp_path)["token"] == theirs["token"]
+    release_run(tmp_path, theirs)
+    assert not (tmp_path / RUNNING_FILE).exists()
+
+
+def test_the_heartbeat_keeps_a_marker_fresh_and_stops_when_taken_over(tmp_path: Path) -> None:
+    import time
+
+    from lejepa_wm.sweep.state import Heartbeat, claim_run, read_marker
+
+    marker, _ = claim_run(tmp_path, attempt=1)
+    first = marker["heartbeat_at"]
+    with Heartbeat(tmp_path, marker, interval=0.05):
+        time.sleep(0.3)
+        assert read_marker(tmp_path)["heartbeat_at"] > first
+        other = marker | {"token": "someone-else", "heartbeat_at": 0.0}
+        atomic_write_json(tmp_path / RUNNING_FILE, other)
+        time.sleep(0.3)
+    assert read_marker(tmp_path) == other  # never overwritten once another owner holds the run
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux only")
+def test_pool_workers_arm_the_parent_death_signal_and_ignore_ctrl_c() -> None:
+    script = (
+        "import ctypes, os, signal\n"
+        "from lejepa_wm.sweep.worker import init_pool_worker\n"
+        "init_pool_worker(1, os.getppid())\n"
+        "value = ctypes.c_int()\n"
+        "ctypes.CDLL(None).prctl(2, ctypes.byref(value), 0, 0, 0)  # PR_GET_PDEATHSIG\n"
+        "print(value.value, signal.getsignal(signal.SIGINT) is signal.SIG_IGN, os.environ['OMP_NUM_THREADS'])\n")
+    shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert shown.split() == [str(int(__import__("signal").SIGKILL)), "True", "1"]

@@ -127,18 +127,20 @@ def check_stored_spec(spec: RunSpec, out: Path) -> None:
 
 
 def read_metrics(spec: RunSpec, out: Path) -> dict[str, Any] | None:
-    """The run's stored metrics, or ``None`` if it has none or they are damaged (not a readable JSON object).
+    """The run's stored metrics, or ``None`` if it has none or the run is damaged.
 
-    A damaged ``metrics.json`` means the run is not finished: it is run again.
+    A run is damaged when its ``metrics.json`` or its ``spec.json`` is not a
+    readable JSON object: it is not finished, and it is run again.
     """
     path = spec.run_dir(out) / METRICS_FILE
     if not path.exists():
         return None
     try:
         metrics = read_json(path)
+        stored_spec = read_json(path.with_name(SPEC_FILE)) if path.with_name(SPEC_FILE).exists() else {}
     except (ValueError, OSError):
         return None
-    return metrics if isinstance(metrics, dict) else None
+    return metrics if isinstance(metrics, dict) and isinstance(stored_spec, dict) else None
 
 
 def is_done(spec: RunSpec, out: Path) -> bool:

@@ -11,6 +11,7 @@ from lejepa_wm.experiments import EXPERIMENT_MODULES
 from lejepa_wm.sweep.driver import DEFAULT_OUT, EXECUTORS, aggregate_sweep, print_result, run_sweep
 from lejepa_wm.sweep.executors import available_cores
 from lejepa_wm.sweep.status import format_status, sweep_status
+from lejepa_wm.validation import check_nonnegative_int, check_positive_int
 
 SLURM_OPTIONS = ("partition", "time_min", "cpus_per_run", "gpus_per_run", "mem_gb", "array_parallelism")
 
@@ -43,7 +44,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Show the status, aggregate, or run the sweep; exit status 1 if a run failed."""
+    """Show the status, aggregate, or run the sweep; exit status 3 if a run failed.
+
+    ``--jobs``, ``--seed`` and ``--out`` are checked first, in every mode.
+    """
+    if args.jobs is not None:
+        check_positive_int(args.jobs, "--jobs")
+    check_nonnegative_int(args.seed, "the seed offset (--seed)")
+    if args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {args.out} is a file, not a folder")
     if args.status:
         status = sweep_status(args.experiment, args.scale, args.out, args.seed, args.config)
         print(format_status(status, available_cores() if args.jobs is None else args.jobs))

@@ -9,6 +9,16 @@ experiment's own ``aggregate`` on the folder, exactly as ``lejepa-wm run``
 does, and only once every run of the grid is done; rows are read back sorted
 by run id, so the result does not depend on the executor or the finishing order.
 
+A run that another live process owns (its ``running.json`` marker is live, see
+:mod:`~lejepa_wm.sweep.state`) is never started: it is reported as running
+elsewhere. A stale marker (its owner was killed) is reclaimed, and the launch
+says so, one line per run. A run whose ``metrics.json`` is damaged is run again.
+
+Bad input is refused before any run starts: the executor, ``jobs`` (>= 1), the
+seed offset (>= 0), a CUDA device that is not there (checked once, here; for
+SLURM the nodes are asked for GPUs instead) and an ``out`` that is a file or
+cannot be written.
+
 Interrupting the launch (Ctrl-C) stops the pool and cancels SLURM jobs still in
 flight; finished runs are kept, and the next launch starts the others.
 """
@@ -23,12 +33,14 @@ from typing import Any, Callable, Mapping
 
 from tqdm import tqdm
 
-from lejepa_wm.device import DEVICE_CHOICES
-from lejepa_wm.experiments.base import is_done
+from lejepa_wm.atomic import read_json
+from lejepa_wm.device import DEVICE_CHOICES, select_device
+from lejepa_wm.experiments.base import METRICS_FILE, is_done
 from lejepa_wm.sweep.executors import PoolExecutor, SerialExecutor, SweepExecutor, available_cores
-from lejepa_wm.sweep.state import SweepPlan, plan_sweep
+from lejepa_wm.sweep.state import SweepPlan, describe_owner, plan_sweep, read_marker, reclaim_stale, stale_reason
 from lejepa_wm.sweep.worker import RunOutcome, RunTask
-from lejepa_wm.validation import check_choice, check_positive_int
+from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int
+from lejepa_wm.verify import check_writable_dir
 
 EXECUTORS = ("serial", "local", "slurm")
 MAX_ATTEMPTS = 2
@@ -37,7 +49,13 @@ DEFAULT_OUT = Path("results")
 
 @dataclass(frozen=True)
 class SweepResult:
-    """What one launch did: runs executed now, reused, failed, and whether (into which files) it aggregated."""
+    """What one launch did: runs executed now, reused, failed, and whether (into which files) it aggregated.
+
+    ``elsewhere`` holds ``(run_id, owner)`` of runs not started because a live
+    process owns them; ``reclaimed`` holds ``(run_id, why)`` of runs whose stale
+    marker was taken over; ``damaged`` the runs re-run because their
+    ``metrics.json`` was damaged.
+    """
 
     experiment: str
     scale: str
@@ -48,6 +66,9 @@ class SweepResult:
     aggregated: bool
     files: tuple[Path, ...]
     wall_time_s: float
+    elsewhere: tuple[tuple[str, str], ...] = ()
+    reclaimed: tuple[tuple[str, str], ...] = ()
+    damaged: tuple[str, ...] = ()
 
 
 def make_executor(kind: str, plan: SweepPlan, jobs: int | None = None, device: str = "cpu",
@@ -62,7 +83,7 @@ def make_executor(kind: str, plan: SweepPlan, jobs: int | None = None, device: s
     """
     check_choice(kind, EXECUTORS, "executor")
     if jobs is not None:
-        check_positive_int(jobs, "jobs")
+        check_positive_int(jobs, "--jobs")
     if kind == "serial":
         return SerialExecutor()
     if kind == "local":
@@ -80,18 +101,70 @@ def execute_with_retry(executor: SweepExecutor, tasks: list[RunTask],
                        on_end: Callable[[RunTask, RunOutcome], None]) -> dict[str, RunOutcome]:
     """Run ``tasks`` on ``executor``; resubmit each failed attempt until ``MAX_ATTEMPTS``; return final outcomes.
 
+    A run found running elsewhere is not a failure and is not resubmitted.
+
     ``on_end`` is called once per run, with its final outcome, as soon as it is known.
     """
     final: dict[str, RunOutcome] = {}
     executor.submit(tasks)
     while executor.in_flight():
         for task, outcome in executor.wait_some():
-            if not outcome.ok and task.attempt < MAX_ATTEMPTS:
+            if not outcome.ok and outcome.elsewhere is None and task.attempt < MAX_ATTEMPTS:
                 executor.submit([replace(task, attempt=task.attempt + 1)])
                 continue
             final[task.run_id] = outcome
             on_end(task, outcome)
     return final
+
+
+def check_launch(out: Path, executor: str = "serial", jobs: int | None = None, seed: int = 0,
+                 device: str = "cpu") -> Path:
+    """Refuse bad launch settings before anything runs; return ``out`` (created if needed).
+
+    ``ValueError`` names a bad executor, ``jobs`` < 1, a negative seed offset or
+    an ``out`` that is a file or not writable; ``RuntimeError`` a CUDA device
+    that this machine lacks (not checked for SLURM, whose nodes get GPUs).
+    """
+    check_choice(executor, EXECUTORS, "executor")
+    check_choice(device, DEVICE_CHOICES, "device")
+    if jobs is not None:
+        check_positive_int(jobs, "--jobs")
+    check_nonnegative_int(seed, "the seed offset (--seed)")
+    if device == "cuda" and executor != "slurm":
+        select_device(device)
+    return check_writable_dir(Path(out), "--out")
+
+
+def _damaged_metrics(plan: SweepPlan, spec_ids: set[str]) -> tuple[str, ...]:
+    return tuple(sorted(spec.run_id for spec in plan.specs
+                        if spec.run_id in spec_ids and (spec.run_dir(plan.out) / METRICS_FILE).exists()))
+
+
+def aggregate_plan(plan: SweepPlan) -> tuple[Path, ...]:
+    """The experiment's ``aggregate``; a run whose metrics lack a key the aggregation needs is named.
+
+    A ``KeyError`` traced to ``metrics.json`` files that lack the key becomes a
+    ``ValueError`` naming the first such file (a damaged or older result:
+    deleting it makes the next launch run it again); any other error propagates.
+    """
+    try:
+        return tuple(plan.experiment.aggregate(plan.exp_dir, plan.config))
+    except KeyError as exc:
+        key = exc.args[0] if exc.args else None
+        lacking = []
+        for spec in plan.specs:
+            path = spec.run_dir(plan.out) / METRICS_FILE
+            try:
+                metrics = read_json(path)
+            except (OSError, ValueError):
+                continue
+            if isinstance(metrics, dict) and key not in metrics and key not in spec.params:
+                lacking.append(path)
+        if not lacking:
+            raise
+        more = f" (and {len(lacking) - 1} other run(s))" if len(lacking) > 1 else ""
+        raise ValueError(f"cannot aggregate {plan.name}: {lacking[0]}{more} lacks the key {key!r} (a damaged "
+                         f"or older result); delete that metrics.json and launch again to re-run the run") from None
 
 
 def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor: str = "local",
@@ -100,15 +173,27 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
               slurm_config: Path | None = None, slurm_overrides: Mapping[str, Any] | None = None,
               submitit_cluster: str = "slurm", progress: bool | None = None) -> SweepResult:
     """Launch (or resume) the sweep of experiment ``name`` and aggregate it once every run is done."""
-    check_choice(executor, EXECUTORS, "executor")
-    check_choice(device, DEVICE_CHOICES, "device")
-    if jobs is not None:
-        check_positive_int(jobs, "jobs")
+    check_launch(out, executor, jobs, seed, device)
     plan = plan_sweep(name, scale, out, seed, config_path, overrides)
     progress = sys.stderr.isatty() if progress is None else progress
     start = time.perf_counter()
     reused = tuple(spec.run_id for spec in plan.specs if is_done(spec, plan.out))
-    todo = [spec for spec in plan.specs if not is_done(spec, plan.out)]
+    elsewhere: dict[str, str] = {}
+    reclaimed: dict[str, str] = {}
+    todo = []
+    for spec in plan.specs:
+        if spec.run_id in reused:
+            continue
+        marker = read_marker(spec.run_dir(plan.out))
+        if marker is not None and stale_reason(marker) is None:
+            elsewhere[spec.run_id] = describe_owner(marker)
+            continue
+        if marker is not None:
+            reason = reclaim_stale(spec.run_dir(plan.out))
+            if reason is not None:
+                reclaimed[spec.run_id] = reason
+        todo.append(spec)
+    damaged = _damaged_metrics(plan, {spec.run_id for spec in todo})
     final: dict[str, RunOutcome] = {}
     if todo:
         runner = make_executor(executor, plan, jobs, device, slurm_config, slurm_overrides, submitit_cluster)
@@ -118,7 +203,11 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
         failures: list[str] = []
 
         def on_end(task: RunTask, outcome: RunOutcome) -> None:
-            if not outcome.ok:
+            if outcome.reclaimed is not None:
+                reclaimed.setdefault(task.run_id, outcome.reclaimed)
+            if outcome.elsewhere is not None:
+                elsewhere[task.run_id] = outcome.elsewhere
+            elif not outcome.ok:
                 failures.append(task.run_id)
                 bar.set_postfix(failed=len(failures))
             bar.update(1)
@@ -129,18 +218,29 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
             runner.close()
             bar.close()
     executed = tuple(sorted(run_id for run_id, outcome in final.items() if outcome.ok))
-    failed = tuple(sorted(run_id for run_id, outcome in final.items() if not outcome.ok))
+    failed = tuple(sorted(run_id for run_id, outcome in final.items()
+                          if not outcome.ok and outcome.elsewhere is None))
     complete = all(is_done(spec, plan.out) for spec in plan.specs)
-    files = tuple(plan.experiment.aggregate(plan.exp_dir, plan.config)) if complete else ()
+    files = aggregate_plan(plan) if complete else ()
     return SweepResult(name, scale, executor, executed, reused, failed, complete, files,
-                       time.perf_counter() - start)
+                       time.perf_counter() - start, tuple(sorted(elsewhere.items())),
+                       tuple(sorted(reclaimed.items())), damaged)
 
 
 def print_result(result: SweepResult, out: Path) -> int:
     """Print what a launch did; return the exit status (0, or 3 if a run failed)."""
+    for run_id, why in result.reclaimed:
+        print(f"reclaimed run {run_id}: {why}; it runs again")
+    if result.damaged:
+        print(f"ran again {len(result.damaged)} run(s) whose metrics.json or spec.json was damaged: "
+              f"{', '.join(result.damaged)}")
     if result.reused:
         print(f"reused {len(result.reused)} finished run(s) from {out}")
     print(f"executed {len(result.executed)} run(s) in {result.wall_time_s:.1f} s with executor {result.executor}")
+    if result.elsewhere:
+        owners = ", ".join(f"{run_id} ({owner})" for run_id, owner in result.elsewhere)
+        print(f"{len(result.elsewhere)} run(s) running elsewhere, not started here: {owners}; "
+              "launch the same command again once they finish to aggregate")
     for path in result.files:
         print(f"wrote {path}")
     if result.failed:
@@ -157,9 +257,10 @@ def aggregate_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, se
 
     ``ValueError`` if no run has finished yet.
     """
+    check_writable_dir(Path(out), "--out")
     plan = plan_sweep(name, scale, out, seed, config_path, overrides)
     finished = sum(is_done(spec, plan.out) for spec in plan.specs)
     if finished == 0:
         raise ValueError(f"no finished run of {name!r} ({scale}) below {plan.exp_dir}; nothing to aggregate")
-    files = list(plan.experiment.aggregate(plan.exp_dir, plan.config))
+    files = list(aggregate_plan(plan))
     return files, finished, len(plan.specs)

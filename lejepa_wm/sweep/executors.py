@@ -14,7 +14,8 @@ import os
 from collections import deque
 from typing import Protocol, Sequence
 
-from lejepa_wm.sweep.worker import RunOutcome, RunTask, outcome_from_exception, pin_threads, run_task
+from lejepa_wm.sweep.state import reclaim_stale
+from lejepa_wm.sweep.worker import RunOutcome, RunTask, init_pool_worker, outcome_from_exception, run_task
 from lejepa_wm.validation import check_positive_int
 
 
@@ -34,7 +35,7 @@ class SweepExecutor(Protocol):
         """Block until at least one attempt has ended; return every ended one (requires ``in_flight() > 0``)."""
 
     def close(self) -> None:
-        """Release workers; attempts still in flight are abandoned."""
+        """Release workers; attempts still in flight are stopped (their finished runs are kept)."""
 
 
 def available_cores() -> int:
@@ -78,10 +79,14 @@ class PoolExecutor:
     """A ``concurrent.futures`` process pool of ``jobs`` spawned workers, each pinned to its thread share.
 
     Workers are started with the ``spawn`` method (a fresh interpreter, no state
-    inherited from the launching process) and pinned by their initializer, so
-    torch, numpy and scipy read the thread limit when they are first imported.
-    If a worker dies (killed, out of memory), the pool is broken and every
-    attempt in flight fails; the next ``submit`` starts a fresh pool.
+    inherited from the launching process) and set up by their initializer
+    (:func:`~lejepa_wm.sweep.worker.init_pool_worker`): pinned, so torch, numpy
+    and scipy read the thread limit when they are first imported, and bound to
+    this process, so they die with it (``kill -9`` of the launcher included) and
+    never start a queued run without it. If a worker dies (killed, out of
+    memory), the pool is broken and every attempt in flight fails; the next
+    ``submit`` starts a fresh pool. :meth:`close` with attempts still in flight
+    (the launch was interrupted) stops the workers and removes their markers.
     """
 
     name = "local"
@@ -96,7 +101,7 @@ class PoolExecutor:
         if self._pool is None:
             self._pool = cf.ProcessPoolExecutor(
                 max_workers=self.jobs, mp_context=multiprocessing.get_context("spawn"),
-                initializer=pin_threads, initargs=(self.threads_per_run,))
+                initializer=init_pool_worker, initargs=(self.threads_per_run, os.getpid()))
         return self._pool
 
     def submit(self, tasks: Sequence[RunTask]) -> None:
@@ -135,6 +140,16 @@ class PoolExecutor:
             self._pool = None
 
     def close(self) -> None:
+        if self._pool is not None and self._futures:  # interrupted: stop the runs in flight now
+            processes = list((getattr(self._pool, "_processes", None) or {}).values())
+            for process in processes:
+                process.terminate()
+            for process in processes:
+                process.join(timeout=10.0)
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            for task, _ in self._futures.values():
+                reclaim_stale(task.run_dir())
+            self._pool = None
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None

@@ -15,7 +15,6 @@ run resumes from the checkpoints in its folder.
 from __future__ import annotations
 
 import time
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -23,7 +22,7 @@ from typing import Any, Mapping, Sequence
 import submitit
 
 from lejepa_wm.atomic import atomic_write_json
-from lejepa_wm.config import config_from_mapping
+from lejepa_wm.config import config_from_mapping, read_toml
 from lejepa_wm.sweep.worker import RunOutcome, RunTask, outcome_from_exception, run_task
 from lejepa_wm.validation import check_choice, check_positive_int
 
@@ -55,9 +54,8 @@ class SlurmSettings:
 
 
 def _slurm_table(path: Path) -> dict[str, Any]:
-    with open(path, "rb") as handle:
-        table = tomllib.load(handle)
-    if "slurm" not in table:
+    table = read_toml(path)
+    if not isinstance(table.get("slurm"), dict):
         raise ValueError(f"config file {path} has no [slurm] table")
     return dict(table["slurm"])
 

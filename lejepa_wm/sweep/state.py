@@ -7,16 +7,26 @@ launched the sweep, a later ``--status`` call, a re-launch after a crash) sees
 the same picture:
 
 - ``metrics.json``: the run is **done** (written atomically by
-  :func:`~lejepa_wm.experiments.base.execute_run`, and never recomputed);
-- ``running.json``: a worker is executing it (host, process id, start time,
-  attempt); removed when the worker finishes, successfully or not;
+  :func:`~lejepa_wm.experiments.base.execute_run`, and never recomputed); a
+  ``metrics.json`` that cannot be read as a JSON object is **damaged**: the run
+  is not finished and is run again;
+- ``running.json``: the run's *marker*: a process owns the run and executes it.
+  It names its owner (host, process id, a random token), when it started, and a
+  heartbeat that a background thread of the owner refreshes every
+  :data:`HEARTBEAT_S` seconds while the run executes; the owner removes it when
+  the run ends, successfully or not;
 - ``error.json``: the attempts that failed, each with its traceback; removed
   once the run succeeds.
 
-A ``running.json`` left behind by a process that no longer exists on this host
-(a killed pool or a crashed machine) is *stale*: the run counts as pending.
-Markers written on another host (a SLURM node) cannot be checked from here and
-are taken at their word.
+A marker is **live** when its owner is still at work: on this host, its process
+exists *and* its heartbeat is fresh (younger than :data:`STALE_BEATS` heartbeat
+intervals); on another host (a SLURM node), its heartbeat is fresh. Any other
+marker (the owner was killed, its machine crashed, the file is damaged) is
+**stale**. A run is claimed by creating its marker atomically
+(:func:`claim_run`): a live marker of another owner is never taken over, a
+stale one is reclaimed, and the reclaim is reported. So a re-launch never
+starts a run whose owner is still alive, and two launches never execute the
+same run at the same time.
 """
 
 from __future__ import annotations
@@ -24,17 +34,22 @@ from __future__ import annotations
 import enum
 import os
 import socket
+import threading
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 from lejepa_wm.atomic import atomic_write_json, read_json
 from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
-from lejepa_wm.experiments.base import METRICS_FILE, Experiment, RunSpec, experiment_dir
+from lejepa_wm.experiments.base import METRICS_FILE, Experiment, RunSpec, experiment_dir, read_metrics
+from lejepa_wm.validation import check_nonnegative_int
 
 RUNNING_FILE = "running.json"
 ERROR_FILE = "error.json"
+HEARTBEAT_S = 30.0
+STALE_BEATS = 4
 
 
 class RunState(enum.Enum):
@@ -44,6 +59,7 @@ class RunState(enum.Enum):
     RUNNING = "running"
     FAILED = "failed"
     PENDING = "pending"
+    DAMAGED = "damaged"
 
 
 @dataclass(frozen=True)
@@ -72,10 +88,11 @@ def plan_sweep(name: str, scale: str, out: Path, seed: int = 0, config_path: Pat
                overrides: Mapping[str, Any] | None = None) -> SweepPlan:
     """Load the experiment's validated configuration and expand its grid.
 
-    ``ValueError`` names an unknown experiment; the experiment's own
-    ``load_config`` rejects bad scales and configuration values. Run ids must be
-    unique, since each names a folder.
+    ``ValueError`` names an unknown experiment or a negative seed offset; the
+    experiment's own ``load_config`` rejects bad scales and configuration
+    values. Run ids must be unique, since each names a folder.
     """
+    check_nonnegative_int(seed, "the seed offset (--seed)")
     experiment = get_experiment(name)
     module = EXPERIMENT_MODULES[name]
     config = experiment.load_config(scale, config_path, overrides)
@@ -87,21 +104,227 @@ def plan_sweep(name: str, scale: str, out: Path, seed: int = 0, config_path: Pat
     return SweepPlan(name, module, scale, Path(out), experiment, config, specs)
 
 
-def mark_running(run_dir: Path, attempt: int) -> None:
-    """Write ``running.json``: this process on this host executes the run (attempt 1, 2, ...)."""
-    atomic_write_json(run_dir / RUNNING_FILE, {"host": socket.gethostname(), "pid": os.getpid(),
-                                               "started_at": time.time(), "attempt": attempt})
+# --- markers -----------------------------------------------------------------------------------------------
+
+
+def _process_exists(pid: int) -> bool:
+    """Whether a process with id ``pid`` exists on this host (a zombie counts as gone)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # Linux: a killed process that nobody has reaped yet still answers kill(pid, 0)
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+def read_marker(run_dir: Path) -> dict[str, Any] | None:
+    """The run's ``running.json`` as a dict, ``None`` if absent, ``{}`` if damaged (unreadable, wrong shape)."""
+    try:
+        marker = read_json(Path(run_dir) / RUNNING_FILE)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(marker, dict):
+        return {}
+    try:
+        int(marker["pid"]), float(marker["started_at"]), str(marker["host"])
+    except (KeyError, TypeError, ValueError):
+        return {}
+    return marker
+
+
+def describe_owner(marker: Mapping[str, Any]) -> str:
+    """``pid 123 on host node7``."""
+    return f"pid {marker.get('pid')} on host {marker.get('host')}"
+
+
+def stale_reason(marker: Mapping[str, Any], now: float | None = None) -> str | None:
+    """Why the marker is stale (its owner is gone), or ``None`` if it is live (see the module docstring)."""
+    if not marker:
+        return f"its {RUNNING_FILE} is damaged"
+    now = time.time() if now is None else now
+    beat = float(marker.get("heartbeat_at", marker["started_at"]))
+    interval = float(marker.get("heartbeat_s", HEARTBEAT_S))
+    silent = now - beat
+    if marker["host"] == socket.gethostname() and not _process_exists(int(marker["pid"])):
+        return f"its owner ({describe_owner(marker)}) is gone"
+    if silent > STALE_BEATS * interval:
+        return f"its owner ({describe_owner(marker)}) has sent no heartbeat for {silent:.0f} s"
+    return None
+
+
+def live_marker(run_dir: Path, now: float | None = None) -> dict[str, Any] | None:
+    """The run's ``running.json`` if it is live (its owner is at work), else ``None`` (absent or stale)."""
+    marker = read_marker(run_dir)
+    if marker is None or stale_reason(marker, now) is not None:
+        return None
+    return marker
+
+
+def new_marker(attempt: int) -> dict[str, Any]:
+    """A marker naming this process as the owner of a run (attempt 1, 2, ...)."""
+    now = time.time()
+    return {"host": socket.gethostname(), "pid": os.getpid(), "token": uuid.uuid4().hex, "started_at": now,
+            "heartbeat_at": now, "heartbeat_s": HEARTBEAT_S, "attempt": attempt}
+
+
+def mark_running(run_dir: Path, attempt: int) -> dict[str, Any]:
+    """Write ``running.json`` for this process unconditionally (see :func:`claim_run` for the safe way)."""
+    marker = new_marker(attempt)
+    atomic_write_json(Path(run_dir) / RUNNING_FILE, marker)
+    return marker
+
+
+class RunOwnedElsewhere(Exception):
+    """The run has a live marker of another owner: it must not be started here."""
+
+    def __init__(self, run_dir: Path, marker: Mapping[str, Any]) -> None:
+        super().__init__(f"run {Path(run_dir).name} is running elsewhere ({describe_owner(marker)})")
+        self.marker = dict(marker)
+
+
+def _create_exclusively(path: Path, marker: Mapping[str, Any]) -> bool:
+    """Create ``path`` holding ``marker`` only if it does not exist (complete content, atomically)."""
+    tmp = path.with_name(f".{path.name}.{marker['token']}.tmp")
+    atomic_write_json(tmp, dict(marker))
+    try:
+        os.link(tmp, path)
+        return True
+    except (FileExistsError, FileNotFoundError):  # taken; or our file was swept away as a stale temporary
+        return False
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def reclaim_stale(run_dir: Path, now: float | None = None) -> str | None:
+    """Remove the run's marker if it is stale; return the reason (``None``: no marker, or a live one)."""
+    path = Path(run_dir) / RUNNING_FILE
+    marker = read_marker(run_dir)
+    if marker is None:
+        return None
+    reason = stale_reason(marker, now)
+    if reason is None:
+        return None
+    aside = path.with_name(f".{RUNNING_FILE}.{uuid.uuid4().hex}.stale")
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:  # its owner finished (or another launch reclaimed it) meanwhile
+        return None
+    taken = read_marker_file(aside)
+    if taken != marker and (taken or marker):  # another owner claimed it between our read and the rename
+        try:
+            os.link(aside, path)
+        except FileExistsError:
+            pass
+        aside.unlink(missing_ok=True)
+        return None
+    aside.unlink(missing_ok=True)
+    return reason
+
+
+def read_marker_file(path: Path) -> dict[str, Any]:
+    """The marker in ``path`` (any name), ``{}`` if unreadable."""
+    try:
+        data = read_json(path)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def claim_run(run_dir: Path, attempt: int) -> tuple[dict[str, Any], str | None]:
+    """Make this process the run's owner: create its marker; return it and why a stale one was reclaimed.
+
+    Raises :class:`RunOwnedElsewhere` when a live marker of another owner exists.
+    """
+    run_dir = Path(run_dir)
+    path = run_dir / RUNNING_FILE
+    reclaimed = None
+    for _ in range(3):
+        marker = new_marker(attempt)
+        if _create_exclusively(path, marker):
+            return marker, reclaimed
+        current = read_marker(run_dir)
+        if current is None:
+            continue
+        if stale_reason(current) is None:
+            raise RunOwnedElsewhere(run_dir, current)
+        reclaimed = reclaim_stale(run_dir) or reclaimed
+    current = read_marker(run_dir) or {}
+    raise RunOwnedElsewhere(run_dir, current)
+
+
+def owns(run_dir: Path, marker: Mapping[str, Any]) -> bool:
+    """Whether the run's marker is still ``marker`` (same owner token)."""
+    current = read_marker(run_dir)
+    return bool(current) and current.get("token") == marker.get("token")
+
+
+def refresh_marker(run_dir: Path, marker: dict[str, Any]) -> bool:
+    """Renew the heartbeat of ``marker`` if it is still the run's marker; return whether it was."""
+    if not owns(run_dir, marker):
+        return False
+    marker["heartbeat_at"] = time.time()
+    atomic_write_json(Path(run_dir) / RUNNING_FILE, marker)
+    return True
+
+
+def release_run(run_dir: Path, marker: Mapping[str, Any]) -> None:
+    """Remove the run's marker if it is still ``marker`` (never another owner's)."""
+    if owns(run_dir, marker):
+        (Path(run_dir) / RUNNING_FILE).unlink(missing_ok=True)
+
+
+class Heartbeat:
+    """A daemon thread that refreshes a marker every :data:`HEARTBEAT_S` seconds until stopped."""
+
+    def __init__(self, run_dir: Path, marker: dict[str, Any], interval: float | None = None) -> None:
+        self.run_dir, self.marker = Path(run_dir), marker
+        self.interval = float(marker.get("heartbeat_s", HEARTBEAT_S)) if interval is None else interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"heartbeat {self.run_dir.name}", daemon=True)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                if not refresh_marker(self.run_dir, self.marker):
+                    return  # taken over (we were presumed dead): leave the new owner's marker alone
+            except OSError:
+                continue  # a full disk or a network file system hiccup: try again at the next beat
+
+    def __enter__(self) -> "Heartbeat":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5.0)
 
 
 def clear_running(run_dir: Path) -> None:
-    """Remove ``running.json`` if present."""
-    (run_dir / RUNNING_FILE).unlink(missing_ok=True)
+    """Remove ``running.json`` if present, whoever owns it (the launcher, for an attempt it saw die)."""
+    (Path(run_dir) / RUNNING_FILE).unlink(missing_ok=True)
+
+
+# --- failures and states -----------------------------------------------------------------------------------
 
 
 def record_failure(run_dir: Path, run_id: str, attempt: int, error: str, traceback_text: str) -> None:
-    """Append one failed attempt to the run's ``error.json`` (rewritten atomically)."""
-    path = run_dir / ERROR_FILE
-    attempts = read_json(path)["attempts"] if path.exists() else []
+    """Append one failed attempt to the run's ``error.json`` (rewritten atomically; a damaged one is replaced)."""
+    path = Path(run_dir) / ERROR_FILE
+    try:
+        attempts = read_json(path)["attempts"] if path.exists() else []
+        if not isinstance(attempts, list):
+            attempts = []
+    except (OSError, ValueError, KeyError, TypeError):
+        attempts = []
     attempts.append({"attempt": attempt, "error": error, "traceback": traceback_text,
                      "host": socket.gethostname(), "failed_at": time.time()})
     atomic_write_json(path, {"run_id": run_id, "attempts": attempts})
@@ -109,41 +332,18 @@ def record_failure(run_dir: Path, run_id: str, attempt: int, error: str, traceba
 
 def clear_failure(run_dir: Path) -> None:
     """Remove ``error.json`` if present (the run has now succeeded)."""
-    (run_dir / ERROR_FILE).unlink(missing_ok=True)
-
-
-def _process_exists(pid: int) -> bool:
-    """Whether a process with id ``pid`` exists on this host."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def live_marker(run_dir: Path) -> dict[str, Any] | None:
-    """The run's ``running.json`` unless absent or stale (its process is gone from this host)."""
-    path = run_dir / RUNNING_FILE
-    if not path.exists():
-        return None
-    try:
-        marker = read_json(path)
-    except FileNotFoundError:  # the worker finished between the check and the read
-        return None
-    if marker.get("host") == socket.gethostname() and not _process_exists(int(marker["pid"])):
-        return None
-    return marker
+    (Path(run_dir) / ERROR_FILE).unlink(missing_ok=True)
 
 
 def run_state(spec: RunSpec, out: Path) -> RunState:
     """State of one run, from the files in its folder (see the module docstring)."""
     run_dir = spec.run_dir(out)
-    if (run_dir / METRICS_FILE).exists():
+    if read_metrics(spec, out) is not None:
         return RunState.DONE
     if live_marker(run_dir) is not None:
         return RunState.RUNNING
+    if (run_dir / METRICS_FILE).exists():
+        return RunState.DAMAGED
     if (run_dir / ERROR_FILE).exists():
         return RunState.FAILED
     return RunState.PENDING

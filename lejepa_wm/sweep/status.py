@@ -18,15 +18,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from lejepa_wm.atomic import read_json
-from lejepa_wm.experiments.base import METRICS_FILE
-from lejepa_wm.sweep.state import RunState, live_marker, plan_sweep, run_state
+from lejepa_wm.experiments.base import read_metrics
+from lejepa_wm.sweep.state import RunState, describe_owner, live_marker, plan_sweep, read_marker, run_state
 from lejepa_wm.validation import check_positive_int
 
 
 @dataclass(frozen=True)
 class SweepStatus:
-    """Counts of runs per state, the failed run ids, and the time estimate (``None`` without a finished run)."""
+    """Counts of runs per state, the failed run ids, and the time estimate (``None`` without a finished run).
+
+    ``running`` holds ``(run_id, owner)`` of the runs with a live marker,
+    ``damaged`` the runs whose ``metrics.json`` is damaged (they run again), and
+    ``stale`` the runs whose marker is stale (the next launch reclaims them).
+    """
 
     experiment: str
     scale: str
@@ -35,6 +39,9 @@ class SweepStatus:
     mean_wall_s: float | None
     compute_left_s: float | None
     runs_left: int
+    running: tuple[tuple[str, str], ...] = ()
+    damaged: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()
 
     @property
     def total(self) -> int:
@@ -43,7 +50,7 @@ class SweepStatus:
 
     def wall_left_s(self, jobs: int) -> float | None:
         """Wall time left with ``jobs`` runs at a time (``None`` without an estimate)."""
-        check_positive_int(jobs, "jobs")
+        check_positive_int(jobs, "--jobs")
         if self.compute_left_s is None:
             return None
         return self.compute_left_s / max(1, min(jobs, self.runs_left))
@@ -55,27 +62,33 @@ def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: P
     plan = plan_sweep(name, scale, out, seed, config_path, overrides)
     now = time.time() if now is None else now
     counts = {state: 0 for state in RunState}
-    failed, wall_times, elapsed = [], [], []
+    failed, damaged, stale, running, wall_times, elapsed = [], [], [], [], [], []
     for spec in plan.specs:
         state = run_state(spec, plan.out)
         counts[state] += 1
         run_dir = spec.run_dir(plan.out)
         if state is RunState.DONE:
-            wall = read_json(run_dir / METRICS_FILE).get("wall_time_s")
-            if wall is not None:
+            wall = (read_metrics(spec, plan.out) or {}).get("wall_time_s")
+            if isinstance(wall, (int, float)) and not isinstance(wall, bool):
                 wall_times.append(float(wall))
         elif state is RunState.FAILED:
             failed.append(spec.run_id)
-        elif state is RunState.RUNNING:
-            marker = live_marker(run_dir)
+        elif state is RunState.DAMAGED:
+            damaged.append(spec.run_id)
+        if state is RunState.RUNNING:
+            marker = live_marker(run_dir, now=time.time())
+            running.append((spec.run_id, describe_owner(marker or {})))
             elapsed.append(max(0.0, now - float(marker["started_at"])) if marker else 0.0)
-    runs_left = counts[RunState.PENDING] + counts[RunState.FAILED] + counts[RunState.RUNNING]
+        elif state is not RunState.DONE and read_marker(run_dir) is not None:
+            stale.append(spec.run_id)
+    runs_left = sum(counts[state] for state in RunState if state is not RunState.DONE)
     mean_wall = sum(wall_times) / len(wall_times) if wall_times else None
     compute_left = None
     if mean_wall is not None:
-        compute_left = (mean_wall * (counts[RunState.PENDING] + counts[RunState.FAILED])
+        compute_left = (mean_wall * (runs_left - counts[RunState.RUNNING])
                         + sum(max(mean_wall - seconds, 0.0) for seconds in elapsed))
-    return SweepStatus(name, scale, counts, tuple(failed), mean_wall, compute_left, runs_left)
+    return SweepStatus(name, scale, counts, tuple(failed), mean_wall, compute_left, runs_left, tuple(running),
+                       tuple(damaged), tuple(stale))
 
 
 def format_duration(seconds: float) -> str:
@@ -92,10 +105,18 @@ def format_duration(seconds: float) -> str:
 
 def format_status(status: SweepStatus, jobs: int) -> str:
     """Human-readable status: counts, failed runs, and the estimate for ``jobs`` concurrent runs."""
-    counts = ", ".join(f"{state.value} {status.counts[state]}" for state in RunState)
+    shown = [state for state in RunState if state is not RunState.DAMAGED or status.counts[state]]
+    counts = ", ".join(f"{state.value} {status.counts[state]}" for state in shown)
     lines = [f"{status.experiment} ({status.scale}): {status.total} runs: {counts}"]
+    if status.running:
+        lines.append("running: " + ", ".join(f"{run_id} ({owner})" for run_id, owner in status.running))
     if status.failed:
         lines.append(f"failed (see error.json in each run folder): {', '.join(status.failed)}")
+    if status.damaged:
+        lines.append(f"damaged metrics.json (the next launch runs them again): {', '.join(status.damaged)}")
+    if status.stale:
+        lines.append(f"left behind by a process that is gone (the next launch reclaims them): "
+                     f"{', '.join(status.stale)}")
     if status.runs_left == 0:
         lines.append("nothing left to run")
     elif status.compute_left_s is None:

@@ -1,19 +1,31 @@
 """The function every executor runs: one run of a sweep, in whatever process or machine it lands on.
 
 :func:`run_task` is importable by module path and takes only plain data, so it
-can be pickled for a process pool or a SLURM job. It executes the run through
-:func:`~lejepa_wm.experiments.base.execute_run` (the same unit as
-``lejepa-wm run``), keeps ``running.json`` while it works, and turns any
-exception into a failed :class:`RunOutcome` whose traceback is appended to the
-run's ``error.json``. Failures the worker cannot report itself (its process was
-killed, the node was preempted) are recorded by the launching process with
+can be pickled for a process pool or a SLURM job. It claims the run (its
+``running.json`` marker, see :mod:`~lejepa_wm.sweep.state`; a run whose owner
+is alive elsewhere is not started), keeps the marker's heartbeat fresh while it
+executes the run through :func:`~lejepa_wm.experiments.base.execute_run` (the
+same unit as ``lejepa-wm run``), and turns any exception into a failed
+:class:`RunOutcome` whose traceback is appended to the run's ``error.json``.
+Failures the worker cannot report itself (its process was killed, the node was
+preempted) are recorded by the launching process with
 :func:`outcome_from_exception`.
+
+Pool workers die with the process that launched them
+(:func:`init_pool_worker`): on Linux the kernel sends them ``SIGKILL`` when
+their parent dies (``PR_SET_PDEATHSIG``), and everywhere a daemon thread
+polls the parent's process id; a worker whose parent is gone never starts a
+queued run.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import sys
+import threading
+import time
 import traceback
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -21,10 +33,17 @@ from pathlib import Path
 from typing import Any
 
 from lejepa_wm.experiments.base import RunSpec, execute_run
-from lejepa_wm.sweep.state import clear_failure, clear_running, mark_running, record_failure
+from lejepa_wm.sweep.state import (Heartbeat, RunOwnedElsewhere, claim_run, clear_failure,
+                                   clear_running, describe_owner, read_marker, record_failure, release_run,
+                                   stale_reason)
 
 THREAD_ENV_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                    "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+PARENT_POLL_S = 0.5
+EXIT_ORPHANED = 70  # a pool worker that found its parent gone
+
+_parent_pid: int | None = None  # set in pool workers only: the launching process
 
 
 @dataclass(frozen=True)
@@ -54,11 +73,18 @@ class RunTask:
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """How one attempt ended: ``ok``, or the error's one-line summary."""
+    """How one attempt ended: ``ok``, or the error's one-line summary.
+
+    ``elsewhere`` names the live owner of a run that was not started because it
+    is running elsewhere (not a failure; never retried); ``reclaimed`` says why
+    a stale marker of the run was taken over.
+    """
 
     run_id: str
     ok: bool
     error: str | None = None
+    elsewhere: str | None = None
+    reclaimed: str | None = None
 
 
 def pin_threads(threads: int) -> None:
@@ -74,33 +100,80 @@ def pin_threads(threads: int) -> None:
         sys.modules["torch"].set_num_threads(threads)
 
 
+def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
+    """Ask Linux to send ``sig`` to this process when its parent dies; ``False`` where that is unavailable."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def parent_gone() -> bool:
+    """In a pool worker: whether the process that launched the pool has died (this one was re-parented)."""
+    return _parent_pid is not None and os.getppid() != _parent_pid
+
+
+def _watch_parent() -> None:
+    """Exit this process as soon as its parent is gone (the portable fallback of the parent-death signal)."""
+    while not parent_gone():
+        time.sleep(PARENT_POLL_S)
+    os._exit(EXIT_ORPHANED)
+
+
+def init_pool_worker(threads: int, parent_pid: int) -> None:
+    """Initializer of a pool worker: die with ``parent_pid``, leave Ctrl-C to it, then pin the thread count."""
+    global _parent_pid
+    _parent_pid = parent_pid
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the launcher's to handle: it stops the pool
+    set_parent_death_signal()
+    if parent_gone():  # the parent died before the signal was armed
+        os._exit(EXIT_ORPHANED)
+    threading.Thread(target=_watch_parent, name="parent watchdog", daemon=True).start()
+    pin_threads(threads)
+
+
 def run_task(task: RunTask) -> RunOutcome:
     """Execute one attempt of one run (skipped if it is already done) and report how it ended."""
+    if parent_gone():  # never start a queued run for a launcher that no longer exists
+        os._exit(EXIT_ORPHANED)
     if task.threads is not None:
         pin_threads(task.threads)
     spec = RunSpec.from_dict(task.spec)
     run_dir = task.run_dir()
     run_dir.mkdir(parents=True, exist_ok=True)
-    mark_running(run_dir, task.attempt)
     try:
-        experiment = import_module(task.module).EXPERIMENT
-        execute_run(experiment, spec, Path(task.out), task.device)
+        marker, reclaimed = claim_run(run_dir, task.attempt)
+    except RunOwnedElsewhere as exc:
+        return RunOutcome(spec.run_id, False, str(exc), elsewhere=describe_owner(exc.marker))
+    try:
+        with Heartbeat(run_dir, marker):
+            experiment = import_module(task.module).EXPERIMENT
+            execute_run(experiment, spec, Path(task.out), task.device)
     except Exception as exc:  # noqa: BLE001 - any failure of a run is reported, never propagated
         error = f"{type(exc).__name__}: {exc}"
         record_failure(run_dir, spec.run_id, task.attempt, error, traceback.format_exc())
-        return RunOutcome(spec.run_id, False, error)
+        return RunOutcome(spec.run_id, False, error, reclaimed=reclaimed)
     finally:
-        clear_running(run_dir)
+        release_run(run_dir, marker)
     clear_failure(run_dir)
-    return RunOutcome(spec.run_id, True)
+    return RunOutcome(spec.run_id, True, reclaimed=reclaimed)
 
 
 def outcome_from_exception(task: RunTask, exc: BaseException) -> RunOutcome:
-    """Record a failure that happened outside :func:`run_task` (a killed worker or job)."""
+    """Record a failure that happened outside :func:`run_task` (a killed worker or job).
+
+    The run's marker is removed if it is stale or belongs to this attempt (whose
+    process is known to have ended), never a live marker of another launch.
+    """
     run_dir = task.run_dir()
     run_dir.mkdir(parents=True, exist_ok=True)
     error = f"{type(exc).__name__}: {exc}"
     text = "".join(traceback.format_exception(exc))
     record_failure(run_dir, task.run_id, task.attempt, error, text)
-    clear_running(run_dir)
+    marker = read_marker(run_dir)
+    if marker is not None and (stale_reason(marker) is not None or marker.get("attempt") == task.attempt):
+        clear_running(run_dir)
     return RunOutcome(task.run_id, False, error)
