@@ -16,6 +16,7 @@ import argparse
 import importlib
 import sys
 import traceback
+from pathlib import Path
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("lejepa_wm.verify", "run every numerical claim check and print a verdict table"),
@@ -30,7 +31,8 @@ EXIT_CODES = """exit status (every subcommand):
   0  success
   1  a check failed (verify), or a claim failed under reproduce --strict
   2  bad input or environment (one line names the value or file)
-  3  a run or a part crashed (sweep, reproduce), or an unexpected error (a bug: please report it)"""
+  3  a run or a part crashed (sweep, reproduce), or an unexpected error (a bug: please report it)
+  130  interrupted (Ctrl-C); finished results are kept"""
 
 # Failures a user can fix: the package raises these for bad values, unreadable or
 # unwritable paths, damaged files, missing dependencies and unusable devices.
@@ -54,7 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def one_line(exc: BaseException) -> str:
-    """The error as one line (multi-line messages joined)."""
+    """The error as one line (multi-line messages joined); a file system error names its path."""
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        paths = " -> ".join(str(name) for name in (exc.filename, exc.filename2) if name is not None)
+        return f"{paths}: {exc.strerror}; check the path, its permissions and the free disk space"
     text = " ".join(part.strip() for part in str(exc).splitlines() if part.strip())
     return text or type(exc).__name__
 
@@ -65,10 +70,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     module = importlib.import_module(args._module)
     try:
+        out = getattr(args, "out", None)
+        if isinstance(out, Path) and out.exists() and not out.is_dir():
+            raise ValueError(f"--out {out} is a file, not a folder; give a folder for the results")
         return int(module.main(args))
     except EXPECTED_ERRORS as exc:
         print(f"lejepa-wm {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"lejepa-wm {args.command}: interrupted; finished results are kept, and the same command "
+              "continues where it stopped", file=sys.stderr)
+        return 130
     except Exception:
         traceback.print_exc()
         print(f"lejepa-wm {args.command}: unexpected error (a bug in lejepa-wm); please report it with the "

@@ -87,6 +87,9 @@ def read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"config file {path}: TOML syntax error: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"config file {path} is not UTF-8 text (TOML must be): {exc.reason} at byte "
+                         f"{exc.start}") from None
     except IsADirectoryError:
         raise ValueError(f"config file {path} is a folder, not a TOML file") from None
     except FileNotFoundError:
