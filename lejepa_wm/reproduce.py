@@ -156,6 +156,10 @@ def experiment_part(name: str, out: Path, scale: str, seed: int, device: str, fr
                    + "; ".join(f"{run_id}: {error}" for run_id, error, _ in failures))
         details = "\n".join(f"--- run {run_id}: {error}\n{trace}" for run_id, error, trace in failures)
         raise PartFailed(message, details)
+    if not result.aggregated and result.elsewhere:
+        run_id, owner = result.elsewhere[0]
+        raise PartFailed(f"{len(result.elsewhere)} run(s) of {name} are running in another process (e.g. {run_id}, "
+                         f"{owner}); run reproduce again once they finish")
     if not result.aggregated:
         raise PartFailed(f"not every run of {name} finished, so nothing was aggregated")
     executed, reused = len(result.executed), len(result.reused)

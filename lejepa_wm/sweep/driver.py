@@ -25,6 +25,7 @@ flight; finished runs are kept, and the next launch starts the others.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -45,6 +46,7 @@ from lejepa_wm.verify import check_writable_dir
 EXECUTORS = ("serial", "local", "slurm")
 MAX_ATTEMPTS = 2
 DEFAULT_OUT = Path("results")
+TEMPORARY_TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,22 @@ def _damaged_metrics(plan: SweepPlan, spec_ids: set[str]) -> tuple[str, ...]:
                         if spec.run_id in spec_ids and (spec.run_dir(plan.out) / METRICS_FILE).exists()))
 
 
+def remove_dead_temporaries(folder: Path, older_than_s: float = TEMPORARY_TIMEOUT_S) -> list[Path]:
+    """Delete temporary files of killed atomic writes in ``folder`` (not below it) older than ``older_than_s``.
+
+    An atomic write lasts milliseconds, so an older temporary file belongs to a
+    write that was killed (the run folders are cleaned when each run starts).
+    """
+    now = time.time()
+    dead = []
+    for path in Path(folder).glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            if path.is_file() and now - path.stat().st_mtime > older_than_s:
+                path.unlink()
+                dead.append(path)
+    return dead
+
+
 def aggregate_plan(plan: SweepPlan) -> tuple[Path, ...]:
     """The experiment's ``aggregate``; a run whose metrics lack a key the aggregation needs is named.
 
@@ -147,6 +165,7 @@ def aggregate_plan(plan: SweepPlan) -> tuple[Path, ...]:
     ``ValueError`` naming the first such file (a damaged or older result:
     deleting it makes the next launch run it again); any other error propagates.
     """
+    remove_dead_temporaries(plan.exp_dir)
     try:
         return tuple(plan.experiment.aggregate(plan.exp_dir, plan.config))
     except KeyError as exc:

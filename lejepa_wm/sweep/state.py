@@ -22,7 +22,8 @@ A marker is **live** when its owner is still at work: on this host, its process
 exists *and* its heartbeat is fresh (younger than :data:`STALE_BEATS` heartbeat
 intervals); on another host (a SLURM node), its heartbeat is fresh. Any other
 marker (the owner was killed, its machine crashed, the file is damaged) is
-**stale**. A run is claimed by creating its marker atomically
+**stale**, and so is the marker of a SLURM job seen from the same job requeued
+on another node. A run is claimed by creating its marker atomically
 (:func:`claim_run`): a live marker of another owner is never taken over, a
 stale one is reclaimed, and the reclaim is reported. So a re-launch never
 starts a run whose owner is still alive, and two launches never execute the
@@ -156,6 +157,9 @@ def stale_reason(marker: Mapping[str, Any], now: float | None = None) -> str | N
     silent = now - beat
     if marker["host"] == socket.gethostname() and not _process_exists(int(marker["pid"])):
         return f"its owner ({describe_owner(marker)}) is gone"
+    job = marker.get("slurm_job")
+    if job and job == os.environ.get("SLURM_JOB_ID") and marker["host"] != socket.gethostname():
+        return f"its SLURM job {job} was requeued (it ran on host {marker['host']})"
     if silent > STALE_BEATS * interval:
         return f"its owner ({describe_owner(marker)}) has sent no heartbeat for {silent:.0f} s"
     return None
@@ -173,7 +177,8 @@ def new_marker(attempt: int) -> dict[str, Any]:
     """A marker naming this process as the owner of a run (attempt 1, 2, ...)."""
     now = time.time()
     return {"host": socket.gethostname(), "pid": os.getpid(), "token": uuid.uuid4().hex, "started_at": now,
-            "heartbeat_at": now, "heartbeat_s": HEARTBEAT_S, "attempt": attempt}
+            "heartbeat_at": now, "heartbeat_s": HEARTBEAT_S, "attempt": attempt,
+            "slurm_job": os.environ.get("SLURM_JOB_ID")}
 
 
 def mark_running(run_dir: Path, attempt: int) -> dict[str, Any]:
