@@ -60,7 +60,7 @@ endef
 define apt_install
 @if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then \
   echo "system packages: not Debian/Ubuntu; install the equivalents of: $(1)"; touch $(2); exit 0; fi; \
-missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q 'ok installed' \
+missing=$$(for p in $(1); do [ "$$(dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null)" = "install ok installed" ] \
   || echo "$$p"; done | xargs); \
 if [ -z "$$missing" ]; then echo "system packages: present ($(1); $(4))"; touch $(2); exit 0; fi; \
 if [ "$(SUDO)" = none ]; then \
@@ -122,8 +122,8 @@ $(PYTHON_STAMP): | $(VENV_PY)
 	  index="$(TORCH_INDEX)"; \
 	  if [ "$$index" = auto ]; then \
 	    index=default; \
-	    if $(VENV_PIP) install --dry-run --no-deps --quiet --report - '$(TORCH)' 2>/dev/null \
-	        | grep -q '^ *"nvidia-'; then index=$(TORCH_CPU_INDEX); fi; \
+	    report=$$($(VENV_PIP) install --dry-run --no-deps --quiet --report - '$(TORCH)' 2>/dev/null || true); \
+	    if grep -q '^ *"nvidia-' <<<"$$report"; then index=$(TORCH_CPU_INDEX); fi; \
 	  fi; \
 	  args=; where="pip's configured index"; \
 	  if [ "$$index" != default ]; then args="--index-url $$index"; where=$$index; fi; \
