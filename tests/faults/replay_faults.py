@@ -646,8 +646,8 @@ def kill_before_metrics(work: Path) -> Observed:
         reference_task, spec = tiny_scaling_task(work / "reference")
         run_task(reference_task)
         reference = read_json(spec.run_dir(work / "reference") / "metrics.json")
-        killed = subprocess.run([sys.executable, "-c", KILL_AT_METRICS, str(work / "results"), json.dumps(TINY_SCALING)],
-                                capture_output=True, text=True, timeout=300)
+        killed = subprocess.run([sys.executable, "-c", KILL_AT_METRICS, str(work / "results"),
+                                 json.dumps(TINY_SCALING)], capture_output=True, text=True, timeout=300)
         run_dir = spec.run_dir(work / "results")
         observed = Observed(killed.returncode, killed.stdout, killed.stderr)
         if killed.returncode != -signal.SIGKILL:
