@@ -127,8 +127,13 @@ def _process_exists(pid: int) -> bool:
 
 def read_marker(run_dir: Path) -> dict[str, Any] | None:
     """The run's ``running.json`` as a dict, ``None`` if absent, ``{}`` if damaged (unreadable, wrong shape)."""
+    return read_marker_file(Path(run_dir) / RUNNING_FILE)
+
+
+def read_marker_file(path: Path) -> dict[str, Any] | None:
+    """The marker in ``path`` (any name): ``None`` if absent, ``{}`` if damaged."""
     try:
-        marker = read_json(Path(run_dir) / RUNNING_FILE)
+        marker = read_json(path)
     except FileNotFoundError:
         return None
     except (OSError, ValueError):
@@ -223,8 +228,8 @@ def reclaim_stale(run_dir: Path, now: float | None = None) -> str | None:
         os.rename(path, aside)
     except FileNotFoundError:  # its owner finished (or another launch reclaimed it) meanwhile
         return None
-    taken = read_marker_file(aside)
-    if taken != marker and (taken or marker):  # another owner claimed it between our read and the rename
+    taken = read_marker_file(aside) or {}
+    if taken != marker:  # another owner claimed it between our read and the rename: put it back
         try:
             os.link(aside, path)
         except FileExistsError:
@@ -233,15 +238,6 @@ def reclaim_stale(run_dir: Path, now: float | None = None) -> str | None:
         return None
     aside.unlink(missing_ok=True)
     return reason
-
-
-def read_marker_file(path: Path) -> dict[str, Any]:
-    """The marker in ``path`` (any name), ``{}`` if unreadable."""
-    try:
-        data = read_json(path)
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def claim_run(run_dir: Path, attempt: int) -> tuple[dict[str, Any], str | None]:

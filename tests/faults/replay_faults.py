@@ -899,6 +899,9 @@ def cases() -> list[Case]:
                                   slurm_job="777"), 0, ("reclaimed run run01", "SLURM job 777 was requeued")),
         Case(k, "damaged running.json: reclaimed, said so",
              relaunch_with_marker(lambda: "{\"pid\": ", live=False), 0, ("reclaimed run run01", "damaged")),
+        Case(k, "running.json without an owner's process id: reclaimed, said so",
+             relaunch_with_marker(lambda: json.dumps({"host": "vm", "note": "half a marker"}), live=False), 0,
+             ("reclaimed run run01", "damaged")),
         Case(k, "`sweep --status` names the live owner and the stale markers",
              status_names_owners, 0, ("running: run01", f"pid {os.getpid()}")),
         # 2. Tracebacks and paths: one line instead.
