@@ -16,11 +16,10 @@ carries a sampling error that near a linear encoder exceeds its value. The
 verdict therefore compares the error with the bound evaluated at
 ``D + 2·se(D)`` (``se`` from batch means over 16 chunks of the eval sample),
 and reports how many evaluations violate the plain point-estimate bound too.
-Second prediction: the loss gap predicts identifiability — the bound's rank
-correlation with the error over every evaluation is positive, and along each
-regularized run ``D`` and the error fall together (positive rank correlation
-per run; across runs ``D`` alone is confounded by ``ε``: a collapsing λ = 0
-control has a tiny ``δ`` because its embedding is tiny).
+How closely the error follows the bound (their rank correlation over every
+evaluation, and the largest ratio error/bound) is reported as a measurement:
+T3 bounds the error from above and predicts nothing about the ordering (a
+collapsing λ = 0 control has a tiny ``δ`` and a large ``ε``).
 """
 
 from __future__ import annotations
@@ -149,25 +148,15 @@ class BoundsExperiment(SyntheticExperiment):
                       f"D + 2 se(D); {plain} exceed the plain point estimate (median se(D) "
                       f"{np.median([p['D_se'] for p in points]):.2g})"),
             seeds=seeds, figures=("error_vs_bound.png",))]
+        scope = ("not a prediction of T3, which bounds the error from above only: how the error follows "
+                 "the bound is shown, not judged")
         if len(points) >= 3:
             corr = float(spearmanr([p["bound"] for p in points], [p["error"] for p in points]).statistic)
             entries.append(HeadlineEntry(
-                claim="T3", name="bounds: the bound predicts identifiability",
+                claim="T3", name="bounds: how the error follows the bound",
                 quantity="Spearman rank correlation of the bound and the error over every evaluation",
-                value=corr if np.isfinite(corr) else None, bound=Bound.above(0.0),
-                measured=f"{len(points)} evaluations", seeds=seeds, figures=("error_vs_bound.png",)))
-        per_run = {}
-        for run_id in sorted({p["run_id"] for p in points if p["method"] != "alignment_only"}):
-            mine = [p for p in points if p["run_id"] == run_id]
-            if len(mine) >= 3:
-                per_run[run_id] = float(spearmanr([p["D"] for p in mine], [p["error"] for p in mine]).statistic)
-        if per_run:
-            worst = min(per_run.values())
-            entries.append(HeadlineEntry(
-                claim="T3", name="bounds: the loss gap predicts identifiability along training",
-                quantity="smallest Spearman rank correlation of D and the error along a regularized run",
-                value=worst if np.isfinite(worst) else None, bound=Bound.above(0.0),
-                measured=", ".join(f"{run} {value:.2f}" for run, value in per_run.items()), seeds=seeds,
+                value=corr if np.isfinite(corr) else None, bound=None, scope=scope,
+                measured=f"{len(points)} evaluations; largest error/bound {ratio:.3f}", seeds=seeds,
                 figures=("error_vs_bound.png",)))
         return entries
 

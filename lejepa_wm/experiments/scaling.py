@@ -6,8 +6,9 @@ probe R² ≈ 0.7 at every n) and three encoders:
 
 - ``matched_additive``: the published unit-Jacobian inverse-coupling encoder; it
   contains ``g⁻¹`` and cannot collapse;
-- ``matched``: the same with learned scales: it can collapse or distort;
-- ``mlp``: a generic MLP, which can collapse, distort and bend.
+- ``matched_scaled``: the same followed by a learned scale per output coordinate:
+  it still contains ``g⁻¹`` but can collapse;
+- ``mlp``: a generic MLP, which can collapse, distort and bend (full scale).
 
 For every n, seed and encoder it trains SIGReg, whitening and the λ = 0 control
 (alignment alone, trained exactly as long); with the unit-Jacobian encoder also
@@ -17,9 +18,9 @@ remark on InfoNCE is not one of its theorems).
 
 Verdicts (all on the test sample, every seed, :mod:`lejepa_wm.experiments.evidence`):
 
-- T1, per encoder and regularizer: the worst (over n) mean residual ratio
-  ``(1 − R²)/(1 − R²_raw)`` is at most ``residual_target`` (the identity encoder
-  scores 1, so it fails);
+- T1, per regularizer and encoder of ``identifiability_encoders``: the worst
+  (over n) mean residual ratio ``(1 − R²)/(1 − R²_raw)`` is at most
+  ``residual_target`` (the identity encoder scores 1, so it fails);
 - the regularizer's effect, per encoder that can collapse: the control's distance
   to a rotation minus the regularized run's (Procrustes error per dimension,
   paired by seed) is positive at every n. For the unit-Jacobian encoder it is a
@@ -56,7 +57,8 @@ class ScalingConfig(TrainingConfig):
     dims: tuple[int, ...] = (2, 8, 32)
     methods: tuple[str, ...] = ("sigreg", "whitening", "alignment_only")
     infonce_encoders: tuple[str, ...] = ("matched_additive",)
-    encoders: tuple[str, ...] = ("matched_additive", "matched", "mlp")
+    encoders: tuple[str, ...] = ("matched_additive", "matched_scaled", "mlp")
+    identifiability_encoders: tuple[str, ...] = ("matched_additive", "matched_scaled", "mlp")
     rho: float = 0.8
     infonce_width: float = 1.0
     infonce_reference_n: int = 2
@@ -71,7 +73,7 @@ class ScalingConfig(TrainingConfig):
             raise ValueError(f"config key 'methods' has unknown entries {unknown!r}; expected from {METHODS}")
         if "alignment_only" not in self.methods:
             raise ValueError("config key 'methods' must include the control 'alignment_only'")
-        for key in ("encoders", "infonce_encoders"):
+        for key in ("encoders", "infonce_encoders", "identifiability_encoders"):
             if any(e not in ENCODERS for e in getattr(self, key)):
                 raise ValueError(f"config key {key!r} must name encoders from {ENCODERS}; got {getattr(self, key)!r}")
         if not self.encoders:
@@ -160,7 +162,14 @@ class ScalingExperiment(SyntheticExperiment):
 
 
 def identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, encoder: str) -> list[HeadlineEntry]:
-    """T1 per regularizer: the worst mean residual ratio over n against ``residual_target``."""
+    """T1 per regularizer: the worst mean residual ratio over n against ``residual_target``.
+
+    Judged for the encoders in ``identifiability_encoders``; for the others it is
+    shown as a measurement (at quick scale the collapsible encoders are there to
+    test the regularizer's effect, and a few hundred steps do not bring them to
+    the optimum that T1 describes).
+    """
+    judged = encoder in config.identifiability_encoders
     entries = []
     dims = sorted({r["n"] for r in rows})
     for method in REGULARIZED:
@@ -176,8 +185,10 @@ def identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, e
         entries.append(HeadlineEntry(
             claim="T1", name=f"scaling ({encoder}, {method}): identifiability at every n",
             quantity=f"worst mean residual ratio (1 − R²)/(1 − R²_raw) over n (n = {worst_n})",
-            value=worst.mean, bound=Bound.at_most(config.residual_target), measured=detail,
-            standard_error=worst.standard_error, seeds=worst.seeds, paper=PAPER, figures=("r2_vs_n.png",)))
+            value=worst.mean, bound=Bound.at_most(config.residual_target) if judged else None, measured=detail,
+            standard_error=worst.standard_error, seeds=worst.seeds, paper=PAPER, figures=("r2_vs_n.png",),
+            scope=None if judged else (f"measured, not judged at this scale: the {encoder} encoder is here to test "
+                                       "the regularizer's effect (next entry); see identifiability_encoders")))
     return entries
 
 
