@@ -8,7 +8,7 @@ stream (:mod:`lejepa_wm.seeds`), none ever seen in training:
   are fitted here;
 - ``validation``: early stopping and every tuning decision look only here
   (:func:`validation_metrics`);
-- ``test``: every number a reader sees (:func:`test_metrics`,
+- ``test``: every number a reader sees (:func:`reported_metrics`,
   :func:`raw_observation_r2`).
 
 The probe is always fitted on ``fit`` and scored on the other sample, so R² is
@@ -91,7 +91,7 @@ def validation_metrics(encoder: nn.Module, samples: HeldOutSamples) -> dict[str,
     return {"probe_r2": float(r2), "embedding_std": float(h_val.std(axis=0).mean())}
 
 
-def test_metrics(encoder: nn.Module, samples: HeldOutSamples) -> dict[str, Any]:
+def reported_metrics(encoder: nn.Module, samples: HeldOutSamples) -> dict[str, Any]:
     """Everything reported about an encoder, on the ``test`` sample.
 
     Always: ``probe_r2`` and ``probe_r2_per_coord`` (probe fitted on ``fit``),
@@ -112,7 +112,7 @@ def test_metrics(encoder: nn.Module, samples: HeldOutSamples) -> dict[str, Any]:
         return out
     rotation = ProcrustesFit.fit(h_fit, z_fit)
     centred = h_test - h_test.mean(axis=0)
-    out.update(procrustes_error=rotation.error(h_test, z_test, centre=h_test),
+    out.update(procrustes_error=rotation.error(h_test, z_test),
                scale_free_error=rotation.scale_free_error(h_test, z_test), procrustes_scale=rotation.scale,
                orthogonality_error=float(orthogonality_error(centred.T @ z_test / len(z_test))))
     if len(set(samples.rho)) == 1:

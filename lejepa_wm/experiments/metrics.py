@@ -71,23 +71,24 @@ def linear_probe_r2(h_fit: Any, z_fit: Any, h_eval: Any, z_eval: Any) -> tuple[f
 
 
 def procrustes_error(h: Any, z: Any) -> tuple[float, np.ndarray]:
-    """In-sample ``min_{Q in O(n)} mean_i ||h_i - mean(h) - Q z_i||^2`` and the minimizing ``Q``.
+    """In-sample ``min_{Q in O(n)} mean_i ||h_i - mean(h) - Q (z_i - mean(z))||^2`` and the minimizing ``Q``.
 
-    ``h`` is centred with its own mean; ``z`` is used as given (the latents
-    have mean 0). The minimizer is the polar factor of ``sum_i h_i z_i^T``
+    Both are centred with their own sample means. The minimizer is the polar factor of ``sum_i h_i z_i^T``
     (orthogonal Procrustes: :func:`lejepa_wm.numerics.procrustes.polar_factor`).
     Needs ``h`` and ``z`` of equal dimension. Held-out scores use :class:`ProcrustesFit`.
     """
     fit = ProcrustesFit.fit(h, z)
-    return fit.error(h, z, centre=h), fit.rotation
+    return fit.error(h, z), fit.rotation
 
 
 @dataclass(frozen=True)
 class ProcrustesFit:
     """A rotation (and a best scalar) from latents to embeddings, fitted on one sample, scored on another.
 
-    Fitted on ``(h, z)``: ``mean = mean(h)``, ``Q`` the polar factor of
-    ``(h − mean)ᵀ z`` (it minimizes ``Σ‖h_i − mean − Q z_i‖²``, and also
+    Both ``h`` and ``z`` are centred with their own sample means, on the fitting
+    and on the scored sample alike (the theory's ``E h = 0`` and ``E z = 0``;
+    leaving a sample mean in would add about ``n/N`` to every error). Fitted on
+    ``(h, z)``: ``Q`` the polar factor of ``(h − mean h)ᵀ (z − mean z)`` (it minimizes ``Σ‖h_i − mean − Q z_i‖²``, and also
     ``Σ‖h_i − mean − c Q z_i‖²`` for every ``c > 0``), and ``scale = c`` the
     least-squares scalar ``Σσ_k / ‖z‖²_F`` for that ``Q``. Scores on another
     sample: :meth:`error`, the squared distance to the rotation (scale fixed at
@@ -97,7 +98,6 @@ class ProcrustesFit:
     collapse shows in ``scale`` and ``error``, distortion in ``scale_free_error``.
     """
 
-    mean: np.ndarray
     rotation: np.ndarray
     scale: float
 
@@ -107,26 +107,25 @@ class ProcrustesFit:
         _same_rows(h, z, "h and z")
         if h.shape[1] != z.shape[1]:
             raise ValueError(f"a Procrustes fit needs dim(h) == dim(z); got {h.shape[1]} and {z.shape[1]}")
-        mean = h.mean(axis=0)
-        cross = (h - mean).T @ z
+        z = z - z.mean(axis=0)
+        cross = (h - h.mean(axis=0)).T @ z
         rotation = polar_factor(cross)
         scale = float(np.sum(np.linalg.svd(cross, compute_uv=False)) / np.sum(z**2))
-        return cls(mean, rotation, scale)
+        return cls(rotation, scale)
 
-    def _residual(self, h: Any, z: Any, scale: float, centre: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    def _residual(self, h: Any, z: Any, scale: float) -> tuple[np.ndarray, np.ndarray]:
         h, z = as_float64(h, "h"), as_float64(z, "z")
         _same_rows(h, z, "h and z")
-        mean = self.mean if centre is None else as_float64(centre, "centre").mean(axis=0)
-        centred = h - mean
-        return centred, centred - scale * z @ self.rotation.T
+        centred = h - h.mean(axis=0)
+        return centred, centred - scale * (z - z.mean(axis=0)) @ self.rotation.T
 
-    def error(self, h: Any, z: Any, centre: Any = None) -> float:
-        """``mean_i ||h_i − mean − Q z_i||²`` (``centre``: recentre on that sample's mean instead)."""
-        _, residual = self._residual(h, z, 1.0, centre)
+    def error(self, h: Any, z: Any) -> float:
+        """``mean_i ||h_i − mean(h) − Q (z_i − mean(z))||²`` on the scored sample."""
+        _, residual = self._residual(h, z, 1.0)
         return float(np.mean(np.sum(residual**2, axis=1)))
 
     def scale_free_error(self, h: Any, z: Any) -> float:
-        """``mean_i ||h_i − mean − c Q z_i||² / mean_i ||h_i − mean||²``."""
+        """``mean_i ||h_i − mean(h) − c Q (z_i − mean(z))||² / mean_i ||h_i − mean(h)||²`` on the scored sample."""
         centred, residual = self._residual(h, z, self.scale)
         energy = float(np.mean(np.sum(centred**2, axis=1)))
         if energy == 0.0:
@@ -172,4 +171,4 @@ def t3_quantities(h: Any, h_pos: Any, z: Any, rho: Any,
     eps = float(np.linalg.norm(cov - np.eye(h.shape[1]), ord="fro"))
     fit = rotation if rotation is not None else ProcrustesFit.fit(h, z)
     return {"s": s, "loss": loss, "delta": delta, "eps": eps, "D": float(nonlinear_energy_bound(delta, rho)),
-            "bound": float(error_bound(delta, eps, rho)), "error": fit.error(h, z, centre=h)}
+            "bound": float(error_bound(delta, eps, rho)), "error": fit.error(h, z)}

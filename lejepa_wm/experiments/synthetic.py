@@ -34,7 +34,7 @@ from lejepa_wm.experiments.base import HEADLINE_FILE, RunSpec
 from lejepa_wm.experiments.encoders import ENCODERS
 from lejepa_wm.experiments.evidence import residual_ratio
 from lejepa_wm.experiments.flows import RENDERERS
-from lejepa_wm.experiments.heldout import (MIN_SAMPLE, HeldOutSamples, raw_observation_r2, test_metrics,
+from lejepa_wm.experiments.heldout import (MIN_SAMPLE, HeldOutSamples, raw_observation_r2, reported_metrics,
                                            validation_metrics)
 from lejepa_wm.experiments.run_params import (EncoderParams, ObjectiveParams, RendererParams,
                                               SyntheticRunParams)
@@ -212,13 +212,13 @@ class SyntheticExperiment:
         def evaluator(model: nn.Module) -> dict[str, Any]:
             record = validation_metrics(model, samples)
             if params.track_test:  # recorded for the reader, never used to stop or choose
-                record["test"] = test_metrics(model, samples)
+                record["test"] = reported_metrics(model, samples)
             return record
 
         result = train(encoder, WorldPairs(world, renderer), params.objective.build(), params.train,
                        params.seeds.torch_generator("batches", dev), run_dir, evaluator,
                        progress=progress_bars(), description=spec.run_id)
-        final = test_metrics(encoder, samples)
+        final = reported_metrics(encoder, samples)
         raw_r2 = raw_observation_r2(samples)
         metrics = {**final, "split": "test", "raw_observation_r2": raw_r2,
                    "residual_ratio": residual_ratio(final["probe_r2"], raw_r2),
