@@ -54,7 +54,8 @@ def _scaling_rows(ratio: float, scale: float, control_error: float) -> list[dict
 
 
 def test_t1_fails_for_the_identity_encoder_and_holds_for_a_rotation():
-    config = SCALING.load_config("quick", overrides={"encoders": ["matched_scaled"]})
+    config = SCALING.load_config("quick", overrides={"encoders": ["matched_scaled"],
+                                                     "identifiability_encoders": ["matched_scaled"]})
     identity = SCALING.headline(_scaling_rows(1.0, 1.0, 0.01), config)
     t1 = [e for e in identity if "identifiability" in e.name]
     assert t1 and all(e.verdict == FAILED for e in t1)
