@@ -66,8 +66,9 @@ from torch import nn
 from lejepa_wm.atomic import atomic_write_json, read_json
 from lejepa_wm.experiments.heldout import HeldOutSamples, embed, reported_metrics, validation_metrics
 from lejepa_wm.experiments.metrics import ProcrustesFit
-from lejepa_wm.experiments.objectives import (Objective, SIGReg, batch_standardize, epps_pulley_gaussian_mean,
-                                              epps_pulley_knots, scale_statistic, sigreg_statistic)
+from lejepa_wm.experiments.objectives import (Objective, SIGReg, alignment_loss, batch_standardize,
+                                              epps_pulley_gaussian_mean, epps_pulley_knots, scale_statistic,
+                                              sigreg_statistic)
 from lejepa_wm.experiments.run_params import EncoderParams, ObjectiveParams, RendererParams
 from lejepa_wm.experiments.training import TrainSettings, WorldPairs, numpy64, train
 from lejepa_wm.experiments.worlds import GeneralizedNormalWorld
@@ -432,7 +433,52 @@ def theory(samples: int = 512, weight: float = 1.0) -> dict[str, Any]:
                                   "quad_b": qb, "radial_c": rc, "radial_b": rb, "radial_1mr2": rr})
     print("  whitening: gradient linear in h, optimum h = sqrt(rho) z exactly (b = 0, 1 - R² = 0);"
           f" scale sqrt(rho) = {math.sqrt(rho):.4f}")
+    out["forces"] = regularizer_forces(samples, rho)
     return out
+
+
+def regularizer_forces(samples: int, rho: float, batches: int = 100) -> list[dict[str, Any]]:
+    """Per-sample force ``N dR/dh_i`` of each regularizer at the Gaussian ``h = z``: linear and nonlinear parts.
+
+    For each batch the force field is regressed on ``[z, 1]`` (least squares over
+    the batch); the RMS of the fit is the linear part (a scale or mean push, or a
+    linear map: harmless to an affine probe), the RMS of the residual the
+    nonlinear part (a random bend of this batch). At ``h = z`` the unbiased
+    statistics have zero expected force, so both parts are noise there; the
+    alignment force ``N dL/dh_i = 2 (h_i - h'_i)`` is shown for scale.
+    """
+    generator = torch.Generator().manual_seed(1)
+    objectives = {
+        "whitening, weight 1": ObjectiveParams("whitening", 1.0),
+        "sigreg (lejepa), weight 1": _sigreg(),
+        "sigreg (unbiased), weight 1": _sigreg(statistic="unbiased"),
+        "sigreg (lejepa), weight 10": _sigreg(10.0),
+        "scale-free unbiased, weight 1": _sigreg(standardize=True, statistic="unbiased"),
+        "scale-free unbiased, weight 0.1": _sigreg(0.1, standardize=True, statistic="unbiased"),
+    }
+    print(f"\nPer-sample force N dR/dh_i at h = z (n = {N_LATENT}, N = {samples}, {batches} batches), RMS:")
+    rows = []
+    for name, params in objectives.items():
+        objective = params.build()
+        linear, nonlinear, alignment = [], [], []
+        for _ in range(batches):
+            z = torch.randn(samples, N_LATENT, generator=generator, dtype=torch.float64)
+            z_pos = rho * z + math.sqrt(1 - rho**2) * torch.randn(samples, N_LATENT, generator=generator,
+                                                                    dtype=torch.float64)
+            h, h_pos = z.clone().requires_grad_(True), z_pos.clone().requires_grad_(True)
+            total, _ = objective(h, h_pos, generator)
+            force = samples * torch.autograd.grad(total - alignment_loss(h, h_pos), h)[0]
+            design = torch.cat([z, torch.ones(samples, 1, dtype=torch.float64)], dim=1)
+            fitted = design @ torch.linalg.lstsq(design, force).solution
+            linear.append(fitted.square().sum(dim=1).mean().sqrt().item())
+            nonlinear.append((force - fitted).square().sum(dim=1).mean().sqrt().item())
+            alignment.append((2 * (z - z_pos)).square().sum(dim=1).mean().sqrt().item())
+        row = {"objective": name, "linear": float(np.mean(linear)), "nonlinear": float(np.mean(nonlinear)),
+               "alignment": float(np.mean(alignment))}
+        print(f"  {name:32s} linear {row['linear']:7.3f}   nonlinear {row['nonlinear']:6.3f}"
+              f"   (alignment {row['alignment']:.3f})")
+        rows.append(row)
+    return rows
 
 
 def main() -> None:
