@@ -260,8 +260,9 @@ def table(out: Path, names: list[str]) -> str:
             for name in names if (out / name).is_dir()}
     base = rows.get(BASELINE, {})
     lines = ["| variant | isolates | seeds | test R² (mean ± se) | worst R² | ΔR² vs sigreg, paired |"
-             " scale-free error (×1e-3) | scale c | bend b/c | train s/run |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             " scale-free error (×1e-3) | scale c | bend b/c | validation R² before → after the decay |"
+             " train s/run |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, runs in rows.items():
         if not runs:
             continue
@@ -273,14 +274,18 @@ def table(out: Path, names: list[str]) -> str:
             delta = "—"
         else:
             dm, dse = _mean_se(paired)
-            delta = f"{dm:+.5f} ± {dse:.5f}"
+            delta = f"{dm:+.5f} ± {dse:.5f}" if dse >= 1e-5 else f"{dm:+.5f} ± {dse:.0e}"
         sf_m, sf_se = _mean_se([1e3 * runs[s]["scale_free_error"] for s in seeds])
         sc_m, sc_se = _mean_se([runs[s]["procrustes_scale"] for s in seeds])
         bd_m, bd_se = _mean_se([runs[s]["bend"] for s in seeds])
         wall, _ = _mean_se([runs[s]["train_seconds"] for s in seeds])
+        decay_start = round(SETTINGS.max_steps * (1 - SETTINGS.decay_fraction))
+        before = [row["probe_r2"] for s in seeds for row in runs[s]["history"] if row["step"] == decay_start]
+        after = [runs[s]["validation_r2"] for s in seeds]
+        anneal = f"{np.mean(before):.4f} → {np.mean(after):.4f}" if len(before) == len(seeds) else "—"
         lines.append(f"| `{name}` | {VARIANTS[name].hypothesis} | {len(seeds)} | {m:.5f} ± {se:.5f} | {min(r2):.5f} "
                      f"| {delta} | {sf_m:.2f} ± {sf_se:.2f} | {sc_m:.3f} ± {sc_se:.3f} | {bd_m:+.4f} ± {bd_se:.4f} "
-                     f"| {wall:.0f} |")
+                     f"| {anneal} | {wall:.0f} |")
     return "\n".join(lines)
 
 
@@ -421,7 +426,7 @@ def theory(samples: int = 512, weight: float = 1.0) -> dict[str, Any]:
     # 3. the optimum of alignment + weight * E[EP]: second-order model and radial family
     print(f"\nPopulation optimum of E[alignment] + weight * E[EP] near h = z (rho = {rho:.4f}, n = {N_LATENT}):")
     out["optima"] = []
-    for batch, lam in ((samples, weight), (4 * samples, weight), (samples, 10 * weight)):
+    for batch, lam in ((samples, weight), (4 * samples, weight), (samples, 10 * weight), (samples, 0.1 * weight)):
         for statistic in ("lejepa", "unbiased"):
             unbiased = statistic == "unbiased"
             qc, qb = quadratic_optimum(coef, batch, lam, unbiased, rho)
