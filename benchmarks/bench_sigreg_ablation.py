@@ -148,6 +148,8 @@ VARIANTS: dict[str, Variant] = {
     "sigreg_beta3": Variant("T2: beta = 3", _sigreg(), beta=3.0),
     "sigreg_standardized_unbiased_w0.1_beta3": Variant(
         "T2: beta = 3", _sigreg(0.1, standardize=True, statistic="unbiased"), beta=3.0),
+    "sigreg_standardized_unbiased_w0.03_beta3": Variant(
+        "T2: beta = 3", _sigreg(0.03, standardize=True, statistic="unbiased"), beta=3.0),
     "sigreg_identity_renderer": Variant("encoder/renderer (x = z)", _sigreg(), identity_renderer=True),
     "whitening_identity_renderer": Variant("encoder/renderer (x = z)", ObjectiveParams("whitening", 1.0),
                                            identity_renderer=True),
@@ -254,10 +256,12 @@ def _mean_se(values: list[float]) -> tuple[float, float]:
     return float(array.mean()), se
 
 
-def table(out: Path, names: list[str]) -> str:
-    """The markdown table of every finished run under ``out``."""
+def table(out: Path, names: list[str], seeds: list[int] | None = None) -> str:
+    """The markdown table of the finished runs under ``out`` (of ``seeds`` only, if given)."""
     rows = {name: {int(p.stem.split("=")[1]): read_json(p) for p in sorted((out / name).glob("seed=*.json"))}
             for name in names if (out / name).is_dir()}
+    if seeds is not None:
+        rows = {name: {s: run for s, run in runs.items() if s in seeds} for name, runs in rows.items()}
     base = rows.get(BASELINE, {})
     lines = ["| variant | isolates | seeds | test R² (mean ± se) | worst R² | ΔR² vs sigreg, paired |"
              " scale-free error (×1e-3) | scale c | bend b/c | validation R² before → after the decay |"
@@ -505,8 +509,9 @@ def main() -> None:
     torch.set_num_threads(1)
     if not args.table_only:
         run_ablation(args.out, args.variants, args.seeds)
-    print(f"\nSIGReg ablation at n = {N_LATENT}, beta = 2 (test sample, {EVAL_SIZE} pairs); results in {args.out}\n")
-    print(table(args.out, args.variants))
+    print(f"\nSIGReg ablation at n = {N_LATENT} (beta = 2 unless the variant says otherwise; test sample, "
+          f"{EVAL_SIZE} pairs), seeds {' '.join(map(str, args.seeds))}; results in {args.out}\n")
+    print(table(args.out, args.variants, args.seeds))
 
 
 if __name__ == "__main__":
