@@ -164,6 +164,7 @@ VARIANTS: dict[str, Variant] = {
     "sigreg_batch2048": Variant("2: batch 2048 (N x 4)", _sigreg(), batch_size=2048),
 }
 BASELINE = "sigreg"
+REFERENCE = "whitening"
 
 
 def radial_bend(h: np.ndarray, z: np.ndarray, fit: ProcrustesFit) -> tuple[float, float]:
@@ -262,23 +263,24 @@ def table(out: Path, names: list[str], seeds: list[int] | None = None) -> str:
             for name in names if (out / name).is_dir()}
     if seeds is not None:
         rows = {name: {s: run for s, run in runs.items() if s in seeds} for name, runs in rows.items()}
-    base = rows.get(BASELINE, {})
+    def paired(name: str, other_name: str) -> str:
+        runs, other = rows[name], rows.get(other_name, {})
+        differences = [runs[s]["probe_r2"] - other[s]["probe_r2"] for s in sorted(runs) if s in other]
+        if name == other_name or VARIANTS[name].beta != VARIANTS[other_name].beta or len(differences) < 2:
+            return "—"
+        mean, se = _mean_se(differences)
+        return f"{mean:+.5f} ± {se:.5f}" if se >= 1e-5 else f"{mean:+.5f} ± {se:.0e}"
+
     lines = ["| variant | isolates | seeds | test R² (mean ± se) | worst R² | ΔR² vs sigreg, paired |"
-             " scale-free error (×1e-3) | scale c | bend b/c | validation R² before → after the decay |"
-             " train s/run |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             " ΔR² vs whitening, paired | scale-free error (×1e-3) | scale c | bend b/c |"
+             " validation R² before → after the decay | train s/run |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, runs in rows.items():
         if not runs:
             continue
         seeds = sorted(runs)
         r2 = [runs[s]["probe_r2"] for s in seeds]
         m, se = _mean_se(r2)
-        paired = [runs[s]["probe_r2"] - base[s]["probe_r2"] for s in seeds if s in base]
-        if name == BASELINE or len(paired) < 2:
-            delta = "—"
-        else:
-            dm, dse = _mean_se(paired)
-            delta = f"{dm:+.5f} ± {dse:.5f}" if dse >= 1e-5 else f"{dm:+.5f} ± {dse:.0e}"
         sf_m, sf_se = _mean_se([1e3 * runs[s]["scale_free_error"] for s in seeds])
         sc_m, sc_se = _mean_se([runs[s]["procrustes_scale"] for s in seeds])
         bd_m, bd_se = _mean_se([runs[s]["bend"] for s in seeds])
@@ -288,8 +290,30 @@ def table(out: Path, names: list[str], seeds: list[int] | None = None) -> str:
         after = [runs[s]["validation_r2"] for s in seeds]
         anneal = f"{np.mean(before):.4f} → {np.mean(after):.4f}" if len(before) == len(seeds) else "—"
         lines.append(f"| `{name}` | {VARIANTS[name].hypothesis} | {len(seeds)} | {m:.5f} ± {se:.5f} | {min(r2):.5f} "
-                     f"| {delta} | {sf_m:.2f} ± {sf_se:.2f} | {sc_m:.3f} ± {sc_se:.3f} | {bd_m:+.4f} ± {bd_se:.4f} "
+                     f"| {paired(name, BASELINE)} | {paired(name, REFERENCE)} | {sf_m:.2f} ± {sf_se:.2f} | {sc_m:.3f} ± {sc_se:.3f} | {bd_m:+.4f} ± {bd_se:.4f} "
                      f"| {anneal} | {wall:.0f} |")
+    return "\n".join(lines)
+
+
+T2_PAIRS = (("sigreg", "sigreg_beta3"),
+            ("sigreg_standardized_unbiased_w0.1", "sigreg_standardized_unbiased_w0.1_beta3"),
+            ("sigreg_standardized_unbiased_w0.03", "sigreg_standardized_unbiased_w0.03_beta3"))
+
+
+def t2_table(out: Path, seeds: list[int]) -> str:
+    """T2's peak: R² at beta = 2 minus R² at beta = 3, paired by seed, for each method run at both."""
+    lines = ["| objective | seeds | R² at β = 2 | R² at β = 3 | β = 2 minus β = 3, paired |", "|---|---|---|---|---|"]
+    for gaussian, other in T2_PAIRS:
+        runs = [{s: read_json(p) for s in seeds if (p := out / name / f"seed={s}.json").exists()}
+                for name in (gaussian, other)]
+        common = sorted(set(runs[0]) & set(runs[1]))
+        if len(common) < 2:
+            continue
+        r2 = [[runs[i][s]["probe_r2"] for s in common] for i in (0, 1)]
+        (m2, se2), (m3, se3) = _mean_se(r2[0]), _mean_se(r2[1])
+        dm, dse = _mean_se([a - b for a, b in zip(*r2)])
+        lines.append(f"| `{gaussian}` | {' '.join(map(str, common))} | {m2:.5f} ± {se2:.5f} | {m3:.5f} ± {se3:.5f} "
+                     f"| {dm:+.5f} ± {dse:.5f} |")
     return "\n".join(lines)
 
 
@@ -512,6 +536,8 @@ def main() -> None:
     print(f"\nSIGReg ablation at n = {N_LATENT} (beta = 2 unless the variant says otherwise; test sample, "
           f"{EVAL_SIZE} pairs), seeds {' '.join(map(str, args.seeds))}; results in {args.out}\n")
     print(table(args.out, args.variants, args.seeds))
+    print(f"\nT2 at n = {N_LATENT}: the probe R² should peak at the Gaussian (beta = 2)\n")
+    print(t2_table(args.out, args.seeds))
 
 
 if __name__ == "__main__":
