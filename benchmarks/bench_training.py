@@ -1,200 +1,553 @@
-"""Training benchmark: steps and seconds to held-out R² ≥ 0.999, and training throughput.
+"""Training benchmark: the cost of every synthetic grid, and the published recipe against ours side by side.
 
-For every latent dimension n it trains the recipes of :func:`recipes` side by
-side, in one process, on the same world (Gaussian OU pairs, the same frozen
-coupling-flow renderer, the same held-out probe evaluated every
-``--eval-every`` steps), each stopped at the first held-out probe R² ≥ the
-target (the stopping rule sees held-out data only).
+Two jobs, both on one CPU thread (torch intra-op threads and the BLAS/OpenMP
+pools of NumPy and SciPy are all limited to ``--threads``):
 
-Wall times include the periodic evaluations. The machine may be shared, so
-compare the two recipes' ratio within one invocation, not absolute seconds
-across invocations. Throughput (steps/s) is the median of ``--repeats`` timed
-blocks of training steps without evaluation.
+``--estimate-full`` / ``--estimate-quick``
+    For every synthetic experiment it builds the grid of that scale exactly as
+    ``lejepa-wm run`` would (``experiment.grid(config, scale)``), groups the runs
+    into distinct *run shapes* (world, renderer, encoder, objective, batch,
+    held-out sample size), and for each shape times the parts of
+    :meth:`~lejepa_wm.experiments.synthetic.SyntheticExperiment.execute`: the
+    set-up (renderer, encoder, the three held-out samples), training steps
+    (median of ``--repeats`` blocks of ``--block`` steps after one warm-up
+    step), one validation evaluation (with the test metrics when the run
+    tracks them) and the final test evaluation. A run's estimate is
+    ``set-up + max_steps · step + ⌈max_steps / eval_every⌉ · evaluation + final``
+    in process CPU seconds: an upper bound, since a run that reaches its
+    early-stopping target stops sooner (checkpoint writes are not counted; they
+    are milliseconds). ``--config NAME=FILE`` costs another config file.
+    ``--details`` prints every shape.
 
-``--estimate-full`` instead estimates the wall time of every synthetic
-experiment at ``--scale full`` on this machine: it times a few training steps
-of each distinct run shape of the full grids (dimension, encoder, batch,
-objective) and multiplies by each run's step budget (an upper bound: runs
-that reach their early-stopping target stop sooner; evaluations not counted).
+side by side (the default; issue 17, item 5)
+    The published scaling recipe and ours, trained on the same published
+    world (same renderer seed, same fit / validation / test samples, same
+    initial weights and batch stream), in one process, alternating call by
+    call (ABBA order over seeds), each stopped at the first evaluation whose
+    *validation* probe R² reaches ``--target``; the table reports steps, CPU
+    and wall seconds to that point (evaluations included) and the *test*
+    probe R² of the stopped encoder. Seeds are tuning seeds (``--seeds``,
+    default 1000 1001 1002); seeds below 1000 are refused. Recipes:
 
-Usage: ``python benchmarks/bench_training.py --dims 2 8 32 128 [--threads 1] [--json out.json]``
-or ``python benchmarks/bench_training.py --estimate-full``
+    - ``published``: AdamW 3e-3, batch 256, constant learning rate for the
+      first half of ``--published-steps`` then a cosine to 0, SIGReg weight
+      1e-6 with 256 slices, the unit-Jacobian ``matched_additive`` encoder;
+    - ``config``: what ``configs/scaling.toml`` [full] sets (peak rate, warmup,
+      one cosine decay over ``max_steps``, SIGReg weight and slices, cadence);
+    - ``fast``: ours, :data:`FAST` (peak 2e-2 after 25 warmup steps, one
+      cosine decay to 0 over the budget, 64 slices) with the step budget and
+      evaluation cadence of :data:`FAST_BUDGETS` for each n (chosen on the
+      validation sample of the tuning seeds; see ``benchmarks/README.md``);
+    - ``custom``: :data:`FAST` (600 steps, every 25, whatever n) with
+      ``--set key=value`` overrides (``lr``, ``warmup_steps``,
+      ``decay_fraction``, ``max_steps``, ``batch_size``, ``slices``,
+      ``weight``, ``eval_every``), for trying a change.
+
+    A second table compares time at equal accuracy: steps and CPU seconds
+    until each recipe's validation R² reaches what the published run on the
+    same seed reached (the target, or its final value where it missed the
+    target), read from the evaluation history (CPU time pro rata of wall).
+
+    The encoder's hidden width is the scaling config's ``encoder_hidden``
+    (``--hidden half`` uses ``n/2``, the width at which the matched encoder
+    contains the renderer's exact inverse at every n).
+
+On a shared machine absolute times vary several-fold: compare the recipes'
+ratio within one invocation. Steps are deterministic on a given machine.
+
+Usage::
+
+    python benchmarks/bench_training.py --estimate-full [--details] [--config scaling=my.toml]
+    python benchmarks/bench_training.py --estimate-quick
+    python benchmarks/bench_training.py --dims 16 128 [--seeds 1000 1001 1002] [--recipes published fast]
+    python benchmarks/bench_training.py --dims 128 --recipes published custom --set lr=2e-2 max_steps=800
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import statistics
+import sys
 import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable
 
-import torch
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")  # before NumPy, SciPy and torch start their pools
 
-from lejepa_wm.experiments import SYNTHETIC_EXPERIMENTS, get_experiment
-from lejepa_wm.experiments.encoders import build_encoder
-from lejepa_wm.experiments.flows import make_mixing
-from lejepa_wm.experiments.objectives import build_objective
-from lejepa_wm.experiments.scaling import EXPERIMENT as SCALING
-from lejepa_wm.experiments.training import EvalData, TrainSettings, evaluate_encoder, train
-from lejepa_wm.experiments.synthetic import build_world
-from lejepa_wm.experiments.worlds import GaussianWorld
+import numpy  # noqa: E402,F401  (NumPy's BLAS is loaded before the thread limit below)
+import scipy.linalg  # noqa: E402,F401  (load SciPy's BLAS so that the limit below reaches it)
+import torch  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+from lejepa_wm.experiments import SYNTHETIC_EXPERIMENTS, get_experiment  # noqa: E402
+from lejepa_wm.experiments.encoders import build_encoder  # noqa: E402
+from lejepa_wm.experiments.flows import make_renderer  # noqa: E402
+from lejepa_wm.experiments.heldout import (HeldOutSamples, embed, raw_observation_r2, reported_metrics,  # noqa: E402
+                                           validation_metrics)
+from lejepa_wm.experiments.metrics import linear_probe_r2  # noqa: E402
+from lejepa_wm.experiments.objectives import build_objective  # noqa: E402
+from lejepa_wm.experiments.run_params import SyntheticRunParams  # noqa: E402
+from lejepa_wm.experiments.training import TrainSettings, WorldPairs, numpy64, train  # noqa: E402
+from lejepa_wm.experiments.worlds import GaussianWorld  # noqa: E402
+
+FIRST_TUNING_SEED = 1000
 
 
-FAST_STEPS = 1000
+def limit_threads(threads: int) -> None:
+    """torch intra-op threads and every BLAS/OpenMP pool already loaded: ``threads`` each."""
+    torch.set_num_threads(threads)
+    threadpool_limits(limits=threads)
 
 
-def recipes(max_steps: int, eval_every: int, target: float) -> dict[str, dict]:
-    """The recipes compared, all on the scaling experiment's quick world (additive renderer).
+class Clock:
+    """Process CPU time and wall time of a block (``with Clock() as c: ...; c.cpu, c.wall``)."""
 
-    - ``published``: additive matched encoder, AdamW 3e-3, no warmup, constant learning rate for the
-      first half of ``max_steps`` then cosine to 0, SIGReg weight 1e-6;
-    - ``fast``: the same encoder and objective, AdamW 1e-2 with 25 warmup steps and one cosine decay
-      over a 1000-step budget, 64 SIGReg slices (what makes it faster: a larger peak rate whose noise
-      floor a short decay removes early, and fewer slices per step);
-    - ``collapsible``: the scaling experiment's recipe — matched encoder with learned scales (it can
-      collapse, so SIGReg needs a real weight) and its configured optimizer settings.
-    """
-    config = SCALING.load_config("quick")
-    common = {"batch_size": 256, "eval_every": eval_every, "checkpoint_every": eval_every,
-              "stop_r2": target, "probe_size": config.probe_size}
+    def __enter__(self) -> "Clock":
+        self._cpu, self._wall = time.process_time(), time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.cpu = time.process_time() - self._cpu
+        self.wall = time.perf_counter() - self._wall
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Estimates of whole grids
+# ----------------------------------------------------------------------------------------------------------
+
+def shape_key(params: dict[str, Any]) -> str:
+    """What a run's cost depends on: world (not its ρ or β), renderer, encoder, objective kind, batch, sample."""
+    world = {k: v for k, v in params["world"].items() if k not in ("rho", "beta")}
+    objective = params["objective"]
+    options = {k: v for k, v in objective["options"].items() if k != "width"}
+    return json.dumps([world, params["renderer"], params["encoder"], objective["name"], objective["weight"] > 0,
+                       options, params["train"]["batch_size"], params["eval_size"], params["track_test"]],
+                      sort_keys=True)
+
+
+def evaluation_key(params: dict[str, Any]) -> str:
+    """What the set-up and evaluation costs depend on (not the objective or the batch)."""
+    world = {k: v for k, v in params["world"].items() if k not in ("rho", "beta")}
+    return json.dumps([world, params["renderer"], params["encoder"], params["eval_size"], params["track_test"]],
+                      sort_keys=True)
+
+
+@dataclass
+class ShapeCost:
+    """Measured CPU seconds of one run shape's parts."""
+
+    setup: float
+    step: float
+    evaluation: float
+    final: float
+    step_wall: float
+
+    def run_seconds(self, max_steps: int, eval_every: int | None) -> float:
+        evaluations = math.ceil(max_steps / eval_every) if eval_every else 1
+        return self.setup + max_steps * self.step + evaluations * self.evaluation + self.final
+
+
+def time_shape(experiment: Any, params_dict: dict[str, Any], block: int, repeats: int,
+               evaluation_cache: dict[str, tuple[float, float, float]]) -> ShapeCost:
+    """Time one run shape as ``SyntheticExperiment.execute`` runs it (CPU seconds per part)."""
+    params = SyntheticRunParams.from_dict(params_dict)
+    world = params.world
+    with Clock() as setup:
+        renderer = params.renderer.build(world.n, params.seeds.renderer)
+        encoder = params.encoder.build(renderer, params.seeds.torch_generator("init"))
+        samples = HeldOutSamples.draw(world, renderer, params.eval_size, params.seeds, "cpu")
+    objective = params.objective.build()
+    pairs = WorldPairs(world, renderer)
+    generator = params.seeds.torch_generator("batches")
+    optimizer = torch.optim.AdamW(encoder.parameters(), lr=params.train.lr, weight_decay=params.train.weight_decay)
+    encoder.train()
+
+    def step(index: int) -> None:  # the body of the training loop
+        for group in optimizer.param_groups:
+            group["lr"] = params.train.learning_rate(index)
+        x, x_pos = pairs.draw(index, params.train.batch_size, generator)
+        loss, _ = objective(encoder(x), encoder(x_pos), generator)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+
+    step(0)
+    cpu, wall = [], []
+    for r in range(repeats):
+        with Clock() as clock:
+            for i in range(block):
+                step(1 + r * block + i)
+        cpu.append(clock.cpu / block)
+        wall.append(clock.wall / block)
+    key = evaluation_key(params_dict)
+    if key not in evaluation_cache:
+        with Clock() as evaluation:
+            validation_metrics(encoder, samples)
+            if params.track_test:
+                reported_metrics(encoder, samples)
+        with Clock() as final:
+            reported_metrics(encoder, samples)
+            raw_observation_r2(samples)
+            experiment.extra_metrics(encoder, samples, params)
+        evaluation_cache[key] = (setup.cpu, evaluation.cpu, final.cpu)
+    setup_s, evaluation_s, final_s = evaluation_cache[key]
+    return ShapeCost(setup_s, statistics.median(cpu), evaluation_s, final_s, statistics.median(wall))
+
+
+def describe_shape(params: dict[str, Any]) -> str:
+    world, encoder, objective = params["world"], params["encoder"], params["objective"]
+    name = objective["name"] if objective["weight"] > 0 else "alignment"
+    slices = objective["options"].get("num_slices")
+    m = f" m={encoder['m']}" if encoder.get("m") else ""
+    return (f"{world['kind']} n={world['n']} {encoder['kind']}({encoder['hidden']}x{encoder['depth']}){m} {name}"
+            + (f"/{slices}" if slices else "") + f" batch {params['train']['batch_size']} eval {params['eval_size']}")
+
+
+def estimate(scale: str, names: list[str], configs: dict[str, Path], block: int, repeats: int,
+             details: bool, cores: int) -> dict[str, Any]:
+    """Print and return the estimated CPU time of every experiment's grid at ``scale``."""
+    out: dict[str, Any] = {"scale": scale, "experiments": {}}
+    total = 0.0
+    print(f"Estimate at scale {scale!r}: process CPU seconds on one thread, each run's full step budget "
+          f"(an upper bound where early stopping is set)", flush=True)
+    header = f"{'experiment':>13} {'runs':>5} {'shapes':>6} {'steps (all runs)':>17} {'CPU-hours':>10} {'stop_r2':>8}"
+    rows = []
+    for name in names:
+        experiment = get_experiment(name)
+        config = experiment.load_config(scale, configs.get(name))
+        specs = experiment.grid(config, scale)
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for spec in specs:
+            groups.setdefault(shape_key(spec.params), []).append(spec.params)
+        evaluation_cache: dict[str, tuple[float, float, float]] = {}
+        seconds, steps, shapes = 0.0, 0, []
+        for key, members in groups.items():
+            cost = time_shape(experiment, members[0], block, repeats, evaluation_cache)
+            shape_seconds = sum(cost.run_seconds(p["train"]["max_steps"], p["train"]["eval_every"]) for p in members)
+            seconds += shape_seconds
+            steps += sum(p["train"]["max_steps"] for p in members)
+            shapes.append({"shape": describe_shape(members[0]), "runs": len(members),
+                           "step_ms": 1e3 * cost.step, "step_wall_ms": 1e3 * cost.step_wall,
+                           "evaluation_s": cost.evaluation, "final_s": cost.final, "setup_s": cost.setup,
+                           "eval_every": members[0]["train"]["eval_every"],
+                           "max_steps": members[0]["train"]["max_steps"], "cpu_seconds": shape_seconds})
+            if details:
+                s = shapes[-1]
+                print(f"    {s['shape']:<72} {s['runs']:>3} runs  step {s['step_ms']:7.1f} ms "
+                      f"(wall {s['step_wall_ms']:6.1f})  eval {s['evaluation_s']:6.2f} s every {s['eval_every']}  "
+                      f"final {s['final_s']:6.2f} s  set-up {s['setup_s']:5.2f} s  "
+                      f"-> {s['cpu_seconds'] / 3600:6.2f} h", flush=True)
+        total += seconds
+        stop = getattr(config, "stop_r2", 0.0) or "-"
+        rows.append(f"{name:>13} {len(specs):>5} {len(groups):>6} {steps:>17,} {seconds / 3600:>10.2f} {stop!s:>8}")
+        print(rows[-1], flush=True)
+        out["experiments"][name] = {"runs": len(specs), "shapes": shapes, "steps": steps, "cpu_seconds": seconds,
+                                    "stop_r2": getattr(config, "stop_r2", 0.0)}
+    print(header)
+    print("\n".join(rows))
+    print(f"{'total':>13} {sum(e['runs'] for e in out['experiments'].values()):>5} {'':>6} "
+          f"{sum(e['steps'] for e in out['experiments'].values()):>17,} {total / 3600:>10.2f}")
+    print(f"= {total / 60:.1f} CPU-minutes; on {cores} cores with one run per core "
+          f"(perfect packing) {total / 60 / cores:.1f} min of wall time")
+    out["cpu_seconds"] = total
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The published recipe against ours
+# ----------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Recipe:
+    """Optimization settings compared on one world (the encoder and the world are shared)."""
+
+    name: str
+    lr: float
+    warmup_steps: int
+    decay_fraction: float
+    max_steps: int
+    batch_size: int = 256
+    slices: int = 256
+    weight: float = 1e-6
+    eval_every: int = 50
+
+    def settings(self, target: float) -> TrainSettings:
+        return TrainSettings(max_steps=self.max_steps, batch_size=self.batch_size, lr=self.lr,
+                             warmup_steps=self.warmup_steps, decay_fraction=self.decay_fraction,
+                             eval_every=self.eval_every, checkpoint_every=self.eval_every, stop_r2=target)
+
+    def describe(self) -> str:
+        return (f"lr {self.lr:g}, warmup {self.warmup_steps}, decay over the last {self.decay_fraction:.0%} of "
+                f"{self.max_steps} steps, batch {self.batch_size}, SIGReg {self.weight:g} x {self.slices} slices, "
+                f"evaluation every {self.eval_every}")
+
+
+FAST = Recipe("fast", lr=2e-2, warmup_steps=25, decay_fraction=1.0, max_steps=600, batch_size=256, slices=64,
+              weight=1e-6, eval_every=25)
+"""Our faster recipe (peak rate and budget chosen on the validation sample of tuning seeds: benchmarks/README.md)."""
+
+FAST_BUDGETS = ((16, 600, 25), (128, 4500, 100), (10**9, 10000, 250))
+"""``(largest n, step budget, evaluation cadence)`` of the fast recipe. Its one cosine decay has to end near the
+step at which the target is reached, and that step grows with n; an evaluation costs more steps at large n.
+Chosen at n = 16 (600 steps: validation R² 0.999 at 450-600 on seeds 1000, 1001) and n = 128 (a 3000-step
+budget ended at validation R² 0.998 / 0.9987 / 0.982 on seeds 1000-1002, so 4500); the last row is untested:
+at n = 256 this recipe reached only 0.83 in 9000 steps (``benchmarks/README.md``)."""
+
+
+def fast_recipe(base: Recipe, n: int) -> Recipe:
+    """``base`` with the step budget and evaluation cadence of :data:`FAST_BUDGETS` for dimension ``n``."""
+    if base.name != "fast":
+        return base
+    _, steps, every = next(entry for entry in FAST_BUDGETS if n <= entry[0])
+    return replace(base, max_steps=steps, eval_every=every)
+
+
+def recipes(published_steps: int, overrides: dict[str, str]) -> dict[str, Recipe]:
+    from lejepa_wm.experiments.scaling import EXPERIMENT as SCALING
+
+    full = SCALING.load_config("full")
+    custom = replace(FAST, name="custom", **{k: type(getattr(FAST, k))(float(v) if k != "name" else v)
+                                              for k, v in overrides.items()})
     return {
-        "published": {"encoder": "matched_additive", "hidden": config.encoder_hidden, "weight": 1e-6,
-                      "slices": 256, "settings": dict(common, max_steps=max_steps, lr=3e-3, warmup_steps=0,
-                                                      decay_fraction=0.5)},
-        "fast": {"encoder": "matched_additive", "hidden": config.encoder_hidden, "weight": 1e-6,
-                 "slices": config.sigreg_slices,
-                 "settings": dict(common, max_steps=FAST_STEPS, lr=1e-2, warmup_steps=25, decay_fraction=1.0)},
-        "collapsible": {"encoder": config.encoder, "hidden": config.encoder_hidden, "weight": config.sigreg_weight,
-                        "slices": config.sigreg_slices,
-                        "settings": dict(common, max_steps=max_steps, lr=config.lr,
-                                         warmup_steps=config.warmup_steps, decay_fraction=config.decay_fraction)},
+        "published": Recipe("published", lr=3e-3, warmup_steps=0, decay_fraction=0.5, max_steps=published_steps,
+                            batch_size=256, slices=256, weight=1e-6, eval_every=50),
+        "config": Recipe("config", lr=full.lr, warmup_steps=full.warmup_steps, decay_fraction=full.decay_fraction,
+                         max_steps=full.max_steps, batch_size=full.batch_size, slices=full.sigreg_slices,
+                         weight=full.sigreg_weight, eval_every=full.eval_every),
+        "fast": FAST,
+        "custom": custom,
     }
 
 
-def build(n: int, recipe: dict, seed: int):
-    config = SCALING.load_config("quick")
-    world = GaussianWorld.isotropic(n, config.rho)
-    mixing = make_mixing(n, config.mixing_layers, config.mixing_hidden, config.shift_gain,
-                         config.log_scale_gain, seed)
-    encoder = build_encoder(recipe["encoder"], mixing, recipe["hidden"], seed=seed)
-    objective = build_objective("sigreg", recipe["weight"], num_slices=recipe["slices"])
-    return world, mixing, encoder, objective, config.eval_size
+def probe_r2(encoder: torch.nn.Module, samples: HeldOutSamples, split: str) -> float:
+    """Probe fitted on ``fit``, scored on ``split`` (what ``test_metrics`` reports as ``probe_r2``)."""
+    target = getattr(samples, split)
+    r2, _ = linear_probe_r2(embed(encoder, samples.fit.x), numpy64(samples.fit.z), embed(encoder, target.x),
+                            numpy64(target.z))
+    return float(r2)
 
 
-def time_to_target(n: int, recipe: dict, seed: int) -> dict:
-    """Train once with held-out early stopping; report steps/seconds to the target (None if not reached)."""
-    world, mixing, encoder, objective, eval_size = build(n, recipe, seed)
-    settings = TrainSettings(seed=seed, **recipe["settings"])
-    data = EvalData.draw(world, mixing, eval_size, seed, torch.device("cpu"))
-    result = train(encoder, world, mixing, objective, settings, None, evaluator=lambda m: evaluate_encoder(
-        m, data, full=False), progress=False)
-    return {"steps_to_target": result.steps_to_target, "seconds_to_target": result.seconds_to_target,
-            "final_r2": result.final["probe_r2"], "steps": result.steps, "seconds": result.seconds}
+def run_recipe(recipe: Recipe, world: GaussianWorld, renderer: torch.nn.Module, samples: HeldOutSamples,
+               streams: Any, hidden: int, target: float) -> dict[str, Any]:
+    encoder = build_encoder("matched_additive", renderer, hidden, streams.torch_generator("init"))
+    objective = build_objective("sigreg", recipe.weight, num_slices=recipe.slices)
+    with Clock() as clock:
+        result = train(encoder, WorldPairs(world, renderer), objective, recipe.settings(target),
+                       streams.torch_generator("batches"), None,
+                       evaluator=lambda model: validation_metrics(model, samples), progress=False)
+    return {"recipe": recipe.name, "reached": result.steps_to_target is not None, "steps": result.steps,
+            "cpu_s": clock.cpu, "wall_s": clock.wall, "validation_r2": result.final["probe_r2"],
+            "test_r2": probe_r2(encoder, samples, "test"), "evaluations": len(result.history),
+            "history": [(row["step"], row["probe_r2"], row["seconds"]) for row in result.history]}
 
 
-def train_step(world, mixing, encoder, objective, optimizer, generator, batch_size: int) -> None:
-    """One optimisation step on a fresh batch of positive pairs (the unit both timings measure)."""
-    z, z_pos = world.sample_pairs(batch_size, generator)
-    with torch.no_grad():
-        x, x_pos = mixing(z), mixing(z_pos)
-    loss, _ = objective(encoder(x), encoder(x_pos), generator)
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
+def warm_up() -> None:
+    """A few steps at n = 4 so that one-time costs (lazy imports, allocator) hit neither recipe."""
+    world = GaussianWorld.isotropic(4, 0.8)
+    renderer = make_renderer("published", 4, 0)
+    samples = HeldOutSamples.draw(world, renderer, 64, _streams(FIRST_TUNING_SEED), "cpu")
+    run_recipe(replace(FAST, max_steps=10, eval_every=5), world, renderer, samples, _streams(FIRST_TUNING_SEED),
+               8, 0.9999)
 
 
-def throughput(n: int, recipe: dict, seed: int, steps: int, repeats: int) -> float:
-    """Median training steps per second over ``repeats`` blocks of ``steps`` steps (no evaluation)."""
-    world, mixing, encoder, objective, _ = build(n, recipe, seed)
-    optimizer = torch.optim.AdamW(encoder.parameters(), lr=1e-3)
-    generator = torch.Generator().manual_seed(seed)
-    rates = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(steps):
-            train_step(world, mixing, encoder, objective, optimizer, generator, 256)
-        rates.append(steps / (time.perf_counter() - start))
-    return statistics.median(rates)
+def _streams(seed: int) -> Any:
+    from lejepa_wm.seeds import SeedStreams
+
+    return SeedStreams.derive(seed)
 
 
-def seconds_per_step(params: dict, steps: int = 3) -> float:
-    """Median wall seconds of one training step of the run described by ``params`` (after one warm-up step)."""
-    world = build_world(params["world"])
-    mix, enc, obj = params["mixing"], params["encoder"], params["objective"]
-    mixing = make_mixing(world.n, mix["layers"], mix["hidden"], mix["shift_gain"], mix["log_scale_gain"], 0)
-    encoder = build_encoder(enc["kind"], mixing, enc["hidden"], enc.get("m"), enc["depth"], 0)
-    objective = build_objective(obj["name"], obj["weight"], **obj.get("options", {}))
-    optimizer = torch.optim.AdamW(encoder.parameters(), lr=1e-4)
-    generator = torch.Generator().manual_seed(0)
-    times = []
-    for _ in range(steps + 1):
-        start = time.perf_counter()
-        train_step(world, mixing, encoder, objective, optimizer, generator, params["train"]["batch_size"])
-        times.append(time.perf_counter() - start)
-    return statistics.median(times[1:])
+def side_by_side(dims: list[int], seeds: list[int], chosen: list[Recipe], hidden_rule: str, eval_size: int,
+                 target: float, log: Callable[[str], None]) -> list[dict[str, Any]]:
+    from lejepa_wm.experiments.scaling import EXPERIMENT as SCALING
+
+    full = SCALING.load_config("full")
+    rows: list[dict[str, Any]] = []
+    warm_up()
+    for n in dims:
+        hidden = max(1, n // 2) if hidden_rule == "half" else (int(hidden_rule) if hidden_rule.isdigit()
+                                                                else full.encoder_hidden)
+        for index, seed in enumerate(seeds):
+            streams = _streams(seed)
+            world = GaussianWorld.isotropic(n, full.rho)
+            renderer = make_renderer("published", n, streams.renderer)
+            samples = HeldOutSamples.draw(world, renderer, eval_size, streams, "cpu")
+            raw = raw_observation_r2(samples)
+            order = chosen if index % 2 == 0 else list(reversed(chosen))
+            for recipe in (fast_recipe(r, n) for r in order):
+                row = {"n": n, "seed": seed, "hidden": hidden, "raw_test_r2": raw, "max_steps": recipe.max_steps,
+                       "eval_every": recipe.eval_every,
+                       **run_recipe(recipe, world, renderer, samples, streams, hidden, target)}
+                rows.append(row)
+                log(f"n={n:5d} seed={seed} {recipe.name:>9}: {'' if row['reached'] else 'NOT reached, '}"
+                    f"{row['steps']:5d} steps, {row['cpu_s']:7.1f} s CPU, {row['wall_s']:7.1f} s wall, "
+                    f"validation R² {row['validation_r2']:.5f}, test R² {row['test_r2']:.5f} (raw {raw:.3f})")
+    return rows
 
 
-def estimate_full() -> None:
-    """Print the estimated CPU wall time of every synthetic experiment at full scale."""
-    total = 0.0
-    for name in SYNTHETIC_EXPERIMENTS:
-        experiment = get_experiment(name)
-        specs = experiment.grid(experiment.load_config("full"), "full")
-        cache: dict[str, float] = {}
-        seconds = 0.0
-        for spec in specs:
-            p = spec.params
-            key = json.dumps([p["world"]["n"], p["world"]["kind"], p["encoder"], p["objective"]["name"],
-                              p["objective"]["weight"] > 0, p["train"]["batch_size"], p["mixing"]["layers"]],
-                             sort_keys=True)
-            if key not in cache:
-                cache[key] = seconds_per_step(p)
-            seconds += cache[key] * p["train"]["max_steps"]
-        total += seconds
-        print(f"{name:>13}: {len(specs):4d} runs, at most {seconds / 3600:7.1f} h "
-              f"({len(cache)} run shapes timed)", flush=True)
-    print(f"{'all five':>13}: at most {total / 3600:.1f} h of CPU wall time on this machine")
+def summarize(rows: list[dict[str, Any]], chosen: list[Recipe], target: float) -> list[dict[str, Any]]:
+    """Medians per (n, recipe) and the ratio to ``published`` (or the first recipe), CPU and wall."""
+    summary = []
+    base_name = "published" if any(r.name == "published" for r in chosen) else chosen[0].name
+    for n in sorted({r["n"] for r in rows}):
+        mine = [r for r in rows if r["n"] == n]
+        base = [r for r in mine if r["recipe"] == base_name]
+        for recipe in chosen:
+            runs = [r for r in mine if r["recipe"] == recipe.name]
+            entry = {"n": n, "recipe": recipe.name, "seeds": len(runs),
+                     "reached": sum(r["reached"] for r in runs),
+                     "test_reached": sum(r["test_r2"] >= target for r in runs),
+                     "steps": statistics.median(r["steps"] for r in runs),
+                     "cpu_s": statistics.median(r["cpu_s"] for r in runs),
+                     "wall_s": statistics.median(r["wall_s"] for r in runs),
+                     "test_r2": statistics.median(r["test_r2"] for r in runs),
+                     "min_test_r2": min(r["test_r2"] for r in runs)}
+            both = [(b, r) for r in runs for b in base if b["seed"] == r["seed"] and b["reached"] and r["reached"]]
+            paired = [b["cpu_s"] / r["cpu_s"] for b, r in both]  # a ratio only where both reached the target
+            paired_wall = [b["wall_s"] / r["wall_s"] for b, r in both]
+            entry["speedup_cpu"] = statistics.median(paired) if paired else None
+            entry["speedup_wall"] = statistics.median(paired_wall) if paired_wall else None
+            summary.append(entry)
+    return summary
+
+
+def time_to(run: dict[str, Any], level: float) -> tuple[int, float, float] | None:
+    """(step, CPU s, wall s) of ``run``'s first evaluation with validation R² >= ``level`` (CPU pro rata of wall)."""
+    for step, r2, seconds in run["history"]:
+        if r2 >= level:
+            return step, run["cpu_s"] * seconds / run["wall_s"], seconds
+    return None
+
+
+def equal_r2(rows: list[dict[str, Any]], chosen: list[Recipe], target: float) -> list[dict[str, Any]]:
+    """Per (n, recipe): steps and CPU seconds to the published run's level on the same seed.
+
+    The level is ``target`` where the published run reached it, else the validation R² it ended with
+    (the comparison at equal accuracy when the target is out of the published budget's reach).
+    """
+    out = []
+    for n in sorted({r["n"] for r in rows}):
+        base = {r["seed"]: r for r in rows if r["n"] == n and r["recipe"] == "published"}
+        if not base:
+            continue
+        for recipe in chosen:
+            hits, levels, ratios = [], [], []
+            for r in (r for r in rows if r["n"] == n and r["recipe"] == recipe.name and r["seed"] in base):
+                b = base[r["seed"]]
+                level = target if b["reached"] else b["validation_r2"]
+                levels.append(level)
+                mine, theirs = time_to(r, level), time_to(b, level)
+                if mine is not None:
+                    hits.append(mine)
+                    if theirs is not None:
+                        ratios.append(theirs[1] / mine[1])
+            out.append({"n": n, "recipe": recipe.name, "levels": levels, "reached": len(hits), "seeds": len(levels),
+                        "steps": statistics.median(h[0] for h in hits) if hits else None,
+                        "cpu_s": statistics.median(h[1] for h in hits) if hits else None,
+                        "speedup_cpu": statistics.median(ratios) if ratios else None})
+    return out
+
+
+def print_equal_r2(table: list[dict[str, Any]]) -> None:
+    print("\n| n | recipe | level (published's validation R², per seed) | seeds reaching it | steps | CPU s "
+          "| speed-up vs published (CPU, median of per-seed ratios) |")
+    print("|---|---|---|---|---|---|---|")
+    for e in table:
+        steps = "—" if e["steps"] is None else f"{e['steps']:.0f}"
+        cpu = "—" if e["cpu_s"] is None else f"{e['cpu_s']:.1f}"
+        speed = "—" if e["recipe"] == "published" or e["speedup_cpu"] is None else f"{e['speedup_cpu']:.2f}×"
+        levels = ", ".join(f"{v:.4f}" for v in e["levels"])
+        print(f"| {e['n']} | {e['recipe']} | {levels} | {e['reached']}/{e['seeds']} | {steps} | {cpu} | {speed} |")
+
+
+def print_summary(summary: list[dict[str, Any]], target: float) -> None:
+    print(f"\n| n | recipe | seeds reaching val. R² ≥ {target} | steps | CPU s | wall s | test R² (median, worst) "
+          f"| speed-up vs published, CPU / wall (median of per-seed ratios) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for e in summary:
+        speed = ("—" if e["recipe"] == "published" else "— (not both reached)" if e["speedup_cpu"] is None
+                 else f"{e['speedup_cpu']:.2f}× / {e['speedup_wall']:.2f}×")
+        print(f"| {e['n']} | {e['recipe']} | {e['reached']}/{e['seeds']} (test {e['test_reached']}/{e['seeds']}) "
+              f"| {e['steps']:.0f} | {e['cpu_s']:.1f} | {e['wall_s']:.1f} | {e['test_r2']:.5f}, "
+              f"{e['min_test_r2']:.5f} | {speed} |")
+
+
+def parse_pairs(items: list[str], what: str) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value:
+            raise SystemExit(f"{what} expects KEY=VALUE; got {item!r}")
+        out[key] = value
+    return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dims", type=int, nargs="+", default=[2, 8, 32, 128])
-    parser.add_argument("--max-steps", type=int, default=2000)
-    parser.add_argument("--eval-every", type=int, default=25)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--estimate-full", action="store_true", help="estimate the full-scale grids' CPU time")
+    parser.add_argument("--estimate-quick", action="store_true", help="estimate the quick-scale grids' CPU time")
+    parser.add_argument("--experiments", nargs="+", default=list(SYNTHETIC_EXPERIMENTS),
+                        choices=list(SYNTHETIC_EXPERIMENTS))
+    parser.add_argument("--config", nargs="*", default=[], metavar="NAME=FILE",
+                        help="estimate with this config file for experiment NAME")
+    parser.add_argument("--block", type=int, default=3, help="training steps per timed block (estimates)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed blocks per run shape (estimates)")
+    parser.add_argument("--details", action="store_true", help="print every run shape's timings")
+    parser.add_argument("--cores", type=int, default=2, help="cores the wall-time line assumes")
+    parser.add_argument("--dims", type=int, nargs="+", default=[16, 128])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1000, 1001, 1002])
+    parser.add_argument("--recipes", nargs="+", default=["published", "fast"],
+                        choices=["published", "config", "fast", "custom"])
+    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="overrides of the custom recipe")
+    parser.add_argument("--published-steps", type=int, default=2000,
+                        help="the published recipe's step budget (its cosine starts at half of it)")
+    parser.add_argument("--hidden", default="config",
+                        help="encoder hidden width: 'config' (scaling's encoder_hidden), 'half' (n/2) or a number")
+    parser.add_argument("--eval-size", type=int, default=None, help="held-out sample size (default: scaling [full])")
     parser.add_argument("--target", type=float, default=0.999)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, help="also write the results to this JSON file")
-    parser.add_argument("--estimate-full", action="store_true",
-                        help="estimate the full-scale wall time of the five experiments instead")
     args = parser.parse_args()
-    torch.set_num_threads(args.threads)
-    if args.estimate_full:
-        estimate_full()
-        return
-    rows = []
-    print(f"{'n':>5} {'recipe':>11} {'steps->R2':>10} {'s->R2':>8} {'final R2':>9} {'steps/s':>8} {'steps/(steps/s)':>16}")
-    for n in args.dims:
-        for name, recipe in recipes(args.max_steps, args.eval_every, args.target).items():
-            row = {"n": n, "recipe": name, **time_to_target(n, recipe, args.seed),
-                   "steps_per_second": throughput(n, recipe, args.seed, 20, args.repeats)}
-            rows.append(row)
-            steps = row["steps_to_target"] if row["steps_to_target"] is not None else f">{row['steps']}"
-            seconds = (f"{row['seconds_to_target']:.1f}" if row["seconds_to_target"] is not None
-                       else f">{row['seconds']:.0f}")
-            # wall seconds on a shared machine are noisy; steps are deterministic, so also give
-            # steps / median throughput (training time without evaluations)
-            row["median_seconds_to_target"] = (row["steps_to_target"] / row["steps_per_second"]
-                                               if row["steps_to_target"] is not None else None)
-            median = (f"{row['median_seconds_to_target']:.1f}" if row["median_seconds_to_target"] is not None
-                      else "-")
-            print(f"{n:>5} {name:>11} {steps:>10} {seconds:>8} {row['final_r2']:>9.5f} "
-                  f"{row['steps_per_second']:>8.1f} {median:>16}", flush=True)
+    limit_threads(args.threads)
+    load = os.getloadavg()
+    print(f"{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} "
+          f"/ {load[2]:.1f}, torch {torch.__version__}, {torch.get_num_threads()} torch thread(s)", flush=True)
+    result: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M"), "load_average": load,
+                              "threads": args.threads, "torch": torch.__version__}
+    configs = {name: Path(path) for name, path in parse_pairs(args.config, "--config").items()}
+    if args.estimate_full or args.estimate_quick:
+        for scale in [s for s, on in (("quick", args.estimate_quick), ("full", args.estimate_full)) if on]:
+            result[scale] = estimate(scale, args.experiments, configs, args.block, args.repeats, args.details,
+                                     args.cores)
+    else:
+        if any(seed < FIRST_TUNING_SEED for seed in args.seeds):
+            raise SystemExit(f"the benchmark tunes: use tuning seeds (>= {FIRST_TUNING_SEED}), never reported ones")
+        table = recipes(args.published_steps, parse_pairs(args.set, "--set"))
+        chosen = [table[name] for name in args.recipes]
+        for recipe in chosen:
+            print(f"  {recipe.name}: {recipe.describe()}"
+                  + ("; step budget and cadence per n: " + ", ".join(
+                      f"n <= {n}: {steps} steps, every {every}" for n, steps, every in FAST_BUDGETS)
+                     if recipe.name == "fast" else ""))
+        from lejepa_wm.experiments.scaling import EXPERIMENT as SCALING
+
+        eval_size = args.eval_size or SCALING.load_config("full").eval_size
+        rows = side_by_side(args.dims, args.seeds, chosen, args.hidden, eval_size, args.target,
+                            lambda line: print(line, flush=True))
+        summary = summarize(rows, chosen, args.target)
+        print_summary(summary, args.target)
+        levels = equal_r2(rows, chosen, args.target)
+        print_equal_r2(levels)
+        result.update(runs=rows, summary=summary, equal_r2=levels, recipes=[r.__dict__ for r in chosen],
+                      eval_size=eval_size, end_load_average=os.getloadavg())
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(rows, handle, indent=2)
+        Path(args.json).write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
