@@ -2,8 +2,11 @@
 
 Parts, in order: ``verify`` (every claim's numerical checks), each experiment of
 :data:`REPRODUCED_EXPERIMENTS` through the sweep driver
-(:func:`lejepa_wm.sweep.driver.run_sweep` with the serial executor, the same
-path as ``lejepa-wm run`` and ``lejepa-wm sweep``), then ``report``. A second
+(:func:`lejepa_wm.sweep.driver.run_sweep`, the same path as ``lejepa-wm run``
+and ``lejepa-wm sweep``: on the CPU the synthetic experiments run on a process
+pool with one run per available core, one thread each, which gives the same
+numbers as a serial run; Reacher, whose runs share data made by the first
+of them, and any run on a GPU go one at a time), then ``report``. A second
 invocation reuses what is finished: experiment runs with a ``metrics.json`` are
 never recomputed, and ``verify.json`` is reused when it was written by this
 same package version and covers every claim; ``--fresh`` recomputes everything
@@ -47,6 +50,9 @@ from lejepa_wm.report.gather import REPRODUCE_FILE, VERIFY_FILE, Gathered, gathe
 from lejepa_wm.sweep.driver import run_sweep
 from lejepa_wm.validation import check_choice, check_nonnegative_int
 from lejepa_wm.verify import check_writable_dir, run_verify
+
+SERIAL_EXPERIMENTS = ("reacher",)
+"""Experiments whose runs share data made by the first of them: run one at a time."""
 
 DEFAULT_OUT = Path("results")
 REPRODUCED_EXPERIMENTS: tuple[str, ...] = (*SYNTHETIC_EXPERIMENTS, "reacher")
@@ -149,7 +155,8 @@ def experiment_part(name: str, out: Path, scale: str, seed: int, device: str, fr
     folder = experiment_dir(out, name, scale)
     if fresh and folder.exists():
         shutil.rmtree(folder)
-    result = run_sweep(name, scale, out, executor="serial", seed=seed, device=device, progress=progress)
+    executor = "serial" if name in SERIAL_EXPERIMENTS or device != "cpu" else "local"
+    result = run_sweep(name, scale, out, executor=executor, seed=seed, device=device, progress=progress)
     if result.failed:
         failures = [(run_id, *_run_failure(folder, run_id)) for run_id in result.failed]
         message = (f"{len(result.failed)} run(s) failed: "

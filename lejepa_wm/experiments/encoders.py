@@ -18,6 +18,12 @@
   output coordinate, ``h_i ← exp(c_i) h_i`` (``c = 0`` at the start): it still
   contains ``g⁻¹`` and cannot bend more than the additive one, but it can
   collapse, so its λ = 0 control shows what the regularizer prevents.
+- ``published``: the paper's own matched encoder, the same reverse-order layers
+  with the conditioner reduced to ``t(a) = tanh(W_l a)`` (:class:`TanhShift`,
+  one learned matrix per layer, random start, unit Jacobian): exactly the
+  functional form of the published renderer, so ``g⁻¹`` is one of its parameter
+  values at every n (``hidden`` is not used). ``published_scaled`` adds the
+  learned output scales, so it can collapse.
 - :class:`MLPEncoder` — a plain multilayer perceptron ``ℝⁿ → ℝᵐ`` (SiLU), any
   output dimension ``m``; it can collapse, distort and compute nonlinear
   features such as Hermite harmonics.
@@ -30,31 +36,36 @@ import math
 import torch
 from torch import nn
 
-from lejepa_wm.experiments.flows import Conditioner, CouplingFlow
+from lejepa_wm.experiments.flows import Conditioner, CouplingFlow, TanhShift
 from lejepa_wm.validation import check_choice, check_positive_int
 
-ENCODERS = ("matched", "matched_additive", "matched_scaled", "mlp")
+ENCODERS = ("published", "published_scaled", "matched", "matched_additive", "matched_scaled", "mlp")
 
 
 class InverseCouplingEncoder(nn.Module):
     """Reverse-order coupling layers matching ``mixing``'s permutations and widths (trainable)."""
 
     def __init__(self, mixing: CouplingFlow, hidden: int, generator: torch.Generator,
-                 learn_scales: bool = True, log_scale_rate: float = 0.1, output_scales: bool = False) -> None:
+                 learn_scales: bool = True, log_scale_rate: float = 0.1, output_scales: bool = False,
+                 tanh_shifts: bool = False) -> None:
         super().__init__()
         self.log_scale_rate = log_scale_rate
         check_positive_int(hidden, "hidden")
         self.n = mixing.n
         self.n_a = mixing.n_a
-        self.learn_scales = learn_scales
+        self.learn_scales = learn_scales and not tanh_shifts
         self.register_buffer("inverse_permutations", mixing.inverse_permutations.flip(0).clone())
-        self.conditioners = nn.ModuleList(
-            Conditioner(self.n_a, self.n - self.n_a, hidden) for _ in range(mixing.layers))
-        initialize(self, generator)
-        with torch.no_grad():
-            for conditioner in self.conditioners:
-                conditioner.out.weight.zero_()
-                conditioner.out.bias.zero_()
+        if tanh_shifts:
+            self.conditioners = nn.ModuleList(
+                TanhShift(self.n_a, self.n - self.n_a, generator) for _ in range(mixing.layers))
+        else:
+            self.conditioners = nn.ModuleList(
+                Conditioner(self.n_a, self.n - self.n_a, hidden) for _ in range(mixing.layers))
+            initialize(self, generator)
+            with torch.no_grad():
+                for conditioner in self.conditioners:
+                    conditioner.out.weight.zero_()
+                    conditioner.out.bias.zero_()
         self.output_log_scales = nn.Parameter(torch.zeros(self.n)) if output_scales else None
 
     @property
@@ -67,7 +78,7 @@ class InverseCouplingEncoder(nn.Module):
             a, b = h[..., : self.n_a], h[..., self.n_a:]
             log_scale, shift = conditioner(a)
             b = b - shift
-            if self.learn_scales:
+            if self.learn_scales and log_scale is not None:
                 b = b * torch.exp(-self.log_scale_rate * log_scale)
             h = torch.cat([a, b], dim=-1)[..., inv_perm]
         if self.output_log_scales is not None:
@@ -125,6 +136,9 @@ def build_encoder(kind: str, mixing: CouplingFlow, hidden: int, generator: torch
     ``m`` (output dimension) is only free for the MLP; matched encoders output ``n``.
     """
     check_choice(kind, ENCODERS, "encoder")
+    if kind in ("published", "published_scaled"):
+        return InverseCouplingEncoder(mixing, hidden, generator, learn_scales=False, tanh_shifts=True,
+                                      output_scales=(kind == "published_scaled"))
     if kind == "mlp":
         return initialize(MLPEncoder(mixing.n, mixing.n if m is None else m, hidden, depth), generator)
     if m is not None and m != mixing.n:

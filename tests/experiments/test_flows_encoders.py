@@ -87,13 +87,19 @@ def test_published_renderer_is_invertible_nonlinear_and_contained_in_the_matched
     z_test = torch.randn(4096, n, generator=_gen(2))
     raw_r2, _ = linear_probe_r2(x, z, flow(z_test), z_test)
     assert 0.6 < raw_r2 < 0.9  # the raw observation leaves room for an encoder (issue: <= 0.90 at every n)
-    encoder = build_encoder("matched_additive", flow, max(8, n // 2), _gen())
-    with torch.no_grad():  # its conditioners can be set to the renderer's: hidden width n/2 suffices
-        for mine, theirs in zip(encoder.conditioners, reversed(flow.conditioners)):
+    published = build_encoder("published", flow, 8, _gen())
+    with torch.no_grad():  # the published encoder's matrices can be set to the renderer's
+        for mine, theirs in zip(published.conditioners, reversed(flow.conditioners)):
+            mine.weight.copy_(theirs.weight)
+    assert torch.allclose(published(x), z, atol=1e-4)
+    half = n // 2
+    additive = build_encoder("matched_additive", flow, max(8, half), _gen())
+    with torch.no_grad():  # and so can the generic one's, whose hidden width n/2 suffices
+        for mine, theirs in zip(additive.conditioners, reversed(flow.conditioners)):
             mine.hidden.weight.zero_(), mine.hidden.bias.zero_(), mine.out.weight.zero_(), mine.out.bias.zero_()
-            mine.hidden.weight[: theirs.hidden.out_features] = theirs.hidden.weight
-            mine.out.weight[:, : theirs.hidden.out_features] = theirs.out.weight
-    assert torch.allclose(encoder(x), z, atol=1e-4)
+            mine.hidden.weight[:half] = theirs.weight
+            mine.out.weight[half:, :half] = torch.eye(half)
+    assert torch.allclose(additive(x), z, atol=1e-4)
 
 
 def test_published_renderer_is_seeded_and_needs_an_even_dimension():
