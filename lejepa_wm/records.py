@@ -299,7 +299,11 @@ class HeadlineEntry:
     ``standard_error`` is the value's standard error over ``seeds`` (``None`` with
     one seed). ``measured`` gives the supporting numbers in words; ``split`` names
     the sample every number comes from; ``figures`` are file names in the
-    experiment's folder.
+    experiment's folder. ``precondition`` states, with its measured value, what
+    the runs had to reach for the comparison to test the theorem at all (e.g.
+    that training reached the optimum the theorem describes); when it is not
+    met (``precondition_met`` false) the verdict is "not resolved", whatever the
+    value.
     """
 
     claim: str
@@ -314,17 +318,25 @@ class HeadlineEntry:
     scope: str | None = None
     paper: str | None = None
     figures: tuple[str, ...] = ()
+    precondition: str | None = None
+    precondition_met: bool = True
 
     @property
     def verdict(self) -> str:
-        return verdict_of(self.value, self.bound, self.standard_error)
+        verdict = verdict_of(self.value, self.bound, self.standard_error)
+        if verdict in (HELD, FAILED) and not self.precondition_met:
+            return UNRESOLVED
+        return verdict
 
     @property
     def requirement(self) -> str:
         """The prediction in words (the bound on the named quantity), or why there is none."""
         if self.bound is None:
             return self.scope or "no prediction (a measurement outside the theorem's scope)"
-        return self.bound.describe(self.quantity)
+        if self.precondition is None:
+            return self.bound.describe(self.quantity)
+        met = "met" if self.precondition_met else "NOT met"
+        return f"{self.bound.describe(self.quantity)}, provided that {self.precondition} ({met})"
 
     def judged(self, recorded: Any = None) -> tuple[str, str | None]:
         """``(verdict, note)`` given the verdict its file recorded (``None``: none recorded).
@@ -347,6 +359,7 @@ class HeadlineEntry:
                 "bound": None if self.bound is None else self.bound.to_dict(), "measured": self.measured,
                 "standard_error": self.standard_error, "seeds": list(self.seeds), "split": self.split,
                 "scope": self.scope, "paper": self.paper, "figures": list(self.figures),
+                "precondition": self.precondition, "precondition_met": self.precondition_met,
                 "verdict": self.verdict}
 
     @classmethod
@@ -364,7 +377,15 @@ class HeadlineEntry:
                    _text(data["measured"], "measured"),
                    _standard_error(data.get("standard_error")), tuple(seeds),
                    _text(data.get("split", "test"), "split"), _text(data.get("scope"), "scope", allow_none=True),
-                   _text(data.get("paper"), "paper", allow_none=True), tuple(figures))
+                   _text(data.get("paper"), "paper", allow_none=True), tuple(figures),
+                   _text(data.get("precondition"), "precondition", allow_none=True),
+                   _flag(data.get("precondition_met", True), "precondition_met"))
+
+
+def _flag(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be true or false; got {value!r}")
+    return value
 
 
 PART_STATUSES = ("ok", "failed")

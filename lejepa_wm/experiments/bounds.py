@@ -49,7 +49,7 @@ class BoundsConfig(TrainingConfig):
     dims: tuple[int, ...] = (4,)
     rho: float = 0.8
     methods: tuple[str, ...] = METHODS
-    encoders: tuple[str, ...] = ("matched",)
+    encoders: tuple[str, ...] = ("published_scaled",)
 
     def __post_init__(self) -> None:
         super().__post_init__()

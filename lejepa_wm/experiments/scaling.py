@@ -1,14 +1,15 @@
 """Experiment ``scaling`` (claim T1): held-out linear identifiability as the dimension n grows.
 
 Gaussian latents with the OU channel (pair correlation exactly ρ), the paper's
-renderer (four additive couplings with random orthogonal mixing, raw held-out
-probe R² ≈ 0.7 at every n) and three encoders:
+renderer (four additive couplings ``b ← b + tanh(2Q_l a)`` with random
+orthogonal ``Q_l``, raw held-out probe R² ≈ 0.7 at every n) and three encoders:
 
-- ``matched_additive``: the published unit-Jacobian inverse-coupling encoder; it
-  contains ``g⁻¹`` and cannot collapse;
-- ``matched_scaled``: the same followed by a learned scale per output coordinate:
-  it still contains ``g⁻¹`` but can collapse;
-- ``mlp``: a generic MLP, which can collapse, distort and bend (full scale).
+- ``published``: the paper's matched encoder (one learned ``tanh(W_l a)`` shift
+  per layer, unit Jacobian); it contains ``g⁻¹`` at every n and cannot collapse;
+- ``published_scaled``: the same followed by a learned scale per output
+  coordinate: it still contains ``g⁻¹`` but can collapse;
+- ``mlp``: a generic MLP, which can collapse, distort and bend (full scale, up to
+  ``mlp_max_n``: its width does not grow with n).
 
 For every n, seed and encoder it trains SIGReg, whitening and the λ = 0 control
 (alignment alone, trained exactly as long); with the unit-Jacobian encoder also
@@ -30,7 +31,7 @@ Verdicts (all on the test sample, every seed, :mod:`lejepa_wm.experiments.eviden
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,8 @@ class ScalingConfig(TrainingConfig):
     infonce_width: float = 1.0
     infonce_reference_n: int = 2
     residual_target: float = 0.01
+    mlp_max_n: int = 32
+    steps_by_n: tuple[tuple[int, ...], ...] = ()
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -83,6 +86,12 @@ class ScalingConfig(TrainingConfig):
         for key in ("infonce_width", "infonce_reference_n"):
             if not getattr(self, key) > 0:
                 raise ValueError(f"config key {key!r} must be positive; got {getattr(self, key)!r}")
+        for pair in self.steps_by_n:
+            if len(pair) != 2 or pair[0] < 2 or pair[1] < 1 or pair[1] % self.checkpoint_every:
+                raise ValueError(f"config key 'steps_by_n' must list [n, steps] pairs with steps a multiple of "
+                                 f"checkpoint_every ({self.checkpoint_every}); got {list(pair)!r}")
+        if self.mlp_max_n < 2:
+            raise ValueError(f"config key 'mlp_max_n' must be >= 2; got {self.mlp_max_n!r}")
         if not 0.0 < self.residual_target < 1.0:
             raise ValueError(f"config key 'residual_target' must lie in (0, 1); got {self.residual_target!r}")
 
@@ -91,6 +100,16 @@ class ScalingConfig(TrainingConfig):
             scale = 1.0 if method == "infonce_fixed" else math.sqrt(n / self.infonce_reference_n)
             return ObjectiveParams("infonce", 1.0, {"width": self.infonce_width * scale})
         return super().objective(method, n)
+
+    def steps_for(self, n: int) -> int:
+        """Step budget at dimension ``n``: the ``steps_by_n`` entry with the largest threshold ``<= n``, else
+        ``max_steps`` (larger n learn more slowly; one budget would waste steps at small n)."""
+        fitting = [steps for threshold, steps in sorted(self.steps_by_n) if threshold <= n]
+        return fitting[-1] if fitting else self.max_steps
+
+    def encoders_for(self, n: int) -> list[str]:
+        """The encoders run at dimension ``n``: the MLP only up to ``mlp_max_n`` (its width does not grow with n)."""
+        return [e for e in self.encoders if e != "mlp" or n <= self.mlp_max_n]
 
     def methods_for(self, encoder: str) -> list[str]:
         """The methods run with ``encoder``: the configured ones, plus InfoNCE for ``infonce_encoders``."""
@@ -108,10 +127,11 @@ class ScalingExperiment(SyntheticExperiment):
         for n in config.dims:
             world = GaussianWorld.isotropic(n, config.rho)
             for run_seed in config.run_seeds(seed):
-                for encoder in config.encoders:
+                for encoder in config.encoders_for(n):
                     for method in config.methods_for(encoder):
                         params = config.run(world, method, run_seed, config.encoder_params(encoder), n=n,
                                             encoder_kind=encoder)
+                        params = replace(params, train=replace(params.train, max_steps=config.steps_for(n)))
                         specs.append(self.spec(scale, f"n={n:04d}_{encoder}_{method}_seed={run_seed}", params))
         return specs
 

@@ -9,7 +9,8 @@ validation sample) and returns the test-sample metrics beside the baseline: the
 linear probe R² of the raw observation ``x`` and the residual ratio
 ``(1 − R²)/(1 − R²_raw)``.
 
-Run seeds: ``--seed S`` and ``seeds = k`` give the runs seeds ``S … S + k − 1``.
+Run seeds: ``--seed S``, ``first_seed = F`` and ``seeds = k`` give the runs seeds
+``F + S … F + S + k − 1``.
 ``tuning_seeds`` lists the seeds on which settings were chosen (recorded in
 ``docs/TUNING.md``); a grid whose run seeds meet them is refused, so no
 reported number comes from a seed that tuned anything.
@@ -37,6 +38,7 @@ from lejepa_wm.experiments.evidence import residual_ratio
 from lejepa_wm.experiments.flows import RENDERERS
 from lejepa_wm.experiments.heldout import (MIN_SAMPLE, HeldOutSamples, raw_observation_r2, reported_metrics,
                                            validation_metrics)
+from lejepa_wm.experiments.objectives import SIGREG_STATISTICS
 from lejepa_wm.experiments.run_params import (EncoderParams, ObjectiveParams, RendererParams,
                                               SyntheticRunParams)
 from lejepa_wm.experiments.training import TrainSettings, WorldPairs, numpy64, train
@@ -63,6 +65,10 @@ class TrainingConfig:
     ``cpu_threads`` is the number of torch CPU threads per run (one is fastest on
     a shared machine: ``benchmarks/README.md``). ``stop_r2 = 0`` disables early
     stopping; otherwise training stops when the validation probe R² reaches it.
+    SIGReg's form: ``sigreg_statistic`` ``"lejepa"`` (the paper's V-statistic) or
+    ``"unbiased"`` (the U-statistic), and ``sigreg_standardize`` (SIGReg on the
+    batch-standardized embedding plus a moment term for the scale;
+    ``docs/SIGREG.md``). The runs' seeds start at ``first_seed`` plus ``--seed``.
     """
 
     seeds: int = 2
@@ -87,7 +93,10 @@ class TrainingConfig:
     mlp_depth: int = 2
     sigreg_weight: float = 1.0
     sigreg_slices: int = 64
+    sigreg_statistic: str = "lejepa"
+    sigreg_standardize: bool = False
     whitening_weight: float = 1.0
+    first_seed: int = 0
     cpu_threads: int = 1
 
     def __post_init__(self) -> None:
@@ -107,8 +116,11 @@ class TrainingConfig:
             raise ValueError(f"config key 'encoder' must be one of {ENCODERS}; got {self.encoder!r}")
         if self.renderer not in RENDERERS:
             raise ValueError(f"config key 'renderer' must be one of {RENDERERS}; got {self.renderer!r}")
-        for seed in self.tuning_seeds:
+        for seed in (*self.tuning_seeds, self.first_seed):
             check_seed_offset(seed)
+        if self.sigreg_statistic not in SIGREG_STATISTICS:
+            raise ValueError(f"config key 'sigreg_statistic' must be one of {SIGREG_STATISTICS}; "
+                             f"got {self.sigreg_statistic!r}")
         for name, build in (("training", self.train_settings), ("renderer", self.renderer_params)):
             try:
                 build()
@@ -116,8 +128,8 @@ class TrainingConfig:
                 raise ValueError(f"config: {exc}") from None
 
     def run_seeds(self, offset: int = 0) -> list[int]:
-        """Seeds of the reported runs, ``offset … offset + seeds − 1``; never a tuning seed."""
-        seeds = [check_seed_offset(offset) + index for index in range(self.seeds)]
+        """Seeds of the reported runs, ``first_seed + offset`` onwards, ``seeds`` of them; never a tuning seed."""
+        seeds = [self.first_seed + check_seed_offset(offset) + index for index in range(self.seeds)]
         clash = sorted(set(seeds) & set(self.tuning_seeds))
         if clash:
             raise ValueError(f"run seeds {clash} were used for tuning (tuning_seeds); reported runs must use "
@@ -140,7 +152,9 @@ class TrainingConfig:
     def objective(self, method: str, n: int | None = None) -> ObjectiveParams:
         """Objective of ``method``: ``sigreg``, ``whitening`` (configured weights) or ``alignment_only``."""
         if method == "sigreg":
-            return ObjectiveParams("sigreg", self.sigreg_weight, {"num_slices": self.sigreg_slices})
+            return ObjectiveParams("sigreg", self.sigreg_weight, {
+                "num_slices": self.sigreg_slices, "statistic": self.sigreg_statistic,
+                "standardize": self.sigreg_standardize})
         if method == "whitening":
             return ObjectiveParams("whitening", self.whitening_weight)
         if method == "alignment_only":

@@ -34,9 +34,12 @@ def test_t2_margin_below_two_standard_errors_is_not_resolved():
     assert entry.verdict == UNRESOLVED
 
 
-def test_t2_fails_for_the_identity_encoder_and_infonce_is_only_measured():
+def test_t2_never_holds_for_the_identity_encoder_and_infonce_is_only_measured():
     identity = _distribution_rows({1.5: [1.0, 1.0], 2.0: [1.0, 1.0], 4.0: [1.0, 1.0]})
-    assert peak_entry(identity, "whitening").verdict == FAILED
+    entry = peak_entry(identity, "whitening")
+    assert entry.verdict == UNRESOLVED and not entry.precondition_met  # it never reaches the optimum at β = 2
+    converged_but_no_peak = _distribution_rows({1.5: [0.01, 0.012], 2.0: [0.05, 0.052], 4.0: [0.2, 0.2]})
+    assert peak_entry(converged_but_no_peak, "whitening").verdict == FAILED
     assert peak_entry(_distribution_rows({1.5: [0.1], 2.0: [0.2]}, "infonce"), "infonce").verdict == MEASURED
 
 
