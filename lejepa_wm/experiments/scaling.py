@@ -65,6 +65,7 @@ class ScalingConfig(TrainingConfig):
     infonce_reference_n: int = 2
     residual_target: float = 0.01
     mlp_max_n: int = 32
+    infonce_max_n: int = 1024
     steps_by_n: tuple[tuple[int, ...], ...] = ()
 
     def __post_init__(self) -> None:
@@ -90,8 +91,9 @@ class ScalingConfig(TrainingConfig):
             if len(pair) != 2 or pair[0] < 2 or pair[1] < 1 or pair[1] % self.checkpoint_every:
                 raise ValueError(f"config key 'steps_by_n' must list [n, steps] pairs with steps a multiple of "
                                  f"checkpoint_every ({self.checkpoint_every}); got {list(pair)!r}")
-        if self.mlp_max_n < 2:
-            raise ValueError(f"config key 'mlp_max_n' must be >= 2; got {self.mlp_max_n!r}")
+        if self.mlp_max_n < 2 or self.infonce_max_n < 2:
+            raise ValueError(f"config keys 'mlp_max_n' and 'infonce_max_n' must be >= 2; got {self.mlp_max_n!r}, "
+                             f"{self.infonce_max_n!r}")
         if not 0.0 < self.residual_target < 1.0:
             raise ValueError(f"config key 'residual_target' must lie in (0, 1); got {self.residual_target!r}")
 
@@ -111,9 +113,11 @@ class ScalingConfig(TrainingConfig):
         """The encoders run at dimension ``n``: the MLP only up to ``mlp_max_n`` (its width does not grow with n)."""
         return [e for e in self.encoders if e != "mlp" or n <= self.mlp_max_n]
 
-    def methods_for(self, encoder: str) -> list[str]:
-        """The methods run with ``encoder``: the configured ones, plus InfoNCE for ``infonce_encoders``."""
-        infonce = ["infonce_fixed", "infonce_scaled"] if encoder in self.infonce_encoders else []
+    def methods_for(self, encoder: str, n: int) -> list[str]:
+        """The methods run with ``encoder`` at ``n``: the configured ones, plus InfoNCE for ``infonce_encoders``
+        up to ``infonce_max_n`` (a measurement, not a verdict)."""
+        infonce = (["infonce_fixed", "infonce_scaled"]
+                   if encoder in self.infonce_encoders and n <= self.infonce_max_n else [])
         return [m for m in self.methods if not m.startswith("infonce")] + infonce
 
 
@@ -128,7 +132,7 @@ class ScalingExperiment(SyntheticExperiment):
             world = GaussianWorld.isotropic(n, config.rho)
             for run_seed in config.run_seeds(seed):
                 for encoder in config.encoders_for(n):
-                    for method in config.methods_for(encoder):
+                    for method in config.methods_for(encoder, n):
                         params = config.run(world, method, run_seed, config.encoder_params(encoder), n=n,
                                             encoder_kind=encoder)
                         params = replace(params, train=replace(params.train, max_steps=config.steps_for(n)))

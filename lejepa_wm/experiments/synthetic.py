@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -64,7 +64,8 @@ class TrainingConfig:
 
     ``cpu_threads`` is the number of torch CPU threads per run (one is fastest on
     a shared machine: ``benchmarks/README.md``). ``stop_r2 = 0`` disables early
-    stopping; otherwise training stops when the validation probe R² reaches it.
+    stopping; otherwise training stops when the validation probe R² reaches it
+    (never for the λ = 0 control, which always runs its whole budget).
     SIGReg's form: ``sigreg_statistic`` ``"lejepa"`` (the paper's V-statistic) or
     ``"unbiased"`` (the U-statistic), and ``sigreg_standardize`` (SIGReg on the
     batch-standardized embedding plus a moment term for the scale;
@@ -164,9 +165,12 @@ class TrainingConfig:
     def run(self, world: World, method: str, run_seed: int, encoder: EncoderParams | None = None,
             track_test: bool = False, **labels: Any) -> SyntheticRunParams:
         """Complete parameters of one run (``labels``: its coordinates in the grid, e.g. ``n``)."""
+        train = self.train_settings()
+        if method == "alignment_only":  # the control is trained at least as long as the runs it stands beside
+            train = replace(train, stop_r2=None)
         return SyntheticRunParams(world=world, renderer=self.renderer_params(),
                                   encoder=encoder or self.encoder_params(),
-                                  objective=self.objective(method, world.n), train=self.train_settings(),
+                                  objective=self.objective(method, world.n), train=train,
                                   seeds=SeedStreams.derive(run_seed), eval_size=self.eval_size,
                                   cpu_threads=self.cpu_threads, track_test=track_test,
                                   labels={"method": method, "seed": run_seed, **labels})
