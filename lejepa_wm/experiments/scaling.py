@@ -4,9 +4,10 @@ Gaussian latents with the OU channel (pair correlation exactly ρ), the paper's
 renderer (four additive couplings ``b ← b + tanh(2Q_l a)`` with random
 orthogonal ``Q_l``, raw held-out probe R² ≈ 0.7 at every n) and three encoders:
 
-- ``published``: the paper's matched encoder (one learned ``tanh(W_l a)`` shift
-  per layer, unit Jacobian); it contains ``g⁻¹`` at every n and cannot collapse;
-- ``published_scaled``: the same followed by a learned scale per output
+- ``matched_additive``: the unit-Jacobian inverse-coupling encoder (the paper's
+  setting: a learned shift per layer, no scale); with conditioners at least
+  ``n/2`` wide it contains ``g⁻¹`` and it cannot collapse;
+- ``matched_scaled``: the same followed by a learned scale per output
   coordinate: it still contains ``g⁻¹`` but can collapse;
 - ``mlp``: a generic MLP, which can collapse, distort and bend (full scale, up to
   ``mlp_max_n``: its width does not grow with n).
@@ -40,7 +41,7 @@ from lejepa_wm.experiments.encoders import ENCODERS
 from lejepa_wm.experiments.evidence import by_seed, difference, over_seeds, worst_setting
 from lejepa_wm.experiments.plotting import (BASELINE_STYLE, METHOD_LABELS, log_axis_with_ticks, plot_series,
                                             plt, save_figure, series, target_line, write_summary)
-from lejepa_wm.experiments.run_params import ObjectiveParams
+from lejepa_wm.experiments.run_params import EncoderParams, ObjectiveParams
 from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, write_headline
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.records import Bound, HeadlineEntry
@@ -67,6 +68,7 @@ class ScalingConfig(TrainingConfig):
     mlp_max_n: int = 32
     infonce_max_n: int = 1024
     steps_by_n: tuple[tuple[int, ...], ...] = ()
+    hidden_grows_with_n: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -109,6 +111,14 @@ class ScalingConfig(TrainingConfig):
         fitting = [steps for threshold, steps in sorted(self.steps_by_n) if threshold <= n]
         return fitting[-1] if fitting else self.max_steps
 
+    def encoder_params_for(self, encoder: str, n: int) -> EncoderParams:
+        """The encoder at dimension ``n``; with ``hidden_grows_with_n`` a matched encoder's conditioners are at
+        least ``n/2`` wide, so that they can represent the renderer's inverse (which needs ``n/2``)."""
+        params = self.encoder_params(encoder)
+        if self.hidden_grows_with_n and encoder != "mlp":
+            params = replace(params, hidden=max(params.hidden, n // 2))
+        return params
+
     def encoders_for(self, n: int) -> list[str]:
         """The encoders run at dimension ``n``: the MLP only up to ``mlp_max_n`` (its width does not grow with n)."""
         return [e for e in self.encoders if e != "mlp" or n <= self.mlp_max_n]
@@ -133,8 +143,8 @@ class ScalingExperiment(SyntheticExperiment):
             for run_seed in config.run_seeds(seed):
                 for encoder in config.encoders_for(n):
                     for method in config.methods_for(encoder, n):
-                        params = config.run(world, method, run_seed, config.encoder_params(encoder), n=n,
-                                            encoder_kind=encoder)
+                        params = config.run(world, method, run_seed, config.encoder_params_for(encoder, n),
+                                            n=n, encoder_kind=encoder)
                         params = replace(params, train=replace(params.train, max_steps=config.steps_for(n)))
                         specs.append(self.spec(scale, f"n={n:04d}_{encoder}_{method}_seed={run_seed}", params))
         return specs

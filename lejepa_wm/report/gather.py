@@ -256,7 +256,8 @@ def read_runs(folder: Path, out: Path) -> RunFiles:
                 label = spec_path.relative_to(out).as_posix()
                 spec = _object(read_result(spec_path, label), label)
                 params = _object(spec.get("params", {}), f"{label} field 'params'")
-                seed = params.get("seed")
+                labels = params.get("labels")
+                seed = labels.get("seed") if isinstance(labels, dict) else params.get("seed")
         except ValueError as exc:
             damaged.append(str(exc))
             continue

@@ -36,7 +36,8 @@ from tqdm import tqdm
 
 from lejepa_wm.atomic import read_json
 from lejepa_wm.device import DEVICE_CHOICES, select_device
-from lejepa_wm.experiments.base import METRICS_FILE, is_done
+from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, is_done
+from lejepa_wm.records import HeadlineEntry, records_from_list
 from lejepa_wm.sweep.executors import PoolExecutor, SerialExecutor, SweepExecutor, available_cores
 from lejepa_wm.sweep.state import SweepPlan, describe_owner, plan_sweep, read_marker, reclaim_stale, stale_reason
 from lejepa_wm.sweep.worker import RunOutcome, RunTask
@@ -246,6 +247,22 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
                        tuple(sorted(reclaimed.items())), damaged)
 
 
+def format_headline(path: Path) -> str:
+    """The headline results in ``path``: verdict, the quantity and its value over the seeds, the prediction,
+    and the supporting numbers (which include the raw observation's baseline)."""
+    lines = [f"headline ({path.parent.name} scale; test sample):"]
+    for entry in records_from_list(read_json(path), HeadlineEntry.from_dict, path.name):
+        error = "" if entry.standard_error is None else f" ± {entry.standard_error:.3g}"
+        value = "none" if entry.value is None else f"{entry.value:.4g}{error}"
+        prediction = entry.requirement if entry.bound is None else (
+            f"predicted {entry.bound.describe()}" + (f", provided that {entry.precondition}" if entry.precondition
+                                                      else ""))
+        lines.append(f"  [{entry.verdict}] {entry.name}: {entry.quantity} = {value} (seeds "
+                     f"{', '.join(map(str, entry.seeds))}); {prediction}")
+        lines.append(f"      {entry.measured}")
+    return "\n".join(lines)
+
+
 def print_result(result: SweepResult, out: Path) -> int:
     """Print what a launch did; return the exit status (0, or 3 if a run failed)."""
     for run_id, why in result.reclaimed:
@@ -262,6 +279,9 @@ def print_result(result: SweepResult, out: Path) -> int:
               "launch the same command again once they finish to aggregate")
     for path in result.files:
         print(f"wrote {path}")
+    for path in result.files:
+        if path.name == HEADLINE_FILE:
+            print(format_headline(path))
     if result.failed:
         print(f"{len(result.failed)} run(s) failed twice (tracebacks in their error.json): "
               f"{', '.join(result.failed)}; launch the same command again to retry them")
