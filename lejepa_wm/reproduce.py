@@ -48,7 +48,7 @@ from lejepa_wm.report import HTML_FILE, MARKDOWN_FILE, write_report
 from lejepa_wm.report.environment import collect_environment
 from lejepa_wm.report.gather import REPRODUCE_FILE, VERIFY_FILE, Gathered, gather
 from lejepa_wm.sweep.driver import run_sweep
-from lejepa_wm.validation import check_choice, check_nonnegative_int
+from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int
 from lejepa_wm.verify import check_writable_dir, run_verify
 
 SERIAL_EXPERIMENTS = ("reacher",)
@@ -150,13 +150,14 @@ def _run_failure(folder: Path, run_id: str) -> tuple[str, str]:
 
 
 def experiment_part(name: str, out: Path, scale: str, seed: int, device: str, fresh: bool,
-                    progress: bool) -> tuple[str, bool]:
+                    progress: bool, jobs: int | None = None) -> tuple[str, bool]:
     """Run (or resume) one experiment at ``scale`` through the sweep driver; say what was executed and reused."""
     folder = experiment_dir(out, name, scale)
     if fresh and folder.exists():
         shutil.rmtree(folder)
-    executor = "serial" if name in SERIAL_EXPERIMENTS or device != "cpu" else "local"
-    result = run_sweep(name, scale, out, executor=executor, seed=seed, device=device, progress=progress)
+    serial = name in SERIAL_EXPERIMENTS or device != "cpu" or jobs == 1
+    result = run_sweep(name, scale, out, executor="serial" if serial else "local", jobs=None if serial else jobs,
+                       seed=seed, device=device, progress=progress)
     if result.failed:
         failures = [(run_id, *_run_failure(folder, run_id)) for run_id in result.failed]
         message = (f"{len(result.failed)} run(s) failed: "
@@ -235,16 +236,20 @@ def exit_status(parts: list[PartOutcome], claims: dict[str, str], strict: bool) 
 
 def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, device: str = "cpu",
               fresh: bool = False, experiments: tuple[str, ...] = REPRODUCED_EXPERIMENTS,
-              progress: bool | None = None, strict: bool = False) -> dict[str, Any]:
+              progress: bool | None = None, strict: bool = False, jobs: int | None = None) -> dict[str, Any]:
     """Run every part, write the report, and return the final ``reproduce.json`` record.
 
-    ``progress``: progress bars (default: only when stderr is a terminal). Bad
+    ``progress``: progress bars (default: only when stderr is a terminal).
+    ``jobs``: runs at a time for the synthetic experiments on the CPU (default:
+    the available cores; 1 runs everything in this process). Bad
     input raises ``ValueError`` (or ``RuntimeError`` for a missing device) before
     any part starts.
     """
     check_choice(scale, SCALES, "scale")
     check_choice(device, DEVICE_CHOICES, "device")
     check_nonnegative_int(seed, "seed")
+    if jobs is not None:
+        check_positive_int(jobs, "jobs")
     for name in experiments:
         check_choice(name, tuple(EXPERIMENT_MODULES), "experiment")
     if device != "cpu":
@@ -259,7 +264,7 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
     steps: list[tuple[str, str, Callable[[], tuple[str, bool]]]] = [
         ("verify", "verify", lambda: verify_part(out, fresh, progress))]
     steps += [(name, "experiment",
-               lambda name=name: experiment_part(name, out, scale, seed, device, fresh, progress))
+               lambda name=name: experiment_part(name, out, scale, seed, device, fresh, progress, jobs))
               for name in experiments]
     written: list[Any] = []
 
@@ -336,10 +341,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fresh", action="store_true",
                         help="recompute everything instead of reusing finished results")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a claim failed (default: exit 0)")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="synthetic runs at a time on the CPU (default: the available cores; 1: all in this "
+                             "process)")
 
 
 def main(args: argparse.Namespace) -> int:
     """Reproduce, print the summary and where the report is; exit status as in :data:`EXIT_CODES`."""
-    record = reproduce(args.out, args.scale, args.seed, args.device, args.fresh, strict=args.strict)
+    record = reproduce(args.out, args.scale, args.seed, args.device, args.fresh, strict=args.strict, jobs=args.jobs)
     print("\n".join(summary_lines(record, args.out)))
     return int(record["exit_status"])

@@ -99,7 +99,7 @@ def _parts(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def test_first_run_executes_everything_and_every_claim_holds(tmp_path: Path, tiny: dict[str, Any]) -> None:
-    record = reproduce(tmp_path, progress=False)
+    record = reproduce(tmp_path, progress=False, jobs=1)
     parts = _parts(record)
     assert list(parts) == ["verify", *REPRODUCED_EXPERIMENTS, "report"]
     assert all(part["status"] == "ok" and not part["reused"] for part in parts.values())
@@ -117,9 +117,9 @@ def test_first_run_executes_everything_and_every_claim_holds(tmp_path: Path, tin
 
 def test_second_run_reuses_finished_results_and_says_so(tmp_path: Path, tiny: dict[str, Any],
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    reproduce(tmp_path, progress=False)
+    reproduce(tmp_path, progress=False, jobs=1)
     calls = len(tiny["verify"].calls)
-    record = reproduce(tmp_path, progress=False)
+    record = reproduce(tmp_path, progress=False, jobs=1)
     assert len(tiny["verify"].calls) == calls
     assert all(len(exp.executed) == 2 for name, exp in tiny["experiments"].items() if name in REPRODUCED_EXPERIMENTS)
     parts = _parts(record)
@@ -132,8 +132,8 @@ def test_second_run_reuses_finished_results_and_says_so(tmp_path: Path, tiny: di
 
 
 def test_fresh_recomputes_everything(tmp_path: Path, tiny: dict[str, Any]) -> None:
-    reproduce(tmp_path, progress=False)
-    record = reproduce(tmp_path, fresh=True, progress=False)
+    reproduce(tmp_path, progress=False, jobs=1)
+    record = reproduce(tmp_path, fresh=True, progress=False, jobs=1)
     assert len(tiny["verify"].calls) == 2 * len(CLAIMS)
     assert tiny["experiments"]["reacher"].executed == ["run0", "run1"] * 2
     assert not any(part["reused"] for part in record["parts"]) and record["fresh"] is True
@@ -162,7 +162,7 @@ def test_verify_json_missing_claims_is_recomputed(tmp_path: Path, tiny: dict[str
 
 def test_a_failed_part_is_recorded_and_the_others_still_run(tmp_path: Path, tiny: dict[str, Any]) -> None:
     tiny["experiments"]["anisotropic"].fail_with = "rendering unavailable"
-    record = reproduce(tmp_path, progress=False)
+    record = reproduce(tmp_path, progress=False, jobs=1)
     parts = _parts(record)
     failed = parts["anisotropic"]
     assert failed["status"] == "failed" and failed["error"] == "RuntimeError: rendering unavailable"
@@ -177,7 +177,7 @@ def test_a_failed_part_is_recorded_and_the_others_still_run(tmp_path: Path, tiny
 
 def test_a_failed_run_fails_its_part_with_the_runs_error(tmp_path: Path, tiny: dict[str, Any]) -> None:
     tiny["experiments"]["bounds"].run_fails_with = "loss became NaN at step 12"
-    record = reproduce(tmp_path, progress=False)
+    record = reproduce(tmp_path, progress=False, jobs=1)
     failed = _parts(record)["bounds"]
     assert failed["status"] == "failed" and record["exit_status"] == 3
     assert failed["error"] == "1 run(s) failed: run1: FloatingPointError: loss became NaN at step 12"
@@ -189,10 +189,10 @@ def test_a_failed_run_fails_its_part_with_the_runs_error(tmp_path: Path, tiny: d
 def test_a_claim_that_does_not_hold_exits_0_and_1_only_with_strict(tmp_path: Path, tiny: dict[str, Any],
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reproduce_module, "run_verify", TinyVerify(failing=("LOSS",)))
-    record = reproduce(tmp_path, experiments=REPRODUCED_EXPERIMENTS, progress=False)
+    record = reproduce(tmp_path, experiments=REPRODUCED_EXPERIMENTS, progress=False, jobs=1)
     assert all(part["status"] == "ok" for part in record["parts"])
     assert record["claims"]["LOSS"] == FAILED and record["exit_status"] == 0
-    strict = reproduce(tmp_path, experiments=REPRODUCED_EXPERIMENTS, progress=False, strict=True)
+    strict = reproduce(tmp_path, experiments=REPRODUCED_EXPERIMENTS, progress=False, strict=True, jobs=1)
     assert strict["exit_status"] == 1 and strict["strict"] is True
 
 
@@ -201,7 +201,7 @@ def test_a_failed_report_is_recorded(tmp_path: Path, tiny: dict[str, Any], monke
         raise OSError("disk full")
 
     monkeypatch.setattr(reproduce_module, "write_report", broken)
-    record = reproduce(tmp_path, progress=False)
+    record = reproduce(tmp_path, progress=False, jobs=1)
     assert _parts(record)["report"]["error"] == "OSError: disk full"
     assert record["all_claims_held"] and record["exit_status"] == 3
 
@@ -212,7 +212,7 @@ def test_main_prints_a_summary_naming_every_claim_and_the_report(tmp_path: Path,
     monkeypatch.setattr(reproduce_module, "run_verify", TinyVerify(failing=("LOSS",)))
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    status = main(parser.parse_args(["--out", str(tmp_path)]))
+    status = main(parser.parse_args(["--out", str(tmp_path), "--jobs", "1"]))
     captured = capsys.readouterr()
     assert status == 0
     held = [claim.id for claim in CLAIMS if claim.id != "LOSS"]
@@ -226,7 +226,7 @@ def test_main_prints_a_summary_naming_every_claim_and_the_report(tmp_path: Path,
 def test_without_a_terminal_one_line_per_part_and_no_progress_bars(tmp_path: Path, tiny: dict[str, Any],
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     for _ in range(2):  # the second run reuses every part
-        reproduce(tmp_path, experiments=("scaling", "bounds"))  # progress: stderr is not a terminal here
+        reproduce(tmp_path, experiments=("scaling", "bounds"), jobs=1)  # progress: stderr is not a terminal here
         captured = capsys.readouterr()
         lines = captured.out.strip().splitlines()
         assert [line.split(":")[0] for line in lines] == ["[1/4] verify", "[2/4] scaling", "[3/4] bounds",
@@ -235,11 +235,11 @@ def test_without_a_terminal_one_line_per_part_and_no_progress_bars(tmp_path: Pat
 
 
 def test_fresh_deletes_each_experiments_folder_first(tmp_path: Path, tiny: dict[str, Any]) -> None:
-    reproduce(tmp_path, experiments=("scaling",), progress=False)
+    reproduce(tmp_path, experiments=("scaling",), progress=False, jobs=1)
     stray = tmp_path / "scaling" / "quick" / "runs" / "old-run" / "metrics.json"
     stray.parent.mkdir(parents=True)
     stray.write_text("{}", encoding="utf-8")
-    reproduce(tmp_path, experiments=("scaling",), fresh=True, progress=False)
+    reproduce(tmp_path, experiments=("scaling",), fresh=True, progress=False, jobs=1)
     assert not stray.parent.exists() and (tmp_path / "scaling" / "quick" / "headline.json").exists()
 
 
@@ -256,19 +256,19 @@ def test_unwritable_out_is_bad_input(tmp_path: Path, tiny: dict[str, Any], capsy
 
 
 def test_another_seed_offset_needs_fresh(tmp_path: Path, tiny: dict[str, Any]) -> None:
-    reproduce(tmp_path, experiments=("scaling",), progress=False)
+    reproduce(tmp_path, experiments=("scaling",), progress=False, jobs=1)
     with pytest.raises(ValueError, match="seed offset 0, not 3"):
-        reproduce(tmp_path, seed=3, experiments=("scaling",), progress=False)
-    record = reproduce(tmp_path, seed=3, fresh=True, experiments=("scaling",), progress=False)
+        reproduce(tmp_path, seed=3, experiments=("scaling",), progress=False, jobs=1)
+    record = reproduce(tmp_path, seed=3, fresh=True, experiments=("scaling",), progress=False, jobs=1)
     assert record["seed"] == 3 and tiny["experiments"]["scaling"].executed == ["run0", "run1"] * 2
 
 
 def test_console_command_dispatches_to_reproduce(tmp_path: Path, tiny: dict[str, Any]) -> None:
     from lejepa_wm.cli import main as cli_main
 
-    assert cli_main(["reproduce", "--out", str(tmp_path)]) == 0
+    assert cli_main(["reproduce", "--out", str(tmp_path), "--jobs", "1"]) == 0
     tiny["experiments"]["bounds"].fail_with = "out of memory"
-    assert cli_main(["reproduce", "--out", str(tmp_path), "--fresh"]) == 3  # a part crashed
+    assert cli_main(["reproduce", "--out", str(tmp_path), "--fresh", "--jobs", "1"]) == 3  # a part crashed
     assert cli_main(["reproduce", "--out", str(tmp_path), "--seed", "5"]) == 2  # seed offset differs: refused
 
 
@@ -276,4 +276,4 @@ def test_console_command_dispatches_to_reproduce(tmp_path: Path, tiny: dict[str,
                                          ({"seed": -1}, "seed"), ({"experiments": ("nope",)}, "'nope'")])
 def test_bad_options_are_rejected(tmp_path: Path, kwargs: dict[str, str], bad: str) -> None:
     with pytest.raises(ValueError, match=bad):
-        reproduce(tmp_path, progress=False, **kwargs)
+        reproduce(tmp_path, progress=False, jobs=1, **kwargs)
