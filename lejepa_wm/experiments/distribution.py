@@ -124,12 +124,15 @@ class DistributionExperiment(SyntheticExperiment):
                                                "train_seconds"))]
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
         mala = [row for row in rows if row["channel"] == "mala"]
-        plot_series(axes[0], series(rows, "label", "beta", "probe_r2"))
+        shortcut = [row for row in rows if row["channel"] == "shortcut"]
+        plot_series(axes[0], series(mala, "label", "beta", "probe_r2"))
+        plot_series(axes[0], series(shortcut, "label", "beta", "probe_r2"), dashed=True)
         plot_series(axes[0], {"raw observation x (no encoder)": series(mala, "channel", "beta",
                                                                        "raw_observation_r2").get("mala", {})},
                     style=BASELINE_STYLE)
         axes[0].set(ylabel="test linear-probe R²", title="T2: linear identifiability vs the latent law")
-        plot_series(axes[1], series(rows, "label", "beta", "residual_ratio"))
+        plot_series(axes[1], series(mala, "label", "beta", "residual_ratio"))
+        plot_series(axes[1], series(shortcut, "label", "beta", "residual_ratio"), dashed=True)
         axes[1].set(yscale="log", ylabel="(1 − R²) / (1 − R²_raw)",
                     title="share of the raw probe error left (T2: smallest at β = 2)")
         for ax in axes:
@@ -139,7 +142,7 @@ class DistributionExperiment(SyntheticExperiment):
             ax.legend(fontsize=7)
         files.append(save_figure(fig, exp_dir / "r2_vs_beta.png",
                                  "T2: test probe R² and residual ratio vs the shape β, stationary MALA pairs and "
-                                 "the non-stationary shortcut; dots are seeds, lines their mean"))
+                                 "the non-stationary shortcut (dotted); dots are seeds, lines their mean"))
         files.append(write_headline(exp_dir, self.headline(rows, config)))
         return files
 

@@ -174,7 +174,7 @@ class ScalingExperiment(SyntheticExperiment):
             plot_series(ax_err, {f"{METHOD_LABELS.get(k, k)}: scale-free": v
                                  for k, v in series(mine, "method", "n", "scale_free_error").items()}, dashed=True)
             ax_err.set(yscale="log", xlabel="latent dimension n", ylabel="test error",
-                       title="distance to a rotation (solid: ‖h − Qz‖²/n; dashed: scale-free)")
+                       title="distance to a rotation\n(solid: ‖h − Qz‖²/n, dotted: scale-free)")
             for ax in (ax_r2, ax_ratio, ax_err):
                 log_axis_with_ticks(ax, [r["n"] for r in rows])
                 ax.legend(fontsize=7)
