@@ -239,6 +239,35 @@ def test_runs_seeds_and_compute_time_are_read(results: Path) -> None:
     assert section.compute_time_s == pytest.approx(25.0)
 
 
+def test_a_partial_grid_is_named_in_the_section_and_the_claim(results: Path, lean_root: Path) -> None:
+    from lejepa_wm.experiments import get_experiment
+
+    experiment = get_experiment("scaling")
+    planned = len(experiment.grid(experiment.load_config("quick"), "quick"))
+    gathered = gather(results, "quick")
+    section = next(s for s in gathered.experiments if s.name == "scaling")
+    # the fixture's two runs carry ids that are not in the shipped grid: none of the grid has finished
+    assert section.partial and section.runs_planned == planned and section.runs_of_grid == 0
+    assert f"0 of {planned} runs" in section.coverage()
+    t1 = next(v for v in gathered.claims if v.claim.id == "T1")
+    assert any(section.coverage() in item.reason for item in t1.evidence)
+    text = write_report(results, "quick", lean_root).markdown.read_text(encoding="utf-8")
+    assert f"0 of {planned} runs" in text
+
+
+def test_a_complete_grid_is_not_partial(results: Path) -> None:
+    from lejepa_wm.experiments import get_experiment
+
+    experiment = get_experiment("scaling")
+    runs = results / "scaling" / "quick" / "runs"
+    template = next(runs.iterdir())
+    for spec in experiment.grid(experiment.load_config("quick"), "quick"):
+        if not (runs / spec.run_id).exists():
+            shutil.copytree(template, runs / spec.run_id)
+    section = next(s for s in gather(results, "quick").experiments if s.name == "scaling")
+    assert not section.partial and section.coverage() == ""
+
+
 def test_reproduce_record_of_another_scale_is_ignored(results: Path) -> None:
     (results / "reproduce.json").write_text(json.dumps({"scale": "full", "parts": [
         {"name": "scaling", "kind": "experiment", "status": "failed", "error": "boom"}]}), encoding="utf-8")

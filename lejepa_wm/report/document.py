@@ -229,7 +229,8 @@ def _experiment(section: ExperimentSection, first_figure: int) -> list[Block]:
                                               ".")))
         return blocks
     seeds = ", ".join(map(str, section.seeds)) or "not recorded"
-    blocks.append(Paragraph(text_line(f"{section.runs_finished} finished run(s), "
+    coverage = f" ({section.coverage()})" if section.partial else ""
+    blocks.append(Paragraph(text_line(f"{section.runs_finished} finished run(s){coverage}, "
                                       f"{format_seconds(section.compute_time_s)} of compute; seeds {seeds}.")))
     if section.damaged:
         blocks.append(CodeBlock("\n".join(section.damaged),

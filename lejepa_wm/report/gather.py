@@ -82,6 +82,21 @@ class ExperimentSection:
     error: str | None = None
     part: PartOutcome | None = None
     damaged: tuple[str, ...] = ()
+    runs_planned: int | None = None
+    runs_of_grid: int | None = None
+
+    @property
+    def partial(self) -> bool:
+        """Whether fewer runs of the default grid have finished than it holds (the verdicts cover only those)."""
+        return self.runs_planned is not None and self.runs_of_grid is not None and \
+            self.runs_of_grid < self.runs_planned
+
+    def coverage(self) -> str:
+        """``"partial grid: X of Y runs finished"`` for a partial section, else ``""``."""
+        if not self.partial:
+            return ""
+        return (f"partial grid: {self.runs_of_grid} of {self.runs_planned} runs of the default {self.scale} "
+                f"grid finished; its verdicts cover those runs only")
 
 
 @dataclass(frozen=True)
@@ -234,17 +249,27 @@ def _default_caption(name: str, file: str, rows: tuple[JudgedRow, ...]) -> str:
 
 @dataclass(frozen=True)
 class RunFiles:
-    """What the run folders of an experiment hold: finished runs, their compute time and seeds, damaged files."""
+    """What the run folders of an experiment hold: finished runs (and their ids), compute time, seeds, damage."""
 
     finished: int = 0
     compute_time_s: float = 0.0
     seeds: tuple[int, ...] = ()
     damaged: tuple[str, ...] = ()
+    run_ids: frozenset[str] = frozenset()
+
+
+def planned_run_ids(name: str, scale: str) -> frozenset[str] | None:
+    """Run ids of the experiment's default grid at ``scale`` (its shipped config); ``None`` if it cannot be built."""
+    try:
+        experiment = get_experiment(name)
+        return frozenset(spec.run_id for spec in experiment.grid(experiment.load_config(scale), scale))
+    except Exception:  # a broken experiment module is reported through its results, not here
+        return None
 
 
 def read_runs(folder: Path, out: Path) -> RunFiles:
     """Count the finished runs below ``folder``; a damaged ``metrics.json`` or ``spec.json`` is listed, not counted."""
-    count, seconds, seeds, damaged = 0, 0.0, set(), []
+    count, seconds, seeds, damaged, run_ids = 0, 0.0, set(), [], set()
     for metrics_path in sorted((folder / "runs").glob(f"*/{METRICS_FILE}")):
         try:
             label = metrics_path.relative_to(out).as_posix()
@@ -262,10 +287,11 @@ def read_runs(folder: Path, out: Path) -> RunFiles:
             damaged.append(str(exc))
             continue
         count += 1
+        run_ids.add(metrics_path.parent.name)
         seconds += wall_time or 0.0
         if isinstance(seed, int) and not isinstance(seed, bool):
             seeds.add(seed)
-    return RunFiles(count, seconds, tuple(sorted(seeds)), tuple(damaged))
+    return RunFiles(count, seconds, tuple(sorted(seeds)), tuple(damaged), frozenset(run_ids))
 
 
 def read_headline(path: Path, source: str) -> tuple[JudgedRow, ...]:
@@ -319,9 +345,11 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
     runs = read_runs(folder, out)
     summary = folder / SUMMARY_FILE
     status = FAILED if runs.damaged else combine([row.status for row in rows])
+    planned = planned_run_ids(name, scale)
     return ExperimentSection(name, scale, folder, status, description, rows, figures,
                              summary if summary.exists() else None, runs.finished, runs.compute_time_s, runs.seeds,
-                             None, part, runs.damaged)
+                             None, part, runs.damaged, None if planned is None else len(planned),
+                             None if planned is None else len(planned & runs.run_ids))
 
 
 def _verify_evidence(claim: Claim, verify: VerifySection) -> Evidence | None:
@@ -367,6 +395,8 @@ def _experiment_evidence(claim: Claim, section: ExperimentSection, required: boo
         reason += f" (margin within two standard errors): {', '.join(by_status[UNRESOLVED])}"
     if by_status[MEASURED]:
         reason += f", {len(by_status[MEASURED])} measured outside the theorem's scope (no prediction)"
+    if section.partial:
+        reason += f" ({section.coverage()})"
     return Evidence(section.name, status, reason, rows)
 
 

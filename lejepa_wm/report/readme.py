@@ -197,7 +197,9 @@ def run_times_block(gathered: Gathered, shown_as: str) -> str:
             continue
         rows.append((cell(section.name), cell(format_seconds(part.wall_time_s) if part else "-"),
                      cell(format_seconds(section.compute_time_s) if section.runs_finished else "-"),
-                     cell(f"{section.runs_finished} runs"), cell(", ".join(map(str, section.seeds)) or "-")))
+                     cell(f"{section.runs_finished} runs" + (f" ({section.runs_of_grid} of the {section.runs_planned} "
+                                                               f"of the grid)" if section.partial else "")),
+                     cell(", ".join(map(str, section.seeds)) or "-")))
     if "report" in parts:
         rows.append((cell("report"), cell(format_seconds(parts["report"].wall_time_s)), cell("-"), cell("-"),
                      cell("-")))
