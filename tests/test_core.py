@@ -362,6 +362,19 @@ def test_finished_run_is_reused_but_changed_settings_are_an_error(tmp_path: Path
     assert experiment.calls == 1
 
 
+def test_a_finished_run_records_its_machine(tmp_path: Path) -> None:
+    from lejepa_wm.experiments.base import METRICS_FILE, execute_run
+    from lejepa_wm.machine import describe_machine, usable_cores
+
+    spec = RunSpec("scaling", "quick", "r0", {"x": 1})
+    execute_run(_CountingExperiment(), spec, tmp_path, device="cpu")
+    stored = json.loads((spec.run_dir(tmp_path) / METRICS_FILE).read_text(encoding="utf-8"))
+    assert stored["machine"]["device"] == "cpu" and stored["machine"]["cores"] == usable_cores()
+    assert describe_machine(stored["machine"]).endswith(f"{usable_cores()} cores, CPU")
+    assert describe_machine({"cpu": "X", "cores": 16, "device": "cuda", "gpu": "H"}) == "X, 16 cores, GPU H"
+    assert describe_machine(None) == "not recorded"
+
+
 def test_unfinished_run_with_changed_settings_starts_afresh(tmp_path: Path) -> None:
     from lejepa_wm.atomic import atomic_write_json as write
     from lejepa_wm.experiments.base import SPEC_FILE, execute_run

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Mapping, Protocol, runtime_checkable
 
 from lejepa_wm.atomic import atomic_write_json, read_json
+from lejepa_wm.machine import run_machine
 
 CHECKPOINT_FILE = "checkpoint.pt"
 
@@ -188,6 +189,7 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
     metrics = dict(experiment.execute(spec, run_dir, device))
     metrics.setdefault("wall_time_s", time.perf_counter() - start)
     metrics.setdefault("run_id", spec.run_id)
+    metrics.setdefault("machine", run_machine(device))
     atomic_write_json(run_dir / METRICS_FILE, metrics)
     (run_dir / CHECKPOINT_FILE).unlink(missing_ok=True)
     return metrics

@@ -231,7 +231,8 @@ def _experiment(section: ExperimentSection, first_figure: int) -> list[Block]:
     seeds = ", ".join(map(str, section.seeds)) or "not recorded"
     coverage = f" ({section.coverage()})" if section.partial else ""
     blocks.append(Paragraph(text_line(f"{section.runs_finished} finished run(s){coverage}, "
-                                      f"{format_seconds(section.compute_time_s)} of compute; seeds {seeds}.")))
+                                      f"{format_seconds(section.compute_time_s)} of compute; seeds {seeds}; "
+                                      f"machines: {section.machines_text()}.")))
     if section.damaged:
         blocks.append(CodeBlock("\n".join(section.damaged),
                                 f"{section.name} has damaged result files (not counted as finished runs)"))

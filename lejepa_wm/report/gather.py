@@ -20,6 +20,7 @@ always written.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from lejepa_wm.atomic import read_json
 from lejepa_wm.claims import CLAIMS, Claim
 from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir
+from lejepa_wm.machine import describe_machine
 from lejepa_wm.records import CheckResult, HeadlineEntry, PartOutcome, records_from_list
 from lejepa_wm.report.verdicts import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, JudgedRow, combine, judge_check,
                                        judge_headline)
@@ -84,6 +86,11 @@ class ExperimentSection:
     damaged: tuple[str, ...] = ()
     runs_planned: int | None = None
     runs_of_grid: int | None = None
+    machines: tuple[tuple[str, int], ...] = ()
+
+    def machines_text(self) -> str:
+        """Which machines the finished runs ran on, with how many runs each (``"-"`` without runs)."""
+        return "; ".join(f"{machine} ({count} runs)" for machine, count in self.machines) or "-"
 
     @property
     def partial(self) -> bool:
@@ -256,6 +263,7 @@ class RunFiles:
     seeds: tuple[int, ...] = ()
     damaged: tuple[str, ...] = ()
     run_ids: frozenset[str] = frozenset()
+    machines: tuple[tuple[str, int], ...] = ()
 
 
 def planned_run_ids(name: str, scale: str) -> frozenset[str] | None:
@@ -270,11 +278,13 @@ def planned_run_ids(name: str, scale: str) -> frozenset[str] | None:
 def read_runs(folder: Path, out: Path) -> RunFiles:
     """Count the finished runs below ``folder``; a damaged ``metrics.json`` or ``spec.json`` is listed, not counted."""
     count, seconds, seeds, damaged, run_ids = 0, 0.0, set(), [], set()
+    machines: Counter[str] = Counter()
     for metrics_path in sorted((folder / "runs").glob(f"*/{METRICS_FILE}")):
         try:
             label = metrics_path.relative_to(out).as_posix()
             metrics = _object(read_result(metrics_path, label), label)
             wall_time = _optional_number(metrics, "wall_time_s", label)
+            machine = describe_machine(metrics.get("machine"))
             spec_path = metrics_path.parent / SPEC_FILE
             seed = None
             if spec_path.exists():
@@ -288,10 +298,12 @@ def read_runs(folder: Path, out: Path) -> RunFiles:
             continue
         count += 1
         run_ids.add(metrics_path.parent.name)
+        machines[machine] += 1
         seconds += wall_time or 0.0
         if isinstance(seed, int) and not isinstance(seed, bool):
             seeds.add(seed)
-    return RunFiles(count, seconds, tuple(sorted(seeds)), tuple(damaged), frozenset(run_ids))
+    return RunFiles(count, seconds, tuple(sorted(seeds)), tuple(damaged), frozenset(run_ids),
+                    tuple(machines.most_common()))
 
 
 def read_headline(path: Path, source: str) -> tuple[JudgedRow, ...]:
@@ -349,7 +361,7 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
     return ExperimentSection(name, scale, folder, status, description, rows, figures,
                              summary if summary.exists() else None, runs.finished, runs.compute_time_s, runs.seeds,
                              None, part, runs.damaged, None if planned is None else len(planned),
-                             None if planned is None else len(planned & runs.run_ids))
+                             None if planned is None else len(planned & runs.run_ids), runs.machines)
 
 
 def _verify_evidence(claim: Claim, verify: VerifySection) -> Evidence | None:

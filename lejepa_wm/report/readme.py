@@ -190,7 +190,8 @@ def run_times_block(gathered: Gathered, shown_as: str) -> str:
             lead.append(f" It reused the finished results of {', '.join(reused)}, so its time is not a time from "
                         "scratch: the compute those results took is in the third column.")
     rows = [(cell("verify"), cell(format_seconds(parts["verify"].wall_time_s) if "verify" in parts else "-"),
-             cell(format_seconds(gathered.verify.wall_time_s)), cell(f"{len(gathered.verify.rows)} checks"), cell("-"))]
+             cell(format_seconds(gathered.verify.wall_time_s)), cell(f"{len(gathered.verify.rows)} checks"), cell("-"),
+             cell("-"))]
     for section in gathered.experiments:
         part = parts.get(section.name)
         if part is None and not section.runs_finished:
@@ -199,13 +200,14 @@ def run_times_block(gathered: Gathered, shown_as: str) -> str:
                      cell(format_seconds(section.compute_time_s) if section.runs_finished else "-"),
                      cell(f"{section.runs_finished} runs" + (f" ({section.runs_of_grid} of the {section.runs_planned} "
                                                                f"of the grid)" if section.partial else "")),
-                     cell(", ".join(map(str, section.seeds)) or "-")))
+                     cell(", ".join(map(str, section.seeds)) or "-"), cell(section.machines_text())))
     if "report" in parts:
         rows.append((cell("report"), cell(format_seconds(parts["report"].wall_time_s)), cell("-"), cell("-"),
-                     cell("-")))
+                     cell("-"), cell("-")))
     return _markdown([
         Paragraph(text_line(*lead)),
-        Table(("part", "wall time in that reproduction", "compute of the stored results", "runs", "seeds"),
+        Table(("part", "wall time in that reproduction", "compute of the stored results", "runs", "seeds",
+               "machine of the stored runs"),
               tuple(rows)),
     ])
 
