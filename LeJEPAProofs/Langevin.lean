@@ -149,7 +149,9 @@ theorem affine_eigenfunction_iff_gaussian {p : ℝ → ℝ} (hp : IsPositiveDens
     (hlam : 0 < lam) {a b : ℝ} (ha : a ≠ 0) :
     (∀ z, langevinGenerator p (fun y => a * y + b) z = -lam * (a * z + b)) ↔
       p = gaussianPDFReal (-(b / a)) lam⁻¹.toNNReal := by
-  have hdiff : Differentiable ℝ p := hp.contDiff.differentiable le_rfl
+  -- The side condition of `ContDiff.differentiable` is `1 ≤ n` in older Mathlib and `n ≠ 0` in
+  -- newer; `norm_num` proves either for `n = 1`.
+  have hdiff : Differentiable ℝ p := hp.contDiff.differentiable (by norm_num)
   have hab : a * (b / a) = b := by rw [mul_div_assoc', mul_div_cancel_left₀ b ha]
   have hK : 0 < Real.sqrt (2 * Real.pi * lam⁻¹) :=
     Real.sqrt_pos.2 (mul_pos (mul_pos two_pos Real.pi_pos) (inv_pos.2 hlam))
