@@ -17,7 +17,10 @@ pools of NumPy and SciPy are all limited to ``--threads``):
     in process CPU seconds: an upper bound, since a run that reaches its
     early-stopping target stops sooner (checkpoint writes are not counted; they
     are milliseconds). ``--config NAME=FILE`` costs another config file.
-    ``--details`` prints every shape.
+    ``--details`` prints every shape. ``--measured DIR`` sets the estimate of
+    the runs already finished below the results root ``DIR`` (e.g. the shipped
+    ``reference``) beside their stored wall time, at the full budget and at the
+    steps each run took.
 
 side by side (the default; issue 17, item 5)
     The published scaling recipe and ours, trained on the same published
@@ -57,7 +60,7 @@ ratio within one invocation. Steps are deterministic on a given machine.
 
 Usage::
 
-    python benchmarks/bench_training.py --estimate-full [--details] [--config scaling=my.toml]
+    python benchmarks/bench_training.py --estimate-full [--details] [--config scaling=my.toml] [--measured reference]
     python benchmarks/bench_training.py --estimate-quick
     python benchmarks/bench_training.py --dims 16 128 [--seeds 1000 1001 1002] [--recipes published fast]
     python benchmarks/bench_training.py --dims 128 --recipes published custom --set lr=2e-2 max_steps=800
@@ -208,9 +211,42 @@ def describe_shape(params: dict[str, Any]) -> str:
             + (f"/{slices}" if slices else "") + f" batch {params['train']['batch_size']} eval {params['eval_size']}")
 
 
+def finished_run(measured: Path | None, name: str, scale: str, run_id: str) -> dict[str, Any] | None:
+    """The stored ``metrics.json`` of a finished run below the results root ``measured`` (``None`` if absent)."""
+    if measured is None:
+        return None
+    path = measured / name / scale / "runs" / run_id / "metrics.json"
+    try:
+        metrics = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return metrics if isinstance(metrics, dict) and isinstance(metrics.get("wall_time_s"), (int, float)) else None
+
+
+def print_measured(scale: str, out: dict[str, Any], measured: Path) -> None:
+    """The estimate beside the measured wall time of the finished runs stored below ``measured``."""
+    print(f"\nMeasured at scale {scale!r} (finished runs in {measured}; wall seconds of each run as stored, "
+          f"against this estimate for the same runs, at their full step budget and at the steps they ran):")
+    print(f"{'experiment':>13} {'finished':>12} {'estimate, budget':>17} {'estimate, ran':>14} "
+          f"{'measured':>9} {'measured / ran':>15}")
+    for name, entry in out["experiments"].items():
+        done = entry["measured"]
+        if not done["runs"]:
+            print(f"{name:>13} {0:>5} of {entry['runs']:<5} {'-':>17} {'-':>14} {'-':>9} {'-':>15}")
+            continue
+        ratio = done["wall_seconds"] / done["estimate_ran_seconds"]
+        print(f"{name:>13} {done['runs']:>5} of {entry['runs']:<5} {done['estimate_budget_seconds'] / 3600:>15.2f} h "
+              f"{done['estimate_ran_seconds'] / 3600:>12.2f} h {done['wall_seconds'] / 3600:>7.2f} h {ratio:>15.2f}")
+
+
 def estimate(scale: str, names: list[str], configs: dict[str, Path], block: int, repeats: int,
-             details: bool, cores: int) -> dict[str, Any]:
-    """Print and return the estimated CPU time of every experiment's grid at ``scale``."""
+             details: bool, cores: int, measured: Path | None = None) -> dict[str, Any]:
+    """Print and return the estimated CPU time of every experiment's grid at ``scale``.
+
+    With ``measured`` (a results root), each experiment's entry also holds, for
+    its runs finished there, the stored wall seconds against the estimate of the
+    same runs (at the full budget, and at the steps each run actually took).
+    """
     out: dict[str, Any] = {"scale": scale, "experiments": {}}
     total = 0.0
     print(f"Estimate at scale {scale!r}: process CPU seconds on one thread, each run's full step budget "
@@ -224,10 +260,23 @@ def estimate(scale: str, names: list[str], configs: dict[str, Path], block: int,
         groups: dict[str, list[dict[str, Any]]] = {}
         for spec in specs:
             groups.setdefault(shape_key(spec.params), []).append(spec.params)
+        groups_ids: dict[str, list[str]] = {}
+        for spec in specs:
+            groups_ids.setdefault(shape_key(spec.params), []).append(spec.run_id)
         evaluation_cache: dict[str, tuple[float, float, float]] = {}
         seconds, steps, shapes = 0.0, 0, []
+        done = {"runs": 0, "wall_seconds": 0.0, "estimate_budget_seconds": 0.0, "estimate_ran_seconds": 0.0}
         for key, members in groups.items():
             cost = time_shape(experiment, members[0], block, repeats, evaluation_cache)
+            for params, run_id in zip(members, groups_ids[key]):
+                metrics = finished_run(measured, name, scale, run_id)
+                if metrics is not None:
+                    every = params["train"]["eval_every"]
+                    done["runs"] += 1
+                    done["wall_seconds"] += float(metrics["wall_time_s"])
+                    done["estimate_budget_seconds"] += cost.run_seconds(params["train"]["max_steps"], every)
+                    done["estimate_ran_seconds"] += cost.run_seconds(int(metrics.get("steps", 0)) or
+                                                                     params["train"]["max_steps"], every)
             shape_seconds = sum(cost.run_seconds(p["train"]["max_steps"], p["train"]["eval_every"]) for p in members)
             seconds += shape_seconds
             steps += sum(p["train"]["max_steps"] for p in members)
@@ -247,7 +296,7 @@ def estimate(scale: str, names: list[str], configs: dict[str, Path], block: int,
         rows.append(f"{name:>13} {len(specs):>5} {len(groups):>6} {steps:>17,} {seconds / 3600:>10.2f} {stop!s:>8}")
         print(rows[-1], flush=True)
         out["experiments"][name] = {"runs": len(specs), "shapes": shapes, "steps": steps, "cpu_seconds": seconds,
-                                    "stop_r2": getattr(config, "stop_r2", 0.0)}
+                                    "stop_r2": getattr(config, "stop_r2", 0.0), "measured": done}
     print(header)
     print("\n".join(rows))
     print(f"{'total':>13} {sum(e['runs'] for e in out['experiments'].values()):>5} {'':>6} "
@@ -255,6 +304,8 @@ def estimate(scale: str, names: list[str], configs: dict[str, Path], block: int,
     print(f"= {total / 60:.1f} CPU-minutes; on {cores} cores with one run per core "
           f"(perfect packing) {total / 60 / cores:.1f} min of wall time")
     out["cpu_seconds"] = total
+    if measured is not None:
+        print_measured(scale, out, measured)
     return out
 
 
@@ -499,6 +550,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="timed blocks per run shape (estimates)")
     parser.add_argument("--details", action="store_true", help="print every run shape's timings")
     parser.add_argument("--cores", type=int, default=2, help="cores the wall-time line assumes")
+    parser.add_argument("--measured", type=Path, default=None, metavar="DIR",
+                        help="with an estimate: set it beside the stored wall time of the runs finished below this "
+                             "results root (e.g. reference)")
     parser.add_argument("--dims", type=int, nargs="+", default=[16, 128])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1000, 1001, 1002])
     parser.add_argument("--recipes", nargs="+", default=["published", "fast"],
@@ -523,7 +577,7 @@ def main() -> None:
     if args.estimate_full or args.estimate_quick:
         for scale in [s for s, on in (("quick", args.estimate_quick), ("full", args.estimate_full)) if on]:
             result[scale] = estimate(scale, args.experiments, configs, args.block, args.repeats, args.details,
-                                     args.cores)
+                                     args.cores, args.measured)
     else:
         if any(seed < FIRST_TUNING_SEED for seed in args.seeds):
             raise SystemExit(f"the benchmark tunes: use tuning seeds (>= {FIRST_TUNING_SEED}), never reported ones")
