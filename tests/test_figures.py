@@ -37,7 +37,7 @@ def _t3(step: int, rng: np.random.Generator) -> dict[str, float]:
     d = delta / (2 * rho * (1 - rho))
     bound = d + (eps + d) ** 2
     return {"s": 1.0, "loss": 2 * (1 - rho) + delta, "delta": delta, "delta_se": 0.01 * delta, "eps": eps, "D": d,
-            "D_se": 0.01 * d, "bound": bound, "error": 0.6 * bound}
+            "D_se": 0.01 * d, "bound": bound, "error": 0.6 * bound, "error_se": 0.01 * bound}
 
 
 def fixture_metrics(params: SyntheticRunParams, run_id: str, rng: np.random.Generator) -> dict[str, Any]:

@@ -100,7 +100,7 @@ def reported_metrics(encoder: nn.Module, samples: HeldOutSamples) -> dict[str, A
     fitted on ``fit``), ``scale_free_error`` and ``procrustes_scale``
     (:class:`~lejepa_wm.experiments.metrics.ProcrustesFit`),
     ``orthogonality_error`` of ``A = E[h zᵀ]``, and, when the channel is
-    isotropic, T3's quantities with the standard error of ``δ`` (``t3``);
+    isotropic, T3's quantities with the standard errors of ``δ`` and of the error (``t3``);
     for an anisotropic channel ``t3`` is ``None`` (the theorem defines no ρ).
     """
     h_fit, h_test = embed(encoder, samples.fit.x), embed(encoder, samples.test.x)
@@ -120,6 +120,7 @@ def reported_metrics(encoder: nn.Module, samples: HeldOutSamples) -> dict[str, A
         t3 = t3_quantities(h_test, h_pos, z_test, samples.rho, rotation)
         t3["delta_se"] = delta_standard_error(h_test, h_pos, z_test, samples.rho[0])
         t3["D_se"] = float(nonlinear_energy_bound(t3["delta_se"], samples.rho[0]))
+        t3["error_se"] = rotation.error_standard_error(h_test, z_test)
         out["t3"] = t3
     else:
         out["t3"] = None

@@ -150,6 +150,16 @@ class ProcrustesFit:
         _, residual = self._residual(h, z, 1.0)
         return float(np.mean(np.sum(residual**2, axis=1)))
 
+    def error_standard_error(self, h: Any, z: Any) -> float:
+        """Standard error of :meth:`error` as a sample mean: ``std_i ||residual_i||² / √N``.
+
+        The centring means are treated as fixed (their own sampling error is of
+        order ``n/N``, below this one's ``√(Var) /√N``).
+        """
+        _, residual = self._residual(h, z, 1.0)
+        terms = np.sum(residual**2, axis=1)
+        return float(np.std(terms, ddof=1) / np.sqrt(len(terms))) if len(terms) > 1 else float("inf")
+
     def scale_free_error(self, h: Any, z: Any) -> float:
         """``mean_i ||h_i − mean(h) − c Q (z_i − mean(z))||² / mean_i ||h_i − mean(h)||²`` on the scored sample."""
         centred, residual = self._residual(h, z, self.scale)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import json
 
+import numpy as np
 import pytest
 
 from lejepa_wm.experiments.base import load_finished_metrics
@@ -72,8 +73,35 @@ def test_bounds_error_stays_below_the_t3_bound(tmp_path):
     with open(tmp_path / "bounds" / "quick" / "summary.csv") as handle:
         points = list(csv.DictReader(handle))
     assert len(points) == 8
-    assert all(float(p["error"]) <= float(p["bound_upper"]) for p in points)
+    assert all(float(p["error_lower"]) <= float(p["bound_upper"]) for p in points)
     assert entries[0].claim == "T3" and entries[0].verdict == "held"
+
+
+def _collapsed_point(excess_in_se: float) -> dict:
+    """A collapsed encoder's evaluation (T3 holds with equality, error = eps² = n) with the error off by noise."""
+    n, se = 4, 0.03
+    return {"run_id": "r", "method": "alignment_only", "encoder": "mlp", "n": n, "seed": 0, "step": 100,
+            "delta": 0.0, "delta_se": 0.0, "eps": 2.0, "D": 0.0, "D_se": 0.0, "bound": 4.0, "bound_upper": 4.0,
+            "error": 4.0 + excess_in_se * se, "error_se": se, "error_lower": 4.0 + (excess_in_se - 2.0) * se}
+
+
+@pytest.mark.parametrize(("excess_in_se", "verdict"), [(1.5, "held"), (3.0, "failed")])
+def test_t3_verdict_allows_the_sampling_error_of_the_measured_error(excess_in_se, verdict):
+    from lejepa_wm.experiments.bounds import EXPERIMENT
+
+    entry = EXPERIMENT.headline([_collapsed_point(excess_in_se)])[0]
+    assert entry.verdict == verdict
+
+
+def test_error_standard_error_is_that_of_a_sample_mean():
+    from lejepa_wm.experiments.metrics import ProcrustesFit
+
+    rng = np.random.default_rng(0)
+    z = rng.standard_normal((20000, 4))
+    h = np.zeros_like(z)  # collapsed: error = mean ||z - mean z||^2, whose variance per sample is 2n
+    fit = ProcrustesFit(np.eye(4), 1.0)
+    assert fit.error(h, z) == pytest.approx(4.0, abs=0.1)
+    assert fit.error_standard_error(h, z) == pytest.approx(np.sqrt(2 * 4 / len(z)), rel=0.05)
 
 
 def test_output_dim_partial_rotation_for_m_below_n(tmp_path):
