@@ -15,11 +15,13 @@ sample estimate, and ``δ`` (a difference of two sample means of size O(n))
 carries a sampling error that near a linear encoder exceeds its value, and the
 measured error is itself a sample mean (for a collapsed encoder ``h ≈ const``
 T3 holds with equality, ``error = ε² = n``, so the test sample's own
-``mean ‖z − z̄‖²`` decides the side). The verdict therefore compares each side
-at its two-standard-error limit: the error less ``2·se(error)`` (``se`` of a
-sample mean) against the bound evaluated at ``D + 2·se(D)`` (``se`` from batch
-means over 16 chunks of the eval sample), and reports how many evaluations
-exceed the plain point-estimate bound too.
+``mean ‖z − z̄‖²`` decides the side). Every evaluation of a run shares that
+run's test sample, so the run, not the evaluation, is the unit of the test.
+The verdict therefore compares the error less ``z_R·se(error)`` (``se`` of a
+sample mean; ``z_R = Φ⁻¹(1 − 0.05/R)``, the one-sided family-wise 5% level over
+the ``R`` runs: 3.11 for 54 runs, 2.39 for 6) against the bound evaluated at
+``D + 2·se(D)`` (``se`` from batch means over 16 chunks of the eval sample), and
+reports how many evaluations exceed the plain point-estimate bound too.
 How closely the error follows the bound (their rank correlation over every
 evaluation, and the largest ratio error/bound) is reported as a measurement:
 T3 bounds the error from above and predicts nothing about the ordering (a
@@ -33,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.stats import spearmanr
+from scipy.stats import norm, spearmanr
 
 from lejepa_wm.experiments.base import load_finished_metrics
 from lejepa_wm.experiments.encoders import ENCODERS
@@ -68,8 +70,18 @@ class BoundsConfig(TrainingConfig):
             raise ValueError(f"config key 'encoders' must name encoders from {ENCODERS}; got {self.encoders!r}")
 
 
+FAMILY_LEVEL = 0.05
+
+
+def error_allowance(runs: int) -> float:
+    """``z_R = Φ⁻¹(1 − 0.05/R)``: standard errors of the measured error allowed over ``R`` runs (one-sided, 5%)."""
+    return float(norm.ppf(1.0 - FAMILY_LEVEL / max(runs, 1)))
+
+
 def evaluation_points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One record per (run, evaluation step) with the test-sample T3 quantities and the bound at ``D + 2 se(D)``."""
+    """One record per (run, evaluation step): test-sample T3 quantities, the bound at ``D + 2 se(D)`` and the
+    error at its lower limit ``error − z_R se(error)`` (:func:`error_allowance` over the runs given)."""
+    allowance = error_allowance(len(rows))
     points = []
     for row in rows:
         for record in row.get("history", []):
@@ -82,7 +94,7 @@ def evaluation_points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 points.append({"run_id": row["run_id"], "method": row["method"], "encoder": row["encoder_kind"],
                                "n": row["n"], "seed": row["seed"], "step": record["step"], **t3,
                                "bound_upper": float(upper),
-                               "error_lower": float(t3["error"] - 2.0 * t3["error_se"])})
+                               "error_lower": float(t3["error"] - allowance * t3["error_se"])})
     return points
 
 
@@ -152,10 +164,11 @@ class BoundsExperiment(SyntheticExperiment):
         plain_ratio = max(p["error"] / p["bound"] for p in points if p["bound"] > 0)
         entries = [HeadlineEntry(
             claim="T3", name="bounds: error <= D + (eps + D)^2 along training",
-            quantity="largest (error − 2 se(error)) / bound at D + 2 se(D), over every evaluation",
+            quantity="largest (error − z_R se(error)) / bound at D + 2 se(D), over every evaluation",
             value=float(ratio), bound=Bound.at_most(1.0),
             measured=(f"{len(points) - violations}/{len(points)} test-sample evaluations within the bound with "
-                      f"both sides at two standard errors; {plain} exceed the plain point estimate (largest "
+                      f"the error at {error_allowance(len({p['run_id'] for p in points})):.2f} standard errors "
+                      f"(family-wise 5% over {len({p['run_id'] for p in points})} runs) and D at two; {plain} exceed the plain point estimate (largest "
                       f"error/bound {plain_ratio:.4f}; median se(D) {np.median([p['D_se'] for p in points]):.2g}, "
                       f"median se(error) {np.median([p['error_se'] for p in points]):.2g})"),
             seeds=seeds, figures=("error_vs_bound.png",))]
