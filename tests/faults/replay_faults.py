@@ -579,7 +579,9 @@ def ctrl_c(work: Path) -> Observed:
     """Ctrl-C (SIGINT to the launcher's process group): exit 130, one line, nothing left running, no marker."""
     needs_proc()
     log = work / "executions.log"
-    config = toy_config(work, n_runs=4, sleep_s=2.0, log=str(log))
+    # runs far longer than any scheduling delay of this process on a loaded machine: the sweep cannot finish
+    # before the Ctrl-C arrives (the interrupted runs are stopped at once, so the test does not wait for them)
+    config = toy_config(work, n_runs=4, sleep_s=60.0, log=str(log))
     process = launch(work, ["sweep", "toy", "--executor", "local", "--jobs", "2", "--out", work / "results",
                             "--config", config], "first")
     wait_for(lambda: sum(kind == "start" for kind, *_ in read_log(log)) >= 2, 60.0, "two runs in flight")
