@@ -373,7 +373,10 @@ def killed_sweep() -> dict[str, object]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     rows_at_kill = read_log(log)
-    finished_before = {run_id for kind, run_id, _, _ in rows_at_kill if kind == "end"}
+    # Finished means metrics.json is on disk: a run killed after logging "end" but before its result was written
+    # is not finished, and running it again is right.
+    finished_before = {run_id for kind, run_id, _, _ in rows_at_kill
+                       if kind == "start" and (toy_run(work / "results", run_id) / "metrics.json").exists()}
     old_pids = {pid for _, _, pid, _ in rows_at_kill}
     relaunch = finish(launch(work, argv, "second"), work, "second")
     rows = read_log(log)
@@ -409,11 +412,14 @@ def relaunch_runs_each_missing_run_once(work: Path) -> Observed:
     missing = {f"run{index:02d}" for index in range(6)} - result["finished_before"]
     after = rows[len(result["rows_at_kill"]):]
     started = [run_id for kind, run_id, _, _ in after if kind == "start"]
-    ends = {run_id: sum(1 for kind, rid, _, _ in rows if kind == "end" and rid == run_id)
-            for run_id in (f"run{index:02d}" for index in range(6))}
+    ends_after = {run_id: sum(1 for kind, rid, _, _ in after if kind == "end" and rid == run_id) for run_id in missing}
     if sorted(started) != sorted(missing):
         observed.problems.append(f"the relaunch started {sorted(started)}, the missing runs are {sorted(missing)}")
-    observed.lost += [f"{run_id} finished {count} times" for run_id, count in ends.items() if count != 1]
+    observed.lost += [f"{run_id} finished {count} times after the relaunch" for run_id, count in ends_after.items()
+                      if count != 1]
+    observed.lost += [f"{run_id} has no metrics.json after the relaunch"
+                      for run_id in (f"run{index:02d}" for index in range(6))
+                      if not (toy_run(result["work"] / "results", run_id) / "metrics.json").exists()]
     in_flight = {run_id for kind, run_id, _, _ in result["rows_at_kill"] if kind == "start"} - result["finished_before"]
     lines = [line for line in relaunch.stdout.splitlines() if line.startswith("reclaimed run")]
     unreported = [run_id for run_id in in_flight if not any(f"run {run_id}:" in line for line in lines)]
