@@ -21,7 +21,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from lejepa_wm.experiments import SYNTHETIC_EXPERIMENTS
+from lejepa_wm.experiments import SYNTHETIC_EXPERIMENTS, synthetic
 from lejepa_wm.experiments.base import METRICS_FILE, SPEC_FILE, experiment_dir
 from lejepa_wm.experiments.plotting import save_figure as real_save_figure
 from lejepa_wm.experiments.run_params import SyntheticRunParams
@@ -115,7 +115,7 @@ def test_every_figure_has_labelled_axes_a_legend_and_a_caption(name: str, tmp_pa
         drawn[Path(path).name] = figure_problems(fig)  # before saving closes the figure
         return real_save_figure(fig, path, caption)
 
-    monkeypatch.setattr(module, "save_figure", capturing_save_figure)
+    monkeypatch.setattr(synthetic, "save_figure", capturing_save_figure)  # every experiment saves through it
     experiment.aggregate(exp_dir, config)
 
     assert drawn, f"{name}: aggregate drew no figure"

@@ -24,6 +24,7 @@ fast coordinate at every ratio, so the identity encoder fails).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +35,10 @@ from torch import nn
 from lejepa_wm.experiments.base import load_finished_metrics
 from lejepa_wm.experiments.heldout import HeldOutSamples, embed
 from lejepa_wm.experiments.metrics import linear_probe_r2
-from lejepa_wm.experiments.plotting import (BASELINE_STYLE, plot_series, plt, save_figure, series, target_line,
+from lejepa_wm.experiments.plotting import (BASELINE_STYLE, plot_series, plt, series, target_line,
                                             write_summary)
 from lejepa_wm.experiments.run_params import SyntheticRunParams
-from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, write_headline
+from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, figure_and_headline
 from lejepa_wm.experiments.training import numpy64
 from lejepa_wm.experiments.worlds import GaussianWorld, rates_to_rho
 from lejepa_wm.records import Bound, HeadlineEntry
@@ -88,15 +89,13 @@ class AnisotropicExperiment(SyntheticExperiment):
     config_class = AnisotropicConfig
 
     def grid(self, config: AnisotropicConfig, scale: str, seed: int = 0) -> list:
-        specs = []
-        for ratio in config.ratios:
+        def world(ratio: float) -> GaussianWorld:
             rho = rates_to_rho([1.0] * (config.n - 1) + [ratio], config.tau)
-            world = GaussianWorld(config.n, tuple(float(v) for v in rho))
-            for run_seed in config.run_seeds(seed):
-                for method in config.methods:
-                    params = config.run(world, method, run_seed, ratio=ratio)
-                    specs.append(self.spec(scale, f"ratio={ratio:g}_{method}_seed={run_seed}", params))
-        return specs
+            return GaussianWorld(config.n, tuple(float(v) for v in rho))
+
+        return [self.spec(scale, f"ratio={ratio:g}_{method}_seed={run_seed}",
+                          config.run(world(ratio), method, run_seed, ratio=ratio))
+                for ratio, run_seed, method in product(config.ratios, config.run_seeds(seed), config.methods)]
 
     def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples,
                       params: SyntheticRunParams) -> dict[str, Any]:
@@ -129,12 +128,11 @@ class AnisotropicExperiment(SyntheticExperiment):
             ax.axvspan(2.0 - config.unjudged_band, 2.0 + config.unjudged_band, color="grey", alpha=0.15,
                        label="not judged (eigenvalues nearly tied)")
             ax.set(xlabel="rate ratio κ_max / κ_min")
-            ax.legend(fontsize=7)
-        files.append(save_figure(fig, exp_dir / "fast_r2_vs_ratio.png",
-                                 "P5: test probe R² of the fast coordinate and of H₂ of the slow ones vs the rate "
-                                 "ratio; dots are seeds, lines their mean, markers at every ratio run"))
-        files.append(write_headline(exp_dir, self.headline(rows, config)))
-        return files
+        return files + figure_and_headline(
+            exp_dir, fig, "fast_r2_vs_ratio.png",
+            "P5: test probe R² of the fast coordinate and of H₂ of the slow ones vs the rate ratio; dots are "
+            "seeds, lines their mean, markers at every ratio run",
+            self.headline(rows, config))
 
     def headline(self, rows: list[dict[str, Any]], config: AnisotropicConfig) -> list[HeadlineEntry]:
         entries = []

@@ -31,6 +31,7 @@ collapsing λ = 0 control has a tiny ``δ`` and a large ``ε``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +40,8 @@ from scipy.stats import norm, spearmanr
 
 from lejepa_wm.experiments.base import load_finished_metrics
 from lejepa_wm.experiments.encoders import ENCODERS
-from lejepa_wm.experiments.plotting import plt, save_figure, style_of, display_label, write_summary
-from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, write_headline
+from lejepa_wm.experiments.plotting import plt, style_of, display_label, write_summary
+from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, figure_and_headline
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.numerics.t3 import error_bound, isotropic_rho
 from lejepa_wm.records import Bound, HeadlineEntry
@@ -105,16 +106,11 @@ class BoundsExperiment(SyntheticExperiment):
     config_class = BoundsConfig
 
     def grid(self, config: BoundsConfig, scale: str, seed: int = 0) -> list:
-        specs = []
-        for n in config.dims:
-            world = GaussianWorld.isotropic(n, config.rho)
-            for encoder in config.encoders:
-                for run_seed in config.run_seeds(seed):
-                    for method in config.methods:
-                        params = config.run(world, method, run_seed, config.encoder_params(encoder),
-                                            track_test=True, n=n, encoder_kind=encoder)
-                        specs.append(self.spec(scale, f"n={n:04d}_{encoder}_{method}_seed={run_seed}", params))
-        return specs
+        return [self.spec(scale, f"n={n:04d}_{encoder}_{method}_seed={run_seed}",
+                          config.run(GaussianWorld.isotropic(n, config.rho), method, run_seed,
+                                     config.encoder_params(encoder), track_test=True, n=n, encoder_kind=encoder))
+                for n, encoder, run_seed, method in product(config.dims, config.encoders, config.run_seeds(seed),
+                                                            config.methods)]
 
     def aggregate(self, exp_dir: Path, config: BoundsConfig) -> list[Path]:
         rows = load_finished_metrics(exp_dir)
@@ -147,13 +143,11 @@ class BoundsExperiment(SyntheticExperiment):
                          label=f"{label}: bound")
         axes[1].set(yscale="log", xlabel="training step", ylabel="test-sample value",
                     title="along training (solid: error, dashed: bound)")
-        for ax in axes:
-            ax.legend(fontsize=7)
-        files.append(save_figure(fig, exp_dir / "error_vs_bound.png",
-                                 "T3: the measured Procrustes error against the bound D + (ε + D)² at every "
-                                 "evaluation of every run (left) and along training (right), test sample"))
-        files.append(write_headline(exp_dir, self.headline(points)))
-        return files
+        return files + figure_and_headline(
+            exp_dir, fig, "error_vs_bound.png",
+            "T3: the measured Procrustes error against the bound D + (ε + D)² at every evaluation of every run "
+            "(left) and along training (right), test sample",
+            self.headline(points))
 
     def headline(self, points: list[dict[str, Any]]) -> list[HeadlineEntry]:
         if not points:

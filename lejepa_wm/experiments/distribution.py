@@ -22,6 +22,7 @@ shortcut.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +33,10 @@ from torch import nn
 from lejepa_wm.experiments.base import load_finished_metrics
 from lejepa_wm.experiments.evidence import by_seed, difference, over_seeds
 from lejepa_wm.experiments.heldout import HeldOutSamples
-from lejepa_wm.experiments.plotting import (BASELINE_STYLE, log_axis_with_ticks, plot_series, plt, save_figure,
+from lejepa_wm.experiments.plotting import (BASELINE_STYLE, log_axis_with_ticks, plot_series, plt,
                                             series, target_line, write_summary)
 from lejepa_wm.experiments.run_params import ObjectiveParams, SyntheticRunParams
-from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, write_headline
+from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, figure_and_headline
 from lejepa_wm.experiments.training import numpy64
 from lejepa_wm.experiments.worlds import GeneralizedNormalWorld
 from lejepa_wm.records import Bound, HeadlineEntry
@@ -92,15 +93,11 @@ class DistributionExperiment(SyntheticExperiment):
     config_class = DistributionConfig
 
     def grid(self, config: DistributionConfig, scale: str, seed: int = 0) -> list:
-        specs = []
         runs = [(m, "mala") for m in config.methods] + [(m, "shortcut") for m in config.shortcut_methods]
-        for beta in config.betas:
-            for run_seed in config.run_seeds(seed):
-                for method, channel in runs:
-                    world = GeneralizedNormalWorld(config.n, beta, config.tau, channel, config.mala_step)
-                    params = config.run(world, method, run_seed, beta=beta, channel=channel)
-                    specs.append(self.spec(scale, f"beta={beta:g}_{method}_{channel}_seed={run_seed}", params))
-        return specs
+        return [self.spec(scale, f"beta={beta:g}_{method}_{channel}_seed={run_seed}",
+                          config.run(GeneralizedNormalWorld(config.n, beta, config.tau, channel, config.mala_step),
+                                     method, run_seed, beta=beta, channel=channel))
+                for beta, run_seed, (method, channel) in product(config.betas, config.run_seeds(seed), runs)]
 
     def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples,
                       params: SyntheticRunParams) -> dict[str, Any]:
@@ -139,12 +136,11 @@ class DistributionExperiment(SyntheticExperiment):
             target_line(ax, 2.0, "Gaussian, β", horizontal=False)
             log_axis_with_ticks(ax, [row["beta"] for row in rows])
             ax.set(xlabel="shape β of the generalized normal (2 = Gaussian)")
-            ax.legend(fontsize=7)
-        files.append(save_figure(fig, exp_dir / "r2_vs_beta.png",
-                                 "T2: test probe R² and residual ratio vs the shape β, stationary MALA pairs and "
-                                 "the non-stationary shortcut (dotted); dots are seeds, lines their mean"))
-        files.append(write_headline(exp_dir, self.headline(rows, config)))
-        return files
+        return files + figure_and_headline(
+            exp_dir, fig, "r2_vs_beta.png",
+            "T2: test probe R² and residual ratio vs the shape β, stationary MALA pairs and the non-stationary "
+            "shortcut (dotted); dots are seeds, lines their mean",
+            self.headline(rows, config))
 
     def headline(self, rows: list[dict[str, Any]], config: DistributionConfig) -> list[HeadlineEntry]:
         mala = [r for r in rows if r["channel"] == "mala"]

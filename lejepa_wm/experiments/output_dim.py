@@ -18,6 +18,7 @@ admissible under its full Gaussian constraint, so those runs are measured.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +27,10 @@ from torch import nn
 from lejepa_wm.experiments.base import load_finished_metrics
 from lejepa_wm.experiments.heldout import HeldOutSamples, embed
 from lejepa_wm.experiments.metrics import linear_probe_r2
-from lejepa_wm.experiments.plotting import (BASELINE_STYLE, log_axis_with_ticks, plot_series, plt, save_figure,
+from lejepa_wm.experiments.plotting import (BASELINE_STYLE, log_axis_with_ticks, plot_series, plt,
                                             series, target_line, write_summary)
 from lejepa_wm.experiments.run_params import SyntheticRunParams
-from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, write_headline
+from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, figure_and_headline
 from lejepa_wm.experiments.training import numpy64
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.records import Bound, HeadlineEntry
@@ -74,14 +75,10 @@ class OutputDimExperiment(SyntheticExperiment):
     config_class = OutputDimConfig
 
     def grid(self, config: OutputDimConfig, scale: str, seed: int = 0) -> list:
-        specs = []
         world = GaussianWorld.isotropic(config.n, config.rho)
-        for m in config.output_dims:
-            for run_seed in config.run_seeds(seed):
-                for method in config.methods:
-                    params = config.run(world, method, run_seed, config.encoder_params("mlp", m), m=m, n=config.n)
-                    specs.append(self.spec(scale, f"m={m:04d}_{method}_seed={run_seed}", params))
-        return specs
+        return [self.spec(scale, f"m={m:04d}_{method}_seed={run_seed}",
+                          config.run(world, method, run_seed, config.encoder_params("mlp", m), m=m, n=config.n))
+                for m, run_seed, method in product(config.output_dims, config.run_seeds(seed), config.methods)]
 
     def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples,
                       params: SyntheticRunParams) -> dict[str, Any]:
@@ -107,12 +104,11 @@ class OutputDimExperiment(SyntheticExperiment):
         log_axis_with_ticks(ax, ms)
         ax.set(xlabel="output dimension m", ylabel="test probe R² of z from h",
                title=f"M1: decodability vs m (n = {config.n})")
-        ax.legend(fontsize=7)
-        files.append(save_figure(fig, exp_dir / "decodability_vs_m.png",
-                                 f"M1: test probe R² of z from the m-dimensional embedding, n = {config.n}; "
-                                 "dots are seeds, lines their mean"))
-        files.append(write_headline(exp_dir, self.headline(rows, config)))
-        return files
+        return files + figure_and_headline(
+            exp_dir, fig, "decodability_vs_m.png",
+            f"M1: test probe R² of z from the m-dimensional embedding, n = {config.n}; dots are seeds, "
+            "lines their mean",
+            self.headline(rows, config))
 
     def headline(self, rows: list[dict[str, Any]], config: OutputDimConfig) -> list[HeadlineEntry]:
         """One entry per method; for SIGReg the m > n runs are a measurement (outside M1's scope)."""

@@ -40,9 +40,9 @@ from lejepa_wm.experiments.base import load_finished_metrics
 from lejepa_wm.experiments.encoders import ENCODERS
 from lejepa_wm.experiments.evidence import by_seed, difference, over_seeds, worst_setting
 from lejepa_wm.experiments.plotting import (BASELINE_STYLE, METHOD_LABELS, log_axis_with_ticks, plot_series,
-                                            plt, save_figure, series, target_line, write_summary)
-from lejepa_wm.experiments.run_params import EncoderParams, ObjectiveParams
-from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, write_headline
+                                            plt, series, target_line, write_summary)
+from lejepa_wm.experiments.run_params import EncoderParams, ObjectiveParams, SyntheticRunParams
+from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, figure_and_headline
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.records import Bound, HeadlineEntry
 
@@ -105,6 +105,12 @@ class ScalingConfig(TrainingConfig):
             return ObjectiveParams("infonce", 1.0, {"width": self.infonce_width * scale})
         return super().objective(method, n)
 
+    def run_at(self, n: int, encoder: str, method: str, run_seed: int) -> SyntheticRunParams:
+        """One run of the grid: the isotropic world of dimension ``n`` with the step budget ``steps_for(n)``."""
+        params = self.run(GaussianWorld.isotropic(n, self.rho), method, run_seed, self.encoder_params_for(encoder, n),
+                          n=n, encoder_kind=encoder)
+        return replace(params, train=replace(params.train, max_steps=self.steps_for(n)))
+
     def steps_for(self, n: int) -> int:
         """Step budget at dimension ``n``: the ``steps_by_n`` entry with the largest threshold ``<= n``, else
         ``max_steps`` (larger n learn more slowly; one budget would waste steps at small n)."""
@@ -137,17 +143,10 @@ class ScalingExperiment(SyntheticExperiment):
     config_class = ScalingConfig
 
     def grid(self, config: ScalingConfig, scale: str, seed: int = 0) -> list:
-        specs = []
-        for n in config.dims:
-            world = GaussianWorld.isotropic(n, config.rho)
-            for run_seed in config.run_seeds(seed):
-                for encoder in config.encoders_for(n):
-                    for method in config.methods_for(encoder, n):
-                        params = config.run(world, method, run_seed, config.encoder_params_for(encoder, n),
-                                            n=n, encoder_kind=encoder)
-                        params = replace(params, train=replace(params.train, max_steps=config.steps_for(n)))
-                        specs.append(self.spec(scale, f"n={n:04d}_{encoder}_{method}_seed={run_seed}", params))
-        return specs
+        return [self.spec(scale, f"n={n:04d}_{encoder}_{method}_seed={run_seed}",
+                          config.run_at(n, encoder, method, run_seed))
+                for n in config.dims for run_seed in config.run_seeds(seed)
+                for encoder in config.encoders_for(n) for method in config.methods_for(encoder, n)]
 
     def aggregate(self, exp_dir: Path, config: ScalingConfig) -> list[Path]:
         rows = load_finished_metrics(exp_dir)
@@ -177,12 +176,11 @@ class ScalingExperiment(SyntheticExperiment):
                        title="distance to a rotation\n(solid: ‖h − Qz‖²/n, dotted: scale-free)")
             for ax in (ax_r2, ax_ratio, ax_err):
                 log_axis_with_ticks(ax, [r["n"] for r in rows])
-                ax.legend(fontsize=7)
-        files.append(save_figure(fig, exp_dir / "r2_vs_n.png",
-                                 "T1: test probe R², residual ratio and distance to a rotation vs n, "
-                                 "every encoder; dots are seeds, lines their mean"))
-        files.append(write_headline(exp_dir, self.headline(rows, config)))
-        return files
+        return files + figure_and_headline(
+            exp_dir, fig, "r2_vs_n.png",
+            "T1: test probe R², residual ratio and distance to a rotation vs n, every encoder; dots are seeds, "
+            "lines their mean",
+            self.headline(rows, config))
 
     def headline(self, rows: list[dict[str, Any]], config: ScalingConfig) -> list[HeadlineEntry]:
         entries = []

@@ -27,6 +27,7 @@ from typing import Any, Mapping
 import numpy as np
 import torch
 from threadpoolctl import threadpool_limits
+from matplotlib.figure import Figure
 from torch import nn
 
 from lejepa_wm.atomic import atomic_write_json
@@ -39,6 +40,7 @@ from lejepa_wm.experiments.flows import RENDERERS
 from lejepa_wm.experiments.heldout import (MIN_SAMPLE, HeldOutSamples, raw_observation_r2, reported_metrics,
                                            validation_metrics)
 from lejepa_wm.experiments.objectives import SIGREG_STATISTICS
+from lejepa_wm.experiments.plotting import save_figure
 from lejepa_wm.experiments.run_params import (EncoderParams, ObjectiveParams, RendererParams,
                                               SyntheticRunParams)
 from lejepa_wm.experiments.training import TrainSettings, WorldPairs, numpy64, train
@@ -254,6 +256,16 @@ class SyntheticExperiment:
                    "resumed_from": result.resumed_from, "history": slim_history(result.history)}
         metrics.update(self.extra_metrics(encoder, samples, params))
         return metrics
+
+
+def figure_and_headline(exp_dir: Path, fig: Figure, name: str, caption: str,
+                        entries: list[HeadlineEntry]) -> list[Path]:
+    """Give every axes of ``fig`` with labelled marks a legend, save ``fig`` as ``exp_dir/name`` with its
+    ``caption`` and write the headline ``entries``; both paths."""
+    for ax in fig.axes:
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+    return [save_figure(fig, Path(exp_dir) / name, caption), write_headline(exp_dir, entries)]
 
 
 def write_headline(exp_dir: Path, entries: list[HeadlineEntry]) -> Path:
