@@ -138,33 +138,24 @@ def test_missing_print_axioms_is_caught(tmp_path: Path) -> None:
     assert checks_failed(root) == {"registry"}
 
 
-def test_mismatched_toolchain_is_caught(tmp_path: Path) -> None:
+CONFIG_FAULTS = {
+    "a toolchain other than the pin": ("lean-toolchain", lambda text: "leanprover/lean4:v4.31.0\n"),
+    "a Mathlib revision other than the pin": ("lakefile.lean", lambda text: text.replace('"v4.29.0"', '"v4.31.0"')),
+    "autoImplicit on": ("lakefile.lean", lambda text: text.replace("autoImplicit, false", "autoImplicit, true")),
+    "a second Lake configuration": ("lakefile.toml", lambda text: 'name = "LeJEPAProofs"\n'),
+    "no lakefile": ("lakefile.lean", None),
+}
+
+
+@pytest.mark.parametrize("fault", CONFIG_FAULTS)
+def test_a_lake_configuration_fault_is_caught(tmp_path: Path, fault: str) -> None:
     root = make_tree(tmp_path)
-    (root / "lean-toolchain").write_text("leanprover/lean4:v4.31.0\n")
-    assert checks_failed(root) == {"config"}
-
-
-def test_mismatched_mathlib_rev_is_caught(tmp_path: Path) -> None:
-    root = make_tree(tmp_path)
-    (root / "lakefile.lean").write_text(LAKEFILE_TEXT.replace('"v4.29.0"', '"v4.31.0"'))
-    assert checks_failed(root) == {"config"}
-
-
-def test_auto_implicit_must_be_off(tmp_path: Path) -> None:
-    root = make_tree(tmp_path)
-    (root / "lakefile.lean").write_text(LAKEFILE_TEXT.replace("autoImplicit, false", "autoImplicit, true"))
-    assert checks_failed(root) == {"config"}
-
-
-def test_second_lake_configuration_is_caught(tmp_path: Path) -> None:
-    root = make_tree(tmp_path)
-    (root / "lakefile.toml").write_text('name = "LeJEPAProofs"\n')
-    assert checks_failed(root) == {"config"}
-
-
-def test_missing_lakefile_is_caught(tmp_path: Path) -> None:
-    root = make_tree(tmp_path)
-    (root / "lakefile.lean").unlink()
+    name, edit = CONFIG_FAULTS[fault]
+    path = root / name
+    if edit is None:
+        path.unlink()
+    else:
+        path.write_text(edit(path.read_text() if path.exists() else ""))
     assert checks_failed(root) == {"config"}
 
 

@@ -25,20 +25,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import product
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from lejepa_wm.experiments.base import load_finished_metrics
+from matplotlib.figure import Figure
+
 from lejepa_wm.experiments.heldout import HeldOutSamples, embed
 from lejepa_wm.experiments.metrics import linear_probe_r2
-from lejepa_wm.experiments.plotting import (BASELINE_STYLE, plot_series, plt, series, target_line,
-                                            write_summary)
+from lejepa_wm.experiments.plotting import BASELINE_STYLE, plot_series, plt, series, target_line
 from lejepa_wm.experiments.run_params import SyntheticRunParams
-from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, figure_and_headline
+from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.training import numpy64
 from lejepa_wm.experiments.worlds import GaussianWorld, rates_to_rho
 from lejepa_wm.records import Bound, HeadlineEntry
@@ -105,15 +104,18 @@ class AnisotropicExperiment(SyntheticExperiment):
                                            numpy64(samples.test.z))
         return {"slow_harmonic_r2": float(harmonic_r2), "raw_fast_r2": float(raw_per_coord[-1])}
 
-    def aggregate(self, exp_dir: Path, config: AnisotropicConfig) -> list[Path]:
-        rows = load_finished_metrics(exp_dir)
+    summary_columns = ("run_id", "ratio", "method", "seed", "split", "fast_r2", "slow_r2", "raw_fast_r2",
+                       "slow_harmonic_r2", "probe_r2", "embedding_std", "validation_r2", "steps", "train_seconds")
+    figure_file = "fast_r2_vs_ratio.png"
+
+    def summary_rows(self, rows: list[dict[str, Any]], config: AnisotropicConfig) -> list[dict[str, Any]]:
         for row in rows:
             per_coord = row["probe_r2_per_coord"]
             row["fast_r2"] = per_coord[-1]
             row["slow_r2"] = float(np.mean(per_coord[:-1]))
-        files = [write_summary(exp_dir, rows, ("run_id", "ratio", "method", "seed", "split", "fast_r2", "slow_r2",
-                                               "raw_fast_r2", "slow_harmonic_r2", "probe_r2", "embedding_std",
-                                               "validation_r2", "steps", "train_seconds"))]
+        return rows
+
+    def draw(self, rows: list[dict[str, Any]], config: AnisotropicConfig) -> tuple[Figure, str]:
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
         plot_series(axes[0], series(rows, "method", "ratio", "fast_r2"))
         plot_series(axes[0], {"raw observation x (no encoder)": series(rows, "split", "ratio", "raw_fast_r2")["test"]},
@@ -128,11 +130,8 @@ class AnisotropicExperiment(SyntheticExperiment):
             ax.axvspan(2.0 - config.unjudged_band, 2.0 + config.unjudged_band, color="grey", alpha=0.15,
                        label="not judged (eigenvalues nearly tied)")
             ax.set(xlabel="rate ratio κ_max / κ_min")
-        return files + figure_and_headline(
-            exp_dir, fig, "fast_r2_vs_ratio.png",
-            "P5: test probe R² of the fast coordinate and of H₂ of the slow ones vs the rate ratio; dots are "
-            "seeds, lines their mean, markers at every ratio run",
-            self.headline(rows, config))
+        return fig, ("P5: test probe R² of the fast coordinate and of H₂ of the slow ones vs the rate ratio; "
+                     "dots are seeds, lines their mean, markers at every ratio run")
 
     def headline(self, rows: list[dict[str, Any]], config: AnisotropicConfig) -> list[HeadlineEntry]:
         entries = []

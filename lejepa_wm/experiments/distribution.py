@@ -23,20 +23,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import product
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy.stats import kurtosis
 from torch import nn
 
-from lejepa_wm.experiments.base import load_finished_metrics
+from matplotlib.figure import Figure
+
 from lejepa_wm.experiments.evidence import by_seed, difference, over_seeds
 from lejepa_wm.experiments.heldout import HeldOutSamples
 from lejepa_wm.experiments.plotting import (BASELINE_STYLE, log_axis_with_ticks, plot_series, plt,
-                                            series, target_line, write_summary)
+                                            series, target_line)
 from lejepa_wm.experiments.run_params import ObjectiveParams, SyntheticRunParams
-from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, figure_and_headline
+from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.training import numpy64
 from lejepa_wm.experiments.worlds import GeneralizedNormalWorld
 from lejepa_wm.records import Bound, HeadlineEntry
@@ -111,14 +111,17 @@ class DistributionExperiment(SyntheticExperiment):
         z, z_pos = numpy64(z).ravel(), numpy64(z_pos).ravel()
         return {"excess_kurtosis_z": float(kurtosis(z)), "excess_kurtosis_z_pos": float(kurtosis(z_pos))}
 
-    def aggregate(self, exp_dir: Path, config: DistributionConfig) -> list[Path]:
-        rows = load_finished_metrics(exp_dir)
+    summary_columns = ("run_id", "beta", "method", "channel", "seed", "split", "probe_r2", "raw_observation_r2",
+                       "residual_ratio", "excess_kurtosis_z", "excess_kurtosis_z_pos", "embedding_std", "validation_r2",
+                       "steps", "train_seconds")
+    figure_file = "r2_vs_beta.png"
+
+    def summary_rows(self, rows: list[dict[str, Any]], config: DistributionConfig) -> list[dict[str, Any]]:
         for row in rows:
             row["label"] = row["method"] + ("" if row["channel"] == "mala" else " (shortcut)")
-        files = [write_summary(exp_dir, rows, ("run_id", "beta", "method", "channel", "seed", "split", "probe_r2",
-                                               "raw_observation_r2", "residual_ratio", "excess_kurtosis_z",
-                                               "excess_kurtosis_z_pos", "embedding_std", "validation_r2", "steps",
-                                               "train_seconds"))]
+        return rows
+
+    def draw(self, rows: list[dict[str, Any]], config: DistributionConfig) -> tuple[Figure, str]:
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
         mala = [row for row in rows if row["channel"] == "mala"]
         shortcut = [row for row in rows if row["channel"] == "shortcut"]
@@ -136,11 +139,8 @@ class DistributionExperiment(SyntheticExperiment):
             target_line(ax, 2.0, "Gaussian, β", horizontal=False)
             log_axis_with_ticks(ax, [row["beta"] for row in rows])
             ax.set(xlabel="shape β of the generalized normal (2 = Gaussian)")
-        return files + figure_and_headline(
-            exp_dir, fig, "r2_vs_beta.png",
-            "T2: test probe R² and residual ratio vs the shape β, stationary MALA pairs and the non-stationary "
-            "shortcut (dotted); dots are seeds, lines their mean",
-            self.headline(rows, config))
+        return fig, ("T2: test probe R² and residual ratio vs the shape β, stationary MALA pairs and the "
+                     "non-stationary shortcut (dotted); dots are seeds, lines their mean")
 
     def headline(self, rows: list[dict[str, Any]], config: DistributionConfig) -> list[HeadlineEntry]:
         mala = [r for r in rows if r["channel"] == "mala"]

@@ -19,18 +19,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import product
-from pathlib import Path
 from typing import Any
 
 from torch import nn
 
-from lejepa_wm.experiments.base import load_finished_metrics
+from matplotlib.figure import Figure
+
 from lejepa_wm.experiments.heldout import HeldOutSamples, embed
 from lejepa_wm.experiments.metrics import linear_probe_r2
 from lejepa_wm.experiments.plotting import (BASELINE_STYLE, log_axis_with_ticks, plot_series, plt,
-                                            series, target_line, write_summary)
+                                            series, target_line)
 from lejepa_wm.experiments.run_params import SyntheticRunParams
-from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, figure_and_headline
+from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.training import numpy64
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.records import Bound, HeadlineEntry
@@ -86,13 +86,16 @@ class OutputDimExperiment(SyntheticExperiment):
         reverse, _ = linear_probe_r2(numpy64(samples.fit.z), h_fit, numpy64(samples.test.z), h_test)
         return {"reverse_r2": float(reverse)}
 
-    def aggregate(self, exp_dir: Path, config: OutputDimConfig) -> list[Path]:
-        rows = load_finished_metrics(exp_dir)
+    summary_columns = ("run_id", "n", "m", "method", "seed", "split", "probe_r2", "predicted_r2", "raw_observation_r2",
+                       "reverse_r2", "embedding_std", "validation_r2", "steps", "train_seconds")
+    figure_file = "decodability_vs_m.png"
+
+    def summary_rows(self, rows: list[dict[str, Any]], config: OutputDimConfig) -> list[dict[str, Any]]:
         for row in rows:
             row["predicted_r2"] = predicted_r2(row["m"], row["n"])
-        files = [write_summary(exp_dir, rows, ("run_id", "n", "m", "method", "seed", "split", "probe_r2",
-                                               "predicted_r2", "raw_observation_r2", "reverse_r2", "embedding_std",
-                                               "validation_r2", "steps", "train_seconds"))]
+        return rows
+
+    def draw(self, rows: list[dict[str, Any]], config: OutputDimConfig) -> tuple[Figure, str]:
         fig, ax = plt.subplots(figsize=(7, 4.4))
         plot_series(ax, series(rows, "method", "m", "probe_r2"))
         ms = sorted({row["m"] for row in rows})
@@ -104,11 +107,8 @@ class OutputDimExperiment(SyntheticExperiment):
         log_axis_with_ticks(ax, ms)
         ax.set(xlabel="output dimension m", ylabel="test probe R² of z from h",
                title=f"M1: decodability vs m (n = {config.n})")
-        return files + figure_and_headline(
-            exp_dir, fig, "decodability_vs_m.png",
-            f"M1: test probe R² of z from the m-dimensional embedding, n = {config.n}; dots are seeds, "
-            "lines their mean",
-            self.headline(rows, config))
+        return fig, (f"M1: test probe R² of z from the m-dimensional embedding, n = {config.n}; "
+                     "dots are seeds, lines their mean")
 
     def headline(self, rows: list[dict[str, Any]], config: OutputDimConfig) -> list[HeadlineEntry]:
         """One entry per method; for SIGReg the m > n runs are a measurement (outside M1's scope)."""

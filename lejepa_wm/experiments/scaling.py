@@ -33,16 +33,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
-from lejepa_wm.experiments.base import load_finished_metrics
+from matplotlib.figure import Figure
+
 from lejepa_wm.experiments.encoders import ENCODERS
 from lejepa_wm.experiments.evidence import by_seed, difference, over_seeds, worst_setting
 from lejepa_wm.experiments.plotting import (BASELINE_STYLE, METHOD_LABELS, log_axis_with_ticks, plot_series,
-                                            plt, series, target_line, write_summary)
+                                            plt, series, target_line)
 from lejepa_wm.experiments.run_params import EncoderParams, ObjectiveParams, SyntheticRunParams
-from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, figure_and_headline
+from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.records import Bound, HeadlineEntry
 
@@ -148,14 +148,17 @@ class ScalingExperiment(SyntheticExperiment):
                 for n in config.dims for run_seed in config.run_seeds(seed)
                 for encoder in config.encoders_for(n) for method in config.methods_for(encoder, n)]
 
-    def aggregate(self, exp_dir: Path, config: ScalingConfig) -> list[Path]:
-        rows = load_finished_metrics(exp_dir)
+    summary_columns = ("run_id", "n", "encoder_kind", "method", "seed", "split", "probe_r2", "raw_observation_r2",
+                       "residual_ratio", "procrustes_error", "scale_free_error", "procrustes_scale", "embedding_std",
+                       "orthogonality_error", "validation_r2", "steps", "train_seconds", "steps_to_target")
+    figure_file = "r2_vs_n.png"
+
+    def summary_rows(self, rows: list[dict[str, Any]], config: ScalingConfig) -> list[dict[str, Any]]:
         for row in rows:
             row["procrustes_per_dim"] = row["procrustes_error"] / row["n"]
-        files = [write_summary(exp_dir, rows, (
-            "run_id", "n", "encoder_kind", "method", "seed", "split", "probe_r2", "raw_observation_r2",
-            "residual_ratio", "procrustes_error", "scale_free_error", "procrustes_scale", "embedding_std",
-            "orthogonality_error", "validation_r2", "steps", "train_seconds", "steps_to_target"))]
+        return rows
+
+    def draw(self, rows: list[dict[str, Any]], config: ScalingConfig) -> tuple[Figure, str]:
         encoders = [e for e in config.encoders if any(r["encoder_kind"] == e for r in rows)]
         fig, axes = plt.subplots(len(encoders), 3, figsize=(15, 4.2 * len(encoders)), squeeze=False)
         raw = series(rows, "encoder_kind", "n", "raw_observation_r2")
@@ -176,11 +179,8 @@ class ScalingExperiment(SyntheticExperiment):
                        title="distance to a rotation\n(solid: ‖h − Qz‖²/n, dotted: scale-free)")
             for ax in (ax_r2, ax_ratio, ax_err):
                 log_axis_with_ticks(ax, [r["n"] for r in rows])
-        return files + figure_and_headline(
-            exp_dir, fig, "r2_vs_n.png",
-            "T1: test probe R², residual ratio and distance to a rotation vs n, every encoder; dots are seeds, "
-            "lines their mean",
-            self.headline(rows, config))
+        return fig, ("T1: test probe R², residual ratio and distance to a rotation vs n, every encoder; dots are "
+                     "seeds, lines their mean")
 
     def headline(self, rows: list[dict[str, Any]], config: ScalingConfig) -> list[HeadlineEntry]:
         entries = []
@@ -218,8 +218,8 @@ def identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, e
                  by_seed(rows, "residual_ratio", n=n, method="alignment_only").items()
                  if ratio > config.residual_target]
         if stuck:
-            detail += (f"; worlds where the λ = 0 control, trained as long, also stays above the target (where "
-                       f"optimization, not the regularizer, falls short): "
+            detail += ("; worlds where the λ = 0 control, trained as long, also stays above the target (where "
+                       "optimization, not the regularizer, falls short): "
                        + ", ".join(f"n={n} seed {seed}" for n, seed in stuck))
         entries.append(HeadlineEntry(
             claim="T1", name=f"scaling ({encoder}, {method}): identifiability at every n",

@@ -33,14 +33,14 @@ from torch import nn
 from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.config import load_scaled_config
 from lejepa_wm.device import select_device
-from lejepa_wm.experiments.base import HEADLINE_FILE, RunSpec
+from lejepa_wm.experiments.base import HEADLINE_FILE, RunSpec, load_finished_metrics
 from lejepa_wm.experiments.encoders import ENCODERS
 from lejepa_wm.experiments.evidence import residual_ratio
 from lejepa_wm.experiments.flows import RENDERERS
 from lejepa_wm.experiments.heldout import (MIN_SAMPLE, HeldOutSamples, raw_observation_r2, reported_metrics,
                                            validation_metrics)
 from lejepa_wm.experiments.objectives import SIGREG_STATISTICS
-from lejepa_wm.experiments.plotting import save_figure
+from lejepa_wm.experiments.plotting import save_figure, write_summary
 from lejepa_wm.experiments.run_params import (EncoderParams, ObjectiveParams, RendererParams,
                                               SyntheticRunParams)
 from lejepa_wm.experiments.training import TrainSettings, WorldPairs, numpy64, train
@@ -202,11 +202,35 @@ def progress_bars() -> bool:
 
 
 class SyntheticExperiment:
-    """Shared ``load_config`` and ``execute``; subclasses define ``grid`` and ``aggregate``."""
+    """Shared ``load_config``, ``execute`` and ``aggregate``; subclasses define ``grid``, ``draw`` and ``headline``.
+
+    ``aggregate`` writes ``summary.csv`` (the ``summary_columns`` of :meth:`summary_rows`), the figure
+    :meth:`draw` makes as ``figure_file`` and the headline (:meth:`headline`).
+    """
 
     name: str = ""
     description: str = ""
     config_class: type = TrainingConfig
+    summary_columns: tuple[str, ...] = ()
+    figure_file: str = ""
+
+    def aggregate(self, exp_dir: Path, config: Any) -> list[Path]:
+        rows = self.summary_rows(load_finished_metrics(exp_dir), config)
+        files = [write_summary(exp_dir, rows, self.summary_columns)]
+        fig, caption = self.draw(rows, config)
+        return files + figure_and_headline(exp_dir, fig, self.figure_file, caption, self.headline(rows, config))
+
+    def summary_rows(self, rows: list[dict[str, Any]], config: Any) -> list[dict[str, Any]]:
+        """The finished runs' metrics with the derived columns the summary, figure and headline use (override)."""
+        return rows
+
+    def draw(self, rows: list[dict[str, Any]], config: Any) -> tuple[Figure, str]:
+        """The experiment's figure and its caption."""
+        raise NotImplementedError
+
+    def headline(self, rows: list[dict[str, Any]], config: Any) -> list[HeadlineEntry]:
+        """The experiment's headline entries."""
+        raise NotImplementedError
 
     def load_config(self, scale: str, path: Path | None = None,
                     overrides: Mapping[str, Any] | None = None) -> Any:
