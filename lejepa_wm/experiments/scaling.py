@@ -52,6 +52,12 @@ COLLAPSIBLE = ("matched", "matched_scaled", "mlp")
 PAPER = "linear-probe R^2 > 0.999 for n up to 1024"
 
 
+def by_dimension(pairs: tuple[tuple[float, ...], ...], n: int, default: float) -> float:
+    """The value of the ``[threshold, value]`` pair with the largest threshold ``<= n``; ``default`` if none."""
+    fitting = [value for threshold, value in sorted(pairs) if threshold <= n]
+    return fitting[-1] if fitting else default
+
+
 @dataclass(frozen=True)
 class ScalingConfig(TrainingConfig):
     """Sweep keys of the scaling experiment."""
@@ -68,6 +74,7 @@ class ScalingConfig(TrainingConfig):
     mlp_max_n: int = 32
     infonce_max_n: int = 1024
     steps_by_n: tuple[tuple[int, ...], ...] = ()
+    lr_by_n: tuple[tuple[float, ...], ...] = ()
     hidden_grows_with_n: bool = False
 
     def __post_init__(self) -> None:
@@ -93,6 +100,10 @@ class ScalingConfig(TrainingConfig):
             if len(pair) != 2 or pair[0] < 2 or pair[1] < 1 or pair[1] % self.checkpoint_every:
                 raise ValueError(f"config key 'steps_by_n' must list [n, steps] pairs with steps a multiple of "
                                  f"checkpoint_every ({self.checkpoint_every}); got {list(pair)!r}")
+        for pair in self.lr_by_n:
+            if len(pair) != 2 or pair[0] < 2 or not (math.isfinite(pair[1]) and pair[1] > 0):
+                raise ValueError(f"config key 'lr_by_n' must list [n, peak learning rate] pairs with a positive "
+                                 f"rate; got {list(pair)!r}")
         if self.mlp_max_n < 2 or self.infonce_max_n < 2:
             raise ValueError(f"config keys 'mlp_max_n' and 'infonce_max_n' must be >= 2; got {self.mlp_max_n!r}, "
                              f"{self.infonce_max_n!r}")
@@ -106,16 +117,21 @@ class ScalingConfig(TrainingConfig):
         return super().objective(method, n)
 
     def run_at(self, n: int, encoder: str, method: str, run_seed: int) -> SyntheticRunParams:
-        """One run of the grid: the isotropic world of dimension ``n`` with the step budget ``steps_for(n)``."""
+        """One run of the grid: the isotropic world of dimension ``n`` with the step budget ``steps_for(n)`` and
+        the peak learning rate ``lr_for(n)``."""
         params = self.run(GaussianWorld.isotropic(n, self.rho), method, run_seed, self.encoder_params_for(encoder, n),
                           n=n, encoder_kind=encoder)
-        return replace(params, train=replace(params.train, max_steps=self.steps_for(n)))
+        return replace(params, train=replace(params.train, max_steps=self.steps_for(n), lr=self.lr_for(n)))
 
     def steps_for(self, n: int) -> int:
         """Step budget at dimension ``n``: the ``steps_by_n`` entry with the largest threshold ``<= n``, else
         ``max_steps`` (larger n learn more slowly; one budget would waste steps at small n)."""
-        fitting = [steps for threshold, steps in sorted(self.steps_by_n) if threshold <= n]
-        return fitting[-1] if fitting else self.max_steps
+        return int(by_dimension(self.steps_by_n, n, self.max_steps))
+
+    def lr_for(self, n: int) -> float:
+        """Peak learning rate at dimension ``n``: the ``lr_by_n`` entry with the largest threshold ``<= n``, else
+        ``lr`` (the rate that learns fastest falls as n grows: ``docs/TUNING.md``)."""
+        return float(by_dimension(self.lr_by_n, n, self.lr))
 
     def encoder_params_for(self, encoder: str, n: int) -> EncoderParams:
         """The encoder at dimension ``n``; with ``hidden_grows_with_n`` a matched encoder's conditioners are at

@@ -74,10 +74,23 @@ def test_full_scale_is_the_paper_sweep():
     ({"renderer": "realnvp"}, "renderer"),
     ({"checkpoint_every": 33}, "multiple"),
     ({"probe_size": 1024}, "probe_size"),
+    ({"steps_by_n": [[128, 1001]]}, "steps_by_n"),
+    ({"lr_by_n": [[256, 0.0]]}, "lr_by_n"),
+    ({"lr_by_n": [[256]]}, "lr_by_n"),
 ])
 def test_bad_scaling_config_values_raise_on_loading(overrides, message):
     with pytest.raises(ValueError, match=message):
         get_experiment("scaling").load_config("quick", overrides=overrides)
+
+
+def test_step_budget_and_learning_rate_follow_the_dimension():
+    """Each run takes the ``steps_by_n`` / ``lr_by_n`` entry with the largest threshold <= n, else the defaults."""
+    experiment = get_experiment("scaling")
+    config = experiment.load_config("quick", overrides={
+        "dims": [2, 8, 16], "steps_by_n": [[8, 2000], [16, 3000]], "lr_by_n": [[16, 5e-3]]})
+    budgets = {(spec.params["world"]["n"], spec.params["train"]["max_steps"], spec.params["train"]["lr"])
+               for spec in experiment.grid(config, "quick")}
+    assert budgets == {(2, config.max_steps, config.lr), (8, 2000, config.lr), (16, 3000, 5e-3)}
 
 
 @pytest.mark.parametrize("name, overrides, message", [
