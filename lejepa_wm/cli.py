@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -69,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     module = importlib.import_module(args._module)
+    # A command started in the background by a non-interactive shell inherits SIGINT ignored, and Python then
+    # installs no handler: Ctrl-C or `kill -INT` must still stop it, keeping finished results (exit 130).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         out = getattr(args, "out", None)
         if isinstance(out, Path) and out.exists() and not out.is_dir():

@@ -274,13 +274,16 @@ if __name__ == "__main__":
 """
 
 
-def launch(work: Path, argv: list[str], tag: str) -> subprocess.Popen:
-    """Start ``lejepa-wm ARGV`` (with the toy experiment) as its own session; output to ``work/TAG.out``."""
+def launch(work: Path, argv: list[str], tag: str, sigint_ignored: bool = False) -> subprocess.Popen:
+    """Start ``lejepa-wm ARGV`` (with the toy experiment) as its own session; output to ``work/TAG.out``.
+
+    ``sigint_ignored``: start it as a shell starts a background job, with SIGINT ignored."""
     script = write(work / "launch_toy.py", LAUNCHER.format(tests=str(TESTS_DIR), module=TOY_MODULE))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(TESTS_DIR), os.environ.get("PYTHONPATH")])))
     log = open(work / f"{tag}.out", "w", encoding="utf-8")  # noqa: SIM115 - closed by finish()
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
     return subprocess.Popen([sys.executable, str(script), *map(str, argv)], cwd=work, env=env, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+                            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=ignore)
 
 
 def finish(process: subprocess.Popen, work: Path, tag: str, timeout: float = 120.0) -> Observed:
@@ -581,15 +584,16 @@ def fallback_without_death_signal(work: Path) -> Observed:
     return observed
 
 
-def ctrl_c(work: Path) -> Observed:
-    """Ctrl-C (SIGINT to the launcher's process group): exit 130, one line, nothing left running, no marker."""
+def ctrl_c(work: Path, sigint_ignored: bool = False) -> Observed:
+    """Ctrl-C (SIGINT to the launcher's process group): exit 130, one line, nothing left running, no marker;
+    also for a launcher that inherited SIGINT ignored (a background job of a shell script)."""
     needs_proc()
     log = work / "executions.log"
     # runs far longer than any scheduling delay of this process on a loaded machine: the sweep cannot finish
     # before the Ctrl-C arrives (the interrupted runs are stopped at once, so the test does not wait for them)
     config = toy_config(work, n_runs=4, sleep_s=60.0, log=str(log))
     process = launch(work, ["sweep", "toy", "--executor", "local", "--jobs", "2", "--out", work / "results",
-                            "--config", config], "first")
+                            "--config", config], "first", sigint_ignored)
     wait_for(lambda: sum(kind == "start" for kind, *_ in read_log(log)) >= 2, 60.0, "two runs in flight")
     os.killpg(process.pid, signal.SIGINT)
     observed = finish(process, work, "first")
@@ -884,6 +888,9 @@ def cases() -> list[Case]:
              two_launches_at_once, 0, ("running elsewhere",), slow=True),
         Case(k, "Ctrl-C of a local sweep: one line, nothing left running, no marker left",
              ctrl_c, 130, ("interrupted", "finished results are kept"), slow=True),
+        Case(k, "Ctrl-C of a local sweep started with SIGINT ignored (a shell's background job): the same",
+             lambda work: ctrl_c(work, sigint_ignored=True), 130, ("interrupted", "finished results are kept"),
+             slow=True),
         Case(k, "a pool worker whose launcher died is handed a queued run: it starts nothing",
              orphaned_worker_starts_nothing, 70, ("exited",)),
         Case(k, "without the Linux parent-death signal, the polling fallback ends the orphaned pool",
