@@ -2,15 +2,22 @@
 
 Gaussian latents with the OU channel (pair correlation exactly ρ), the paper's
 renderer (four additive couplings ``b ← b + tanh(2Q_l a)`` with random
-orthogonal ``Q_l``, raw held-out probe R² ≈ 0.7 at every n) and three encoders:
+orthogonal ``Q_l``, raw held-out probe R² ≈ 0.7 at every n) and these encoders:
 
-- ``matched_additive``: the unit-Jacobian inverse-coupling encoder (the paper's
-  setting: a learned shift per layer, no scale); with conditioners at least
-  ``n/2`` wide it contains ``g⁻¹`` and it cannot collapse;
+- ``matched_additive``: the unit-Jacobian inverse-coupling encoder with generic
+  one-hidden-layer conditioners (a learned shift per layer, no scale); with
+  conditioners at least ``n/2`` wide it contains ``g⁻¹`` and it cannot collapse;
 - ``matched_scaled``: the same followed by a learned scale per output
   coordinate: it still contains ``g⁻¹`` but can collapse;
 - ``mlp``: a generic MLP, which can collapse, distort and bend (full scale, up to
-  ``mlp_max_n``: its width does not grow with n).
+  ``mlp_max_n``: its width does not grow with n);
+- ``published`` and ``published_scaled``: the paper's own encoder, whose layers
+  subtract ``tanh(W_l a)`` (the renderer's exact form, one learned matrix per
+  layer), without and with learned output scales. It learns far faster than
+  the generic conditioners at large n but settles in a wrong optimum on some
+  small worlds (``docs/TUNING.md``); with its own budget
+  (``published_steps_by_n``, ``published_lr_by_n``) it carries T1 beyond
+  ``matched_max_n``, where the generic encoders' budget is not affordable.
 
 For every n, seed and encoder it trains SIGReg, whitening and the λ = 0 control
 (alignment alone, trained exactly as long); with the unit-Jacobian encoder also
@@ -48,7 +55,9 @@ from lejepa_wm.records import Bound, HeadlineEntry
 
 METHODS = ("sigreg", "whitening", "infonce_fixed", "infonce_scaled", "alignment_only")
 REGULARIZED = ("sigreg", "whitening")
-COLLAPSIBLE = ("matched", "matched_scaled", "mlp")
+COLLAPSIBLE = ("matched", "matched_scaled", "published_scaled", "mlp")
+PUBLISHED = ("published", "published_scaled")
+MATCHED = ("matched", "matched_additive", "matched_scaled")
 PAPER = "linear-probe R^2 > 0.999 for n up to 1024"
 
 
@@ -73,8 +82,11 @@ class ScalingConfig(TrainingConfig):
     residual_target: float = 0.01
     mlp_max_n: int = 32
     infonce_max_n: int = 1024
+    matched_max_n: int = 1024
     steps_by_n: tuple[tuple[int, ...], ...] = ()
     lr_by_n: tuple[tuple[float, ...], ...] = ()
+    published_steps_by_n: tuple[tuple[int, ...], ...] | None = None
+    published_lr_by_n: tuple[tuple[float, ...], ...] | None = None
     hidden_grows_with_n: bool = False
 
     def __post_init__(self) -> None:
@@ -96,17 +108,19 @@ class ScalingConfig(TrainingConfig):
         for key in ("infonce_width", "infonce_reference_n"):
             if not getattr(self, key) > 0:
                 raise ValueError(f"config key {key!r} must be positive; got {getattr(self, key)!r}")
-        for pair in self.steps_by_n:
-            if len(pair) != 2 or pair[0] < 2 or pair[1] < 1 or pair[1] % self.checkpoint_every:
-                raise ValueError(f"config key 'steps_by_n' must list [n, steps] pairs with steps a multiple of "
-                                 f"checkpoint_every ({self.checkpoint_every}); got {list(pair)!r}")
-        for pair in self.lr_by_n:
-            if len(pair) != 2 or pair[0] < 2 or not (math.isfinite(pair[1]) and pair[1] > 0):
-                raise ValueError(f"config key 'lr_by_n' must list [n, peak learning rate] pairs with a positive "
-                                 f"rate; got {list(pair)!r}")
-        if self.mlp_max_n < 2 or self.infonce_max_n < 2:
-            raise ValueError(f"config keys 'mlp_max_n' and 'infonce_max_n' must be >= 2; got {self.mlp_max_n!r}, "
-                             f"{self.infonce_max_n!r}")
+        for key in ("steps_by_n", "published_steps_by_n"):
+            for pair in getattr(self, key) or ():
+                if len(pair) != 2 or pair[0] < 2 or pair[1] < 1 or pair[1] % self.checkpoint_every:
+                    raise ValueError(f"config key {key!r} must list [n, steps] pairs with steps a multiple of "
+                                     f"checkpoint_every ({self.checkpoint_every}); got {list(pair)!r}")
+        for key in ("lr_by_n", "published_lr_by_n"):
+            for pair in getattr(self, key) or ():
+                if len(pair) != 2 or pair[0] < 2 or not (math.isfinite(pair[1]) and pair[1] > 0):
+                    raise ValueError(f"config key {key!r} must list [n, peak learning rate] pairs with a positive "
+                                     f"rate; got {list(pair)!r}")
+        for key in ("mlp_max_n", "matched_max_n", "infonce_max_n"):
+            if getattr(self, key) < 2:
+                raise ValueError(f"config key {key!r} must be >= 2; got {getattr(self, key)!r}")
         if not 0.0 < self.residual_target < 1.0:
             raise ValueError(f"config key 'residual_target' must lie in (0, 1); got {self.residual_target!r}")
 
@@ -117,21 +131,26 @@ class ScalingConfig(TrainingConfig):
         return super().objective(method, n)
 
     def run_at(self, n: int, encoder: str, method: str, run_seed: int) -> SyntheticRunParams:
-        """One run of the grid: the isotropic world of dimension ``n`` with the step budget ``steps_for(n)`` and
-        the peak learning rate ``lr_for(n)``."""
+        """One run of the grid: the isotropic world of dimension ``n`` with the step budget ``steps_for(n, encoder)``
+        and the peak learning rate ``lr_for(n, encoder)``."""
         params = self.run(GaussianWorld.isotropic(n, self.rho), method, run_seed, self.encoder_params_for(encoder, n),
                           n=n, encoder_kind=encoder)
-        return replace(params, train=replace(params.train, max_steps=self.steps_for(n), lr=self.lr_for(n)))
+        return replace(params, train=replace(params.train, max_steps=self.steps_for(n, encoder),
+                                             lr=self.lr_for(n, encoder)))
 
-    def steps_for(self, n: int) -> int:
+    def steps_for(self, n: int, encoder: str) -> int:
         """Step budget at dimension ``n``: the ``steps_by_n`` entry with the largest threshold ``<= n``, else
-        ``max_steps`` (larger n learn more slowly; one budget would waste steps at small n)."""
-        return int(by_dimension(self.steps_by_n, n, self.max_steps))
+        ``max_steps`` (larger n learn more slowly; one budget would waste steps at small n). The published
+        encoders read ``published_steps_by_n`` instead where it is set (they learn far faster: ``docs/TUNING.md``)."""
+        own = self.published_steps_by_n if encoder in PUBLISHED else None
+        return int(by_dimension(self.steps_by_n if own is None else own, n, self.max_steps))
 
-    def lr_for(self, n: int) -> float:
+    def lr_for(self, n: int, encoder: str) -> float:
         """Peak learning rate at dimension ``n``: the ``lr_by_n`` entry with the largest threshold ``<= n``, else
-        ``lr`` (the rate that learns fastest falls as n grows: ``docs/TUNING.md``)."""
-        return float(by_dimension(self.lr_by_n, n, self.lr))
+        ``lr`` (the rate that learns fastest falls as n grows: ``docs/TUNING.md``); ``published_lr_by_n`` for
+        the published encoders where it is set."""
+        own = self.published_lr_by_n if encoder in PUBLISHED else None
+        return float(by_dimension(self.lr_by_n if own is None else own, n, self.lr))
 
     def encoder_params_for(self, encoder: str, n: int) -> EncoderParams:
         """The encoder at dimension ``n``; with ``hidden_grows_with_n`` a matched encoder's conditioners are at
@@ -142,8 +161,11 @@ class ScalingConfig(TrainingConfig):
         return params
 
     def encoders_for(self, n: int) -> list[str]:
-        """The encoders run at dimension ``n``: the MLP only up to ``mlp_max_n`` (its width does not grow with n)."""
-        return [e for e in self.encoders if e != "mlp" or n <= self.mlp_max_n]
+        """The encoders run at dimension ``n``: the MLP only up to ``mlp_max_n`` (its width does not grow with n),
+        the generic-conditioner matched encoders only up to ``matched_max_n`` (their step budget doubles with each
+        doubling of n: ``docs/TUNING.md``)."""
+        limits = {"mlp": self.mlp_max_n} | dict.fromkeys(MATCHED, self.matched_max_n)
+        return [e for e in self.encoders if n <= limits.get(e, n)]
 
     def methods_for(self, encoder: str, n: int) -> list[str]:
         """The methods run with ``encoder`` at ``n``: the configured ones, plus InfoNCE for ``infonce_encoders``

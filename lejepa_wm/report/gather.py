@@ -139,11 +139,6 @@ class Gathered:
     parts: tuple[PartOutcome, ...]
     reproduce_error: str | None = None
 
-    @property
-    def all_held(self) -> bool:
-        """Whether every claim of the registry held."""
-        return all(verdict.status == HELD for verdict in self.claims)
-
 
 def _first_line(text: str) -> str:
     lines = [line for line in str(text).strip().splitlines() if line.strip()]

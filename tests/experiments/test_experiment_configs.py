@@ -77,6 +77,9 @@ def test_full_scale_is_the_paper_sweep():
     ({"steps_by_n": [[128, 1001]]}, "steps_by_n"),
     ({"lr_by_n": [[256, 0.0]]}, "lr_by_n"),
     ({"lr_by_n": [[256]]}, "lr_by_n"),
+    ({"published_steps_by_n": [[2, 1001]]}, "published_steps_by_n"),
+    ({"published_lr_by_n": [[2, -1.0]]}, "published_lr_by_n"),
+    ({"matched_max_n": 1}, "matched_max_n"),
 ])
 def test_bad_scaling_config_values_raise_on_loading(overrides, message):
     with pytest.raises(ValueError, match=message):
@@ -91,6 +94,23 @@ def test_step_budget_and_learning_rate_follow_the_dimension():
     budgets = {(spec.params["world"]["n"], spec.params["train"]["max_steps"], spec.params["train"]["lr"])
                for spec in experiment.grid(config, "quick")}
     assert budgets == {(2, config.max_steps, config.lr), (8, 2000, config.lr), (16, 3000, 5e-3)}
+
+
+def test_published_encoders_have_their_own_budget_and_matched_ones_a_largest_n():
+    """``published_steps_by_n`` / ``published_lr_by_n`` set the published encoders' budget (the others keep
+    ``steps_by_n`` / ``lr_by_n``); ``matched_max_n`` and ``mlp_max_n`` bound the dimensions of their encoders."""
+    experiment = get_experiment("scaling")
+    config = experiment.load_config("quick", overrides={
+        "dims": [2, 8, 16], "encoders": ["published", "published_scaled", "matched_additive", "mlp"],
+        "identifiability_encoders": ["published"], "matched_max_n": 8, "mlp_max_n": 2,
+        "steps_by_n": [[8, 2000]], "lr_by_n": [[16, 5e-3]],
+        "published_steps_by_n": [[2, 400], [16, 600]], "published_lr_by_n": [[8, 2e-2]]})
+    budgets = {(spec.params["world"]["n"], spec.params["encoder"]["kind"], spec.params["train"]["max_steps"],
+                spec.params["train"]["lr"]) for spec in experiment.grid(config, "quick")}
+    published = {(n, kind, steps, lr) for n, steps, lr in [(2, 400, config.lr), (8, 400, 2e-2), (16, 600, 2e-2)]
+                 for kind in ("published", "published_scaled")}
+    assert budgets == published | {(2, "matched_additive", config.max_steps, config.lr),
+                                    (8, "matched_additive", 2000, config.lr), (2, "mlp", config.max_steps, config.lr)}
 
 
 @pytest.mark.parametrize("name, overrides, message", [

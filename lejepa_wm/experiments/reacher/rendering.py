@@ -26,7 +26,6 @@ from typing import Any, Sequence
 import numpy as np
 
 DEFAULT_TARGET_XY = (0.12, 0.12)
-JOINT_NAMES = ("shoulder", "wrist")
 PIP_INSTALL = "pip install 'dm-control==1.0.50' 'mujoco==3.17.0'   (or: pip install -e '.[reacher]')"
 APT_INSTALL = ("apt-get install -y --no-install-recommends libegl1 libegl-mesa0 libgl1 libopengl0 libgl1-mesa-dri"
                "   (MUJOCO_GL=egl, the default)\n"
