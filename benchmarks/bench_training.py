@@ -34,7 +34,7 @@ side by side (the default; issue 17, item 5)
 
     - ``published``: AdamW 3e-3, batch 256, constant learning rate for the
       first half of ``--published-steps`` then a cosine to 0, SIGReg weight
-      1e-6 with 256 slices, the unit-Jacobian ``matched_additive`` encoder;
+      1e-6 with 256 slices;
     - ``config``: what ``configs/scaling.toml`` [full] sets (peak rate, warmup,
       one cosine decay over ``max_steps``, SIGReg weight and slices, cadence);
     - ``fast``: ours, :data:`FAST` (peak 2e-2 after 25 warmup steps, one
@@ -51,8 +51,11 @@ side by side (the default; issue 17, item 5)
     same seed reached (the target, or its final value where it missed the
     target), read from the evaluation history (CPU time pro rata of wall).
 
-    The encoder's hidden width is the scaling config's ``encoder_hidden``
-    (``--hidden half`` uses ``n/2``, the width at which the matched encoder
+    Every recipe trains the same encoder, ``--encoder``: the paper's own
+    (``published``, layers subtracting ``tanh(W_l a)``; the default, what the
+    published recipe was written for) or the generic unit-Jacobian
+    ``matched_additive``, whose hidden width is the scaling config's
+    ``encoder_hidden`` (``--hidden half`` uses ``n/2``, the width at which it
     contains the renderer's exact inverse at every n).
 
 On a shared machine absolute times vary several-fold: compare the recipes'
@@ -384,8 +387,8 @@ def probe_r2(encoder: torch.nn.Module, samples: HeldOutSamples, split: str) -> f
 
 
 def run_recipe(recipe: Recipe, world: GaussianWorld, renderer: torch.nn.Module, samples: HeldOutSamples,
-               streams: Any, hidden: int, target: float) -> dict[str, Any]:
-    encoder = build_encoder("matched_additive", renderer, hidden, streams.torch_generator("init"))
+               streams: Any, hidden: int, target: float, encoder_kind: str) -> dict[str, Any]:
+    encoder = build_encoder(encoder_kind, renderer, hidden, streams.torch_generator("init"))
     objective = build_objective("sigreg", recipe.weight, num_slices=recipe.slices)
     with Clock() as clock:
         result = train(encoder, WorldPairs(world, renderer), objective, recipe.settings(target),
@@ -403,7 +406,7 @@ def warm_up() -> None:
     renderer = make_renderer("published", 4, 0)
     samples = HeldOutSamples.draw(world, renderer, 64, _streams(FIRST_TUNING_SEED), "cpu")
     run_recipe(replace(FAST, max_steps=10, eval_every=5), world, renderer, samples, _streams(FIRST_TUNING_SEED),
-               8, 0.9999)
+               8, 0.9999, "matched_additive")
 
 
 def _streams(seed: int) -> Any:
@@ -412,8 +415,8 @@ def _streams(seed: int) -> Any:
     return SeedStreams.derive(seed)
 
 
-def side_by_side(dims: list[int], seeds: list[int], chosen: list[Recipe], hidden_rule: str, eval_size: int,
-                 target: float, log: Callable[[str], None]) -> list[dict[str, Any]]:
+def side_by_side(dims: list[int], seeds: list[int], chosen: list[Recipe], encoder_kind: str, hidden_rule: str,
+                 eval_size: int, target: float, log: Callable[[str], None]) -> list[dict[str, Any]]:
     from lejepa_wm.experiments.scaling import EXPERIMENT as SCALING
 
     full = SCALING.load_config("full")
@@ -430,9 +433,9 @@ def side_by_side(dims: list[int], seeds: list[int], chosen: list[Recipe], hidden
             raw = raw_observation_r2(samples)
             order = chosen if index % 2 == 0 else list(reversed(chosen))
             for recipe in (fast_recipe(r, n) for r in order):
-                row = {"n": n, "seed": seed, "hidden": hidden, "raw_test_r2": raw, "max_steps": recipe.max_steps,
-                       "eval_every": recipe.eval_every,
-                       **run_recipe(recipe, world, renderer, samples, streams, hidden, target)}
+                row = {"n": n, "seed": seed, "encoder": encoder_kind, "hidden": hidden, "raw_test_r2": raw,
+                       "max_steps": recipe.max_steps, "eval_every": recipe.eval_every,
+                       **run_recipe(recipe, world, renderer, samples, streams, hidden, target, encoder_kind)}
                 rows.append(row)
                 log(f"n={n:5d} seed={seed} {recipe.name:>9}: {'' if row['reached'] else 'NOT reached, '}"
                     f"{row['steps']:5d} steps, {row['cpu_s']:7.1f} s CPU, {row['wall_s']:7.1f} s wall, "
@@ -560,6 +563,8 @@ def main() -> None:
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="overrides of the custom recipe")
     parser.add_argument("--published-steps", type=int, default=2000,
                         help="the published recipe's step budget (its cosine starts at half of it)")
+    parser.add_argument("--encoder", default="published", choices=["published", "matched_additive"],
+                        help="the encoder every recipe trains (default: the paper's own)")
     parser.add_argument("--hidden", default="config",
                         help="encoder hidden width: 'config' (scaling's encoder_hidden), 'half' (n/2) or a number")
     parser.add_argument("--eval-size", type=int, default=None, help="held-out sample size (default: scaling [full])")
@@ -591,14 +596,14 @@ def main() -> None:
         from lejepa_wm.experiments.scaling import EXPERIMENT as SCALING
 
         eval_size = args.eval_size or SCALING.load_config("full").eval_size
-        rows = side_by_side(args.dims, args.seeds, chosen, args.hidden, eval_size, args.target,
+        rows = side_by_side(args.dims, args.seeds, chosen, args.encoder, args.hidden, eval_size, args.target,
                             lambda line: print(line, flush=True))
         summary = summarize(rows, chosen, args.target)
         print_summary(summary, args.target)
         levels = equal_r2(rows, chosen, args.target)
         print_equal_r2(levels)
         result.update(runs=rows, summary=summary, equal_r2=levels, recipes=[r.__dict__ for r in chosen],
-                      eval_size=eval_size, end_load_average=os.getloadavg())
+                      encoder=args.encoder, eval_size=eval_size, end_load_average=os.getloadavg())
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")
 
