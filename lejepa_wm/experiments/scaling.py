@@ -153,10 +153,11 @@ class ScalingConfig(TrainingConfig):
         return float(by_dimension(self.lr_by_n if own is None else own, n, self.lr))
 
     def encoder_params_for(self, encoder: str, n: int) -> EncoderParams:
-        """The encoder at dimension ``n``; with ``hidden_grows_with_n`` a matched encoder's conditioners are at
-        least ``n/2`` wide, so that they can represent the renderer's inverse (which needs ``n/2``)."""
+        """The encoder at dimension ``n``; with ``hidden_grows_with_n`` a generic matched encoder's conditioners
+        are at least ``n/2`` wide, so that they can represent the renderer's inverse (which needs ``n/2``; the
+        published encoders have no hidden width)."""
         params = self.encoder_params(encoder)
-        if self.hidden_grows_with_n and encoder != "mlp":
+        if self.hidden_grows_with_n and encoder in MATCHED:
             params = replace(params, hidden=max(params.hidden, n // 2))
         return params
 
