@@ -24,7 +24,8 @@ def test_experiment_satisfies_the_protocol_and_configs_load():
     experiment = get_experiment("reacher")
     assert isinstance(experiment, Experiment)
     quick, full = experiment.load_config("quick"), experiment.load_config("full")
-    assert quick.train_pairs < full.train_pairs and full.train_pairs == 100_000 and full.epochs == 100
+    assert quick.train_pairs < full.train_pairs and full.train_pairs == 100_000
+    assert full.train_settings().max_steps == 25 * (100_000 // 128) > quick.train_settings().max_steps
     assert full.seeds >= 3 and quick.pca_components == (2, 50)
     specs = experiment.grid(quick, "quick", seed=5)
     assert [spec.run_id for spec in specs] == ["ou100_seed=5", "ou050_seed=5", "ou000_seed=5"]
