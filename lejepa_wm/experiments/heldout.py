@@ -25,8 +25,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from lejepa_wm.experiments.metrics import (ProcrustesFit, linear_probe_r2, orthogonality_error,
-                                           t3_quantities)
+from lejepa_wm.experiments.metrics import (ProcrustesFit, alignment_terms, linear_probe_r2, orthogonality_error,
+                                           t3_from_samples)
 from lejepa_wm.experiments.training import TrainingDivergedError, numpy64
 from lejepa_wm.numerics.t3 import nonlinear_energy_bound
 from lejepa_wm.seeds import SeedStreams
@@ -117,8 +117,8 @@ def reported_metrics(encoder: nn.Module, samples: HeldOutSamples) -> dict[str, A
                orthogonality_error=float(orthogonality_error(centred.T @ z_test / len(z_test))))
     if len(set(samples.rho)) == 1:
         h_pos = embed(encoder, samples.test.x_pos)
-        t3 = t3_quantities(h_test, h_pos, z_test, samples.rho, rotation)
-        t3["delta_se"] = delta_standard_error(h_test, h_pos, z_test, samples.rho[0])
+        t3 = t3_from_samples(h_test, h_pos, z_test, samples.rho, rotation)
+        t3["delta_se"] = delta_standard_error(h_test, h_pos, samples.rho[0])
         t3["D_se"] = float(nonlinear_energy_bound(t3["delta_se"], samples.rho[0]))
         t3["error_se"] = rotation.error_standard_error(h_test, z_test)
         out["t3"] = t3
@@ -134,16 +134,18 @@ def raw_observation_r2(samples: HeldOutSamples) -> float:
     return float(r2)
 
 
-def delta_standard_error(h: np.ndarray, h_pos: np.ndarray, z: np.ndarray, rho: float, chunks: int = 16) -> float:
+def delta_standard_error(h: np.ndarray, h_pos: np.ndarray, rho: float, chunks: int = 16) -> float:
     """Standard error of T3's sample ``δ`` by batch means over ``chunks`` disjoint chunks of the sample.
 
     ``δ`` is a difference of two O(n) sample means, so near a linear encoder its
     sampling error (order ``n/√N``) can exceed its value; the bounds experiment
-    reports it and adds two standard errors to ``D`` before comparing.
+    reports it and adds two standard errors to ``D`` before comparing. ``δ``
+    involves no rotation, so none is fitted on a chunk (a chunk may hold fewer
+    samples than dimensions).
     """
     size = len(h) // chunks
     if size < 2:
         raise ValueError(f"need at least {2 * chunks} samples for the standard error of delta; got {len(h)}")
-    values = [t3_quantities(h[i * size:(i + 1) * size], h_pos[i * size:(i + 1) * size],
-                            z[i * size:(i + 1) * size], rho)["delta"] for i in range(chunks)]
+    values = [alignment_terms(h[i * size:(i + 1) * size], h_pos[i * size:(i + 1) * size], rho)[2]
+              for i in range(chunks)]
     return float(np.std(values, ddof=1) / np.sqrt(chunks))

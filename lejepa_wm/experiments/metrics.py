@@ -174,8 +174,25 @@ def orthogonality_error(a: Any) -> float:
     return float(whitening_defect(as_float64(a, "A").T))
 
 
-def t3_quantities(h: Any, h_pos: Any, z: Any, rho: Any,
-                  rotation: ProcrustesFit | None = None) -> dict[str, float]:
+def alignment_terms(h: Any, h_pos: Any, rho: Any) -> tuple[float, float, float]:
+    """``(s, loss, delta)`` of T3 on a sample of positive pairs (see :func:`t3_from_samples`); no rotation is fitted.
+
+    ``s = mean ||h − mean(h)||²``, ``loss = mean ||h' − h||²`` and the alignment
+    gap ``delta = loss − 2 (1 − rho) s``; ``rho`` as in :func:`t3_from_samples`.
+    """
+    rho = isotropic_rho(rho)
+    h, h_pos = as_float64(h, "h"), as_float64(h_pos, "h_pos")
+    if h.shape != h_pos.shape:
+        raise ValueError(f"h and h_pos must have the same shape; got {h.shape} and {h_pos.shape}")
+    mean = h.mean(axis=0)
+    centred, centred_pos = h - mean, h_pos - mean
+    s = float(np.mean(np.sum(centred**2, axis=1)))
+    loss = float(np.mean(np.sum((centred_pos - centred) ** 2, axis=1)))
+    return s, loss, loss - 2.0 * (1.0 - rho) * s
+
+
+def t3_from_samples(h: Any, h_pos: Any, z: Any, rho: Any,
+                    rotation: ProcrustesFit | None = None) -> dict[str, float]:
     """THEORY.md T3's quantities measured on a sample of positive pairs.
 
     ``h`` embeds ``z`` and ``h_pos`` embeds its partner ``z'``; ``rho`` is the
@@ -193,17 +210,11 @@ def t3_quantities(h: Any, h_pos: Any, z: Any, rho: Any,
       here (in-sample). T3 guarantees ``error <= bound`` for population quantities.
     """
     rho = isotropic_rho(rho)
-    h, h_pos, z = as_float64(h, "h"), as_float64(h_pos, "h_pos"), as_float64(z, "z")
-    if h.shape != h_pos.shape:
-        raise ValueError(f"h and h_pos must have the same shape; got {h.shape} and {h_pos.shape}")
+    s, loss, delta = alignment_terms(h, h_pos, rho)
+    h, z = as_float64(h, "h"), as_float64(z, "z")
     _same_rows(h, z, "h and z")
-    mean = h.mean(axis=0)
-    centred, centred_pos = h - mean, h_pos - mean
-    samples = h.shape[0]
-    s = float(np.mean(np.sum(centred**2, axis=1)))
-    loss = float(np.mean(np.sum((centred_pos - centred) ** 2, axis=1)))
-    delta = loss - 2.0 * (1.0 - rho) * s
-    cov = centred.T @ centred / samples
+    centred = h - h.mean(axis=0)
+    cov = centred.T @ centred / h.shape[0]
     eps = float(np.linalg.norm(cov - np.eye(h.shape[1]), ord="fro"))
     fit = rotation if rotation is not None else ProcrustesFit.fit(h, z)
     return {"s": s, "loss": loss, "delta": delta, "eps": eps, "D": float(nonlinear_energy_bound(delta, rho)),

@@ -8,8 +8,9 @@ import torch
 
 from lejepa_wm.experiments.encoders import build_encoder
 from lejepa_wm.experiments.flows import make_renderer
-from lejepa_wm.experiments.heldout import (SPLITS, HeldOutSamples, raw_observation_r2, reported_metrics,
-                                           validation_metrics)
+from lejepa_wm.experiments.heldout import (SPLITS, HeldOutSamples, delta_standard_error, raw_observation_r2,
+                                           reported_metrics, validation_metrics)
+from lejepa_wm.experiments.metrics import alignment_terms, t3_from_samples
 from lejepa_wm.experiments.worlds import GaussianWorld, rates_to_rho
 from lejepa_wm.seeds import SeedStreams
 
@@ -77,3 +78,16 @@ def test_t3_is_not_computed_for_an_anisotropic_channel():
 def test_too_small_a_sample_is_refused():
     with pytest.raises(ValueError, match="eval_size"):
         _samples(size=16)
+
+
+def test_delta_standard_error_is_the_batch_means_error_even_with_fewer_samples_per_chunk_than_dimensions():
+    # 16 chunks of 8 pairs in 64 dimensions: no rotation can be fitted on a chunk, and none is needed
+    rng = np.random.default_rng(3)
+    z = rng.standard_normal((128, 64))
+    z_pos = 0.8 * z + 0.6 * rng.standard_normal((128, 64))
+    h, h_pos = np.tanh(z), np.tanh(z_pos)
+    chunks = [alignment_terms(h[i * 8:(i + 1) * 8], h_pos[i * 8:(i + 1) * 8], 0.8)[2] for i in range(16)]
+    assert delta_standard_error(h, h_pos, 0.8) == pytest.approx(np.std(chunks, ddof=1) / 4.0, rel=1e-12)
+    assert alignment_terms(h, h_pos, 0.8)[2] == t3_from_samples(h, h_pos, z, 0.8)["delta"]
+    with pytest.raises(ValueError, match="at least 32 samples"):
+        delta_standard_error(h[:31], h_pos[:31], 0.8)

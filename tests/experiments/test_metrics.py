@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import ortho_group
 
-from lejepa_wm.experiments.metrics import linear_probe_r2, orthogonality_error, procrustes_error, t3_quantities
+from lejepa_wm.experiments.metrics import linear_probe_r2, orthogonality_error, procrustes_error, t3_from_samples
 
 
 def _rotation(dim: int, seed: int) -> np.ndarray:
@@ -105,7 +105,7 @@ def test_t3_for_an_orthogonal_encoder() -> None:
     rng = np.random.default_rng(8)
     z, z_pos = _ou_pairs(rng, samples, dim, rho)
     q = _rotation(dim, 9)
-    values = t3_quantities(z @ q.T, z_pos @ q.T, z, rho)
+    values = t3_from_samples(z @ q.T, z_pos @ q.T, z, rho)
     per_pair = np.sum((z_pos - z) ** 2, axis=1) - 2 * (1 - rho) * np.sum(z**2, axis=1)
     noise = 4 * per_pair.std() / np.sqrt(samples)  # 4 standard errors of delta
     assert abs(values["delta"]) < noise
@@ -128,7 +128,7 @@ def test_t3_closed_form_for_a_whitened_nonlinear_encoder(b: float) -> None:
     def encoder(x: np.ndarray) -> np.ndarray:
         return np.column_stack([a * x[:, 0] + b * (x[:, 0] ** 2 - 1) / np.sqrt(2), x[:, 1]])
 
-    values = t3_quantities(encoder(z), encoder(z_pos), z, rho)
+    values = t3_from_samples(encoder(z), encoder(z_pos), z, rho)
     error = (1 - a) ** 2 + b**2
     assert values["s"] == pytest.approx(2.0, abs=0.02)
     assert values["delta"] == pytest.approx(2 * rho * (1 - rho) * b**2, abs=0.01)
@@ -141,12 +141,12 @@ def test_t3_closed_form_for_a_whitened_nonlinear_encoder(b: float) -> None:
 
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10_000), dim=st.integers(1, 4), rho=st.floats(0.05, 0.95))
-def test_t3_quantities_invariant_under_rotating_the_embedding(seed: int, dim: int, rho: float) -> None:
+def test_t3_from_samples_invariant_under_rotating_the_embedding(seed: int, dim: int, rho: float) -> None:
     rng = np.random.default_rng(seed)
     z, z_pos = _ou_pairs(rng, 300, dim, rho)
     h, h_pos = np.tanh(z) + 0.3 * z**2, np.tanh(z_pos) + 0.3 * z_pos**2
     q = _rotation(dim, seed)
-    plain, rotated = t3_quantities(h, h_pos, z, rho), t3_quantities(h @ q.T, h_pos @ q.T, z, rho)
+    plain, rotated = t3_from_samples(h, h_pos, z, rho), t3_from_samples(h @ q.T, h_pos @ q.T, z, rho)
     for key in plain:
         assert rotated[key] == pytest.approx(plain[key], rel=1e-8, abs=1e-10)
 
@@ -162,8 +162,8 @@ def test_t3_quantities_invariant_under_rotating_the_embedding(seed: int, dim: in
         (lambda: linear_probe_r2(np.ones((5, 1)), np.ones((5, 1)), np.ones((5, 1)), np.ones((5, 1))), "constant"),
         (lambda: procrustes_error(np.zeros((5, 2)), np.zeros((5, 3))), "3"),
         (lambda: procrustes_error(np.full((5, 2), np.nan), np.zeros((5, 2))), "NaN"),
-        (lambda: t3_quantities(np.zeros((5, 2)), np.zeros((5, 2)), np.zeros((5, 2)), 1.0), "1.0"),
-        (lambda: t3_quantities(np.zeros((5, 2)), np.zeros((4, 2)), np.zeros((5, 2)), 0.5), "h_pos"),
+        (lambda: t3_from_samples(np.zeros((5, 2)), np.zeros((5, 2)), np.zeros((5, 2)), 1.0), "1.0"),
+        (lambda: t3_from_samples(np.zeros((5, 2)), np.zeros((4, 2)), np.zeros((5, 2)), 0.5), "h_pos"),
     ],
 )
 def test_bad_input_raises_value_error_naming_it(call, message: str) -> None:
