@@ -19,7 +19,8 @@ pools of NumPy and SciPy are all limited to ``--threads``):
     are milliseconds). ``--config NAME=FILE`` costs another config file.
     ``--details`` prints every shape. ``--measured DIR`` sets the estimate of
     the runs already finished below the results root ``DIR`` (e.g. the shipped
-    ``reference``) beside their stored wall time, at the full budget and at the
+    ``reference``) beside their stored compute (wall time, plus the training
+    time of earlier attempts for a resumed run), at the full budget and at the
     steps each run took.
 
 side by side (the default; issue 17, item 5)
@@ -91,6 +92,7 @@ import torch  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from lejepa_wm.experiments import SYNTHETIC_EXPERIMENTS, get_experiment  # noqa: E402
+from lejepa_wm.experiments.base import run_compute_seconds  # noqa: E402
 from lejepa_wm.experiments.encoders import build_encoder  # noqa: E402
 from lejepa_wm.experiments.flows import make_renderer  # noqa: E402
 from lejepa_wm.experiments.heldout import (HeldOutSamples, embed, raw_observation_r2, reported_metrics,  # noqa: E402
@@ -276,7 +278,7 @@ def estimate(scale: str, names: list[str], configs: dict[str, Path], block: int,
                 if metrics is not None:
                     every = params["train"]["eval_every"]
                     done["runs"] += 1
-                    done["wall_seconds"] += float(metrics["wall_time_s"])
+                    done["wall_seconds"] += run_compute_seconds(metrics)
                     done["estimate_budget_seconds"] += cost.run_seconds(params["train"]["max_steps"], every)
                     done["estimate_ran_seconds"] += cost.run_seconds(int(metrics.get("steps", 0)) or
                                                                      params["train"]["max_steps"], every)

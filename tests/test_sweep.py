@@ -23,7 +23,7 @@ import submitit
 import sweep_toy_experiment
 from lejepa_wm.atomic import atomic_write_json, read_json
 from lejepa_wm.experiments import EXPERIMENT_MODULES
-from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, SUMMARY_FILE, experiment_dir
+from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, SUMMARY_FILE, experiment_dir, run_compute_seconds
 from lejepa_wm.sweep import add_arguments, main
 from lejepa_wm.sweep.driver import MAX_ATTEMPTS, run_sweep
 from lejepa_wm.sweep.executors import available_cores, threads_per_run
@@ -171,6 +171,16 @@ def test_status_counts_states_and_estimates_time_left(toy: ModuleType, tmp_path:
     assert status.compute_left_s == pytest.approx(2 * wall + max(wall - elapsed, 0.0))
     assert status.wall_left_s(jobs=2) == pytest.approx(status.compute_left_s / 2)
     assert "done 1, running 1, failed 1, pending 1" in format_status(status, jobs=2)
+
+
+def test_compute_of_a_resumed_run_adds_the_training_time_before_its_checkpoint() -> None:
+    history = [{"step": 500, "seconds": 40.0}, {"step": 1000, "seconds": 90.0}, {"step": 1500, "seconds": 130.0}]
+    assert run_compute_seconds({"wall_time_s": 5.0, "resumed_from": None, "history": history}) == 5.0
+    assert run_compute_seconds({"wall_time_s": 5.0, "resumed_from": 1000, "history": history}) == 95.0
+    assert run_compute_seconds({"wall_time_s": 5.0, "resumed_from": 1250, "history": history}) == 95.0
+    assert run_compute_seconds({"wall_time_s": 5.0, "resumed_from": 250, "history": history}) == 5.0
+    assert run_compute_seconds({"wall_time_s": 5.0}) == 5.0
+    assert run_compute_seconds({"wall_time_s": "5"}) is None and run_compute_seconds({}) is None
 
 
 def parse(*argv: str) -> argparse.Namespace:

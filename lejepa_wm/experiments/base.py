@@ -195,6 +195,31 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
     return metrics
 
 
+def run_compute_seconds(metrics: Mapping[str, Any]) -> float | None:
+    """The compute a finished run took over all its attempts, in seconds (``None`` without ``wall_time_s``).
+
+    ``wall_time_s`` is the time of the execution that finished the run. A run
+    resumed from a checkpoint (``resumed_from``: its step) adds the training
+    time recorded before it: the ``seconds`` of the last ``history`` row at or
+    before ``resumed_from`` (the training loop carries elapsed time across
+    resumes; a lower bound when the checkpoint falls between evaluations).
+    Work an interrupted attempt did after its last checkpoint was lost and is
+    not counted.
+    """
+    def number(value: Any) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+    wall = metrics.get("wall_time_s")
+    if not number(wall):
+        return None
+    resumed_from, history = metrics.get("resumed_from"), metrics.get("history")
+    if not number(resumed_from) or not isinstance(history, list):
+        return float(wall)
+    before = [row["seconds"] for row in history if isinstance(row, Mapping) and number(row.get("step"))
+              and number(row.get("seconds")) and row["step"] <= resumed_from]
+    return float(wall) + (float(before[-1]) if before else 0.0)
+
+
 def load_finished_metrics(exp_dir: Path) -> list[dict[str, Any]]:
     """One row per finished run below ``exp_dir``: its grid labels, its parameters and its metrics.
 

@@ -28,7 +28,8 @@ from typing import Any
 from lejepa_wm.atomic import read_json
 from lejepa_wm.claims import CLAIMS, Claim
 from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
-from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir
+from lejepa_wm.experiments.base import (HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir,
+                                       run_compute_seconds)
 from lejepa_wm.machine import describe_machine
 from lejepa_wm.records import CheckResult, HeadlineEntry, PartOutcome, records_from_list
 from lejepa_wm.report.verdicts import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, JudgedRow, combine, judge_check,
@@ -278,7 +279,8 @@ def read_runs(folder: Path, out: Path) -> RunFiles:
         try:
             label = metrics_path.relative_to(out).as_posix()
             metrics = _object(read_result(metrics_path, label), label)
-            wall_time = _optional_number(metrics, "wall_time_s", label)
+            _optional_number(metrics, "wall_time_s", label)
+            wall_time = run_compute_seconds(metrics)
             machine = describe_machine(metrics.get("machine"))
             spec_path = metrics_path.parent / SPEC_FILE
             seed = None

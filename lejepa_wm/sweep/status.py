@@ -1,7 +1,9 @@
 """``lejepa-wm sweep EXPERIMENT --status``: how many runs are done, running, failed, pending, and what is left.
 
-The estimate of what is left uses the mean wall time ``w`` of the runs finished
-so far (their ``metrics.json`` records it): every pending or failed run is
+The estimate of what is left uses the mean compute ``w`` of the runs finished
+so far (:func:`~lejepa_wm.experiments.base.run_compute_seconds` of their
+``metrics.json``: wall time, with the training time of earlier attempts for a
+resumed run): every pending or failed run is
 expected to take ``w``, and a running one ``max(w - elapsed, 0)``. Their sum is
 the compute left; divided over ``jobs`` concurrent runs (at most one slot per
 remaining run) it gives the wall time left. The mean is the right estimator for
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from lejepa_wm.experiments.base import read_metrics
+from lejepa_wm.experiments.base import read_metrics, run_compute_seconds
 from lejepa_wm.sweep.state import RunState, describe_owner, live_marker, plan_sweep, read_marker, run_state
 from lejepa_wm.validation import check_positive_int
 
@@ -68,9 +70,9 @@ def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: P
         counts[state] += 1
         run_dir = spec.run_dir(plan.out)
         if state is RunState.DONE:
-            wall = (read_metrics(spec, plan.out) or {}).get("wall_time_s")
-            if isinstance(wall, (int, float)) and not isinstance(wall, bool):
-                wall_times.append(float(wall))
+            wall = run_compute_seconds(read_metrics(spec, plan.out) or {})
+            if wall is not None:
+                wall_times.append(wall)
         elif state is RunState.FAILED:
             failed.append(spec.run_id)
         elif state is RunState.DAMAGED:
