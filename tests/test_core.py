@@ -375,6 +375,27 @@ def test_a_finished_run_records_its_machine(tmp_path: Path) -> None:
     assert describe_machine(None) == "not recorded"
 
 
+class _SpinningExperiment(_CountingExperiment):
+    """A run that computes on the CPU for a while and then sleeps, so its CPU time is below its wall time."""
+
+    def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict:
+        import time
+
+        deadline = time.process_time() + 0.05
+        while time.process_time() < deadline:
+            pass
+        time.sleep(0.2)
+        return super().execute(spec, run_dir, device)
+
+
+def test_a_finished_run_records_its_cpu_time_beside_its_wall_time(tmp_path: Path) -> None:
+    from lejepa_wm.experiments.base import execute_run
+
+    metrics = execute_run(_SpinningExperiment(), RunSpec("scaling", "quick", "r0", {"x": 1}), tmp_path)
+    assert metrics["cpu_time_s"] >= 0.05 and metrics["wall_time_s"] >= 0.25
+    assert metrics["cpu_time_s"] < metrics["wall_time_s"]
+
+
 def test_unfinished_run_with_changed_settings_starts_afresh(tmp_path: Path) -> None:
     from lejepa_wm.atomic import atomic_write_json as write
     from lejepa_wm.experiments.base import SPEC_FILE, execute_run

@@ -166,7 +166,9 @@ def remove_stale_temporaries(run_dir: Path) -> list[Path]:
 def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = "cpu") -> dict[str, Any]:
     """Execute ``spec`` unless it is done; write ``spec.json`` and then ``metrics.json`` atomically.
 
-    The returned metrics gain ``wall_time_s`` (time of this execution) unless the
+    The returned metrics gain ``wall_time_s`` (time of this execution) and
+    ``cpu_time_s`` (CPU time of this process in it, all its threads: unlike the
+    wall time, it does not grow when other work shares the cores) unless the
     run was already done, in which case the stored metrics are returned. The
     run's checkpoint is deleted only after ``metrics.json`` is durably written,
     so an interruption at any moment loses at most the steps since the last
@@ -185,9 +187,10 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
     remove_stale_temporaries(run_dir)
     (run_dir / METRICS_FILE).unlink(missing_ok=True)  # a damaged one: the run starts (or resumes) again
     atomic_write_json(run_dir / SPEC_FILE, spec.to_dict())
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     metrics = dict(experiment.execute(spec, run_dir, device))
     metrics.setdefault("wall_time_s", time.perf_counter() - start)
+    metrics.setdefault("cpu_time_s", time.process_time() - cpu_start)
     metrics.setdefault("run_id", spec.run_id)
     metrics.setdefault("machine", run_machine(device))
     atomic_write_json(run_dir / METRICS_FILE, metrics)
