@@ -9,6 +9,7 @@ import LeJEPAProofs.ForMathlib.Integral
 import LeJEPAProofs.ForMathlib.Gaussian
 import LeJEPAProofs.Setting
 import LeJEPAProofs.OUStationary
+import LeJEPAProofs.Moments
 import LeJEPAProofs.Axioms.HermiteMehler
 import LeJEPAProofs.Axioms.Procrustes
 import LeJEPAProofs.SpectralCore

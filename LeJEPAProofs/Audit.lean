@@ -24,8 +24,10 @@ Expected dependencies:
 * LOSS, T1, M1 (both directions `m ≤ n` and `m ≥ n`), T3 (a), C1 for optimal encoders:
   `LeJEPA.hermite_mehler_decomposition`.
 * T3 (b): `LeJEPA.hermite_mehler_decomposition`, `LeJEPA.procrustes_polar`.
-* OU stationarity, C1 (`LeJEPA.inherited_dynamics`), T2, T4, P5 and the spectral core: no
-  project axiom.
+* OU stationarity, the Gaussian moments (`LeJEPA.integral_sq_linear`, `LeJEPA.memLp_coord`),
+  C1 (`LeJEPA.inherited_dynamics`), T2, T4, P5 and the spectral core: no project axiom.
+* `LeJEPA.parseval_sub_linear` (Parseval against a linear form, from Parseval at `q = 0`): no
+  project axiom (it takes Parseval at `q = 0` as a hypothesis).
 
 ## Main statements
 
@@ -46,10 +48,14 @@ The Python audit (`lejepa-wm audit-lean`) checks the ledger against the sources 
 #print axioms LeJEPA.alignment_gap_ge
 #print axioms LeJEPA.ou_stationary
 #print axioms LeJEPA.map_mulVec_pi_gaussianReal
--- Closed-form loss and Gaussian moments
+-- Gaussian moments (no project axiom)
+#print axioms LeJEPA.integral_sq_sum_mul_pi_gaussianReal
+#print axioms LeJEPA.integral_sq_linear
+#print axioms LeJEPA.memLp_coord
+#print axioms LeJEPA.parseval_sub_linear
+-- Closed-form loss
 #print axioms LeJEPA.alignmentLoss_eq_spectral
 #print axioms LeJEPA.coord_loss_eq
-#print axioms LeJEPA.integral_sq_linear
 -- T1 and M1
 #print axioms LeJEPA.alignmentLoss_ge_of_whitened
 #print axioms LeJEPA.forward_identifiability

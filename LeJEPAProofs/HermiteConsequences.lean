@@ -4,6 +4,7 @@ Released under the MIT license as described in the file LICENSE.
 -/
 import LeJEPAProofs.Axioms.HermiteMehler
 import LeJEPAProofs.OUStationary
+import LeJEPAProofs.Moments
 import LeJEPAProofs.SpectralCore
 import LeJEPAProofs.ForMathlib.Integral
 
@@ -12,8 +13,8 @@ import LeJEPAProofs.ForMathlib.Integral
 
 ## Main statements
 
-* `LeJEPA.integral_sq_linear`: `E⟨w, z⟩² = ‖w‖²` under `γ_n`, derived from the axiom applied to
-  `f = 0` (no separate Gaussian-moment axiom is needed).
+* `LeJEPA.parseval_sub_linear`: Parseval at `q = 0` (the axiom's first clause),
+  `E f² = (E f)² + ‖a‖² + R`, gives `E (f(z) - ⟨q, z⟩)² = (E f)² + ‖a - q‖² + R` for every `q`.
 * `LeJEPA.integral_sq_sub_eq`: for `f ∈ L²(γ_n)` and `0 ≤ ρ ≤ 1`,
   `E (f(z') - f(z))² = 2 E f² - 2 E[f(z) f(z')]`, from the stationarity of the channel
   (`LeJEPA.ou_stationary`).
@@ -30,9 +31,12 @@ import LeJEPAProofs.ForMathlib.Integral
 ## Implementation notes
 
 The closed form is a theorem here, not an assumption: the axiom
-`LeJEPA.hermite_mehler_decomposition` provides Parseval and Mehler's cross-moment, and
-stationarity (a theorem) turns `E f(z')²` into `E f(z)²`. Integrability of `f(z) f(z')` under
+`LeJEPA.hermite_mehler_decomposition` provides Parseval (at `q = 0`) and Mehler's cross-moment,
+and stationarity (a theorem) turns `E f(z')²` into `E f(z)²`. Integrability of `f(z) f(z')` under
 `γ_n ⊗ γ_n` comes from `LeJEPA.integrable_mul_of_memLp_two` and `MemLp.comp_measurePreserving`.
+Parseval against every linear form `⟨q, z⟩` is not assumed either: expanding the square,
+`E (f - ⟨q, z⟩)² = E f² - 2 ∑ᵢ qᵢ aᵢ + E⟨q, z⟩²`, and `E⟨q, z⟩² = ‖q‖²` is the Gaussian moment
+`LeJEPA.integral_sq_linear` (`LeJEPAProofs/Moments.lean`, proved from Mathlib, no axiom).
 
 ## References
 
@@ -42,33 +46,6 @@ stationarity (a theorem) turns `E f(z')²` into `E f(z)²`. Integrability of `f(
 namespace LeJEPA
 
 open MeasureTheory ProbabilityTheory
-
-/-- **Second moment of a linear form under `γ_n`:** `E⟨w, z⟩² = ‖w‖²`. Obtained from the
-Hermite–Mehler axiom applied to the zero function, whose higher energies vanish by Parseval. -/
-theorem integral_sq_linear (n : ℕ) (w : Fin n → ℝ) :
-    ∫ z, (∑ i, w i * z i) ^ 2 ∂stdGaussianPi n = ∑ i, w i ^ 2 := by
-  obtain ⟨r, hr0, -, hq, -, -⟩ := hermite_mehler_decomposition n 0 MemLp.zero
-  have hc : (∫ z, (0 : (Fin n → ℝ) → ℝ) z ∂stdGaussianPi n) ^ 2 = 0 := by simp
-  have ha : ∀ i, linearCoeff (0 : (Fin n → ℝ) → ℝ) i = 0 := fun i => by simp [linearCoeff]
-  have e0 : ∀ z : Fin n → ℝ,
-      ((0 : (Fin n → ℝ) → ℝ) z - ∑ i, (0 : Fin n → ℝ) i * z i) ^ 2 = 0 := fun z => by simp
-  have e1 : ∀ i, (linearCoeff (0 : (Fin n → ℝ) → ℝ) i - (0 : Fin n → ℝ) i) ^ 2 = 0 :=
-    fun i => by rw [ha i, Pi.zero_apply]; ring
-  -- `q = 0`: the energies above degree one vanish.
-  have hR : ∑' k, r k = 0 := by
-    have h0 := hq 0
-    simp only [e0, e1, hc, integral_zero, Finset.sum_const_zero] at h0
-    linarith [tsum_nonneg hr0]
-  -- general `q = w`.
-  have h1 := hq w
-  have e2 : ∀ z : Fin n → ℝ,
-      ((0 : (Fin n → ℝ) → ℝ) z - ∑ i, w i * z i) ^ 2 = (∑ i, w i * z i) ^ 2 := fun z => by
-    rw [Pi.zero_apply]
-    ring
-  have e3 : ∀ i, (linearCoeff (0 : (Fin n → ℝ) → ℝ) i - w i) ^ 2 = w i ^ 2 :=
-    fun i => by rw [ha i]; ring
-  simp only [e2, e3, hc, hR] at h1
-  linarith
 
 /-- **Stationarity in second moments.** For `f ∈ L²(γ_n)` and `0 ≤ ρ ≤ 1`,
 `E (f(z') - f(z))² = 2 E f(z)² - 2 E[f(z) f(z')]`, because `z` and `z'` both have law `γ_n`. -/
@@ -119,15 +96,53 @@ theorem coord_loss_eq {n : ℕ} {f : (Fin n → ℝ) → ℝ} (hf : MemLp f 2 (s
     tsum_one_sub_pow_mul h0.le h1.le hr0 hr]
   ring
 
-/-- Parseval at `q = 0`, read off the axiom's first clause. -/
-theorem parseval_of_forall_q {n : ℕ} {f : (Fin n → ℝ) → ℝ} {R : ℝ}
-    (hq : ∀ q : Fin n → ℝ, ∫ z, (f z - ∑ i, q i * z i) ^ 2 ∂stdGaussianPi n =
-      (∫ z, f z ∂stdGaussianPi n) ^ 2 + ∑ i, (linearCoeff f i - q i) ^ 2 + R) :
-    ∫ z, f z ^ 2 ∂stdGaussianPi n =
-      (∫ z, f z ∂stdGaussianPi n) ^ 2 + ∑ i, linearCoeff f i ^ 2 + R := by
-  have h0 := hq 0
-  simp only [Pi.zero_apply, zero_mul, Finset.sum_const_zero, sub_zero] at h0
-  exact h0
+/-- **Parseval against a linear form.** If `f ∈ L²(γ_n)` satisfies Parseval at `q = 0`,
+`E f² = (E f)² + ‖a‖² + R` with `aᵢ = E[f(z) zᵢ]`, then for every `q ∈ ℝⁿ`
+`E (f(z) - ⟨q, z⟩)² = (E f)² + ‖a - q‖² + R`: expand the square, use
+`E[f(z) ⟨q, z⟩] = ⟨q, a⟩` and `E⟨q, z⟩² = ‖q‖²` (`LeJEPA.integral_sq_linear`). -/
+theorem parseval_sub_linear {n : ℕ} {f : (Fin n → ℝ) → ℝ} (hf : MemLp f 2 (stdGaussianPi n))
+    {R : ℝ}
+    (hpars : ∫ z, f z ^ 2 ∂stdGaussianPi n =
+      (∫ z, f z ∂stdGaussianPi n) ^ 2 + ∑ i, linearCoeff f i ^ 2 + R)
+    (q : Fin n → ℝ) :
+    ∫ z, (f z - ∑ i, q i * z i) ^ 2 ∂stdGaussianPi n =
+      (∫ z, f z ∂stdGaussianPi n) ^ 2 + ∑ i, (linearCoeff f i - q i) ^ 2 + R := by
+  have hL : MemLp (fun z : Fin n → ℝ => ∑ i, q i * z i) 2 (stdGaussianPi n) :=
+    memLp_finset_sum Finset.univ fun i _ => (memLp_coord n i).const_mul (q i)
+  have iFF : Integrable (fun z => f z ^ 2) (stdGaussianPi n) := hf.integrable_sq
+  have iLL : Integrable (fun z : Fin n → ℝ => (∑ i, q i * z i) ^ 2) (stdGaussianPi n) :=
+    hL.integrable_sq
+  have iFL : Integrable (fun z => f z * ∑ i, q i * z i) (stdGaussianPi n) :=
+    integrable_mul_of_memLp_two hf hL
+  have i1 : Integrable (fun z => f z ^ 2 + (∑ i, q i * z i) ^ 2) (stdGaussianPi n) :=
+    iFF.add iLL
+  have i2 : Integrable (fun z => 2 * (f z * ∑ i, q i * z i)) (stdGaussianPi n) :=
+    iFL.const_mul 2
+  have hpt : (fun z => (f z - ∑ i, q i * z i) ^ 2) =
+      fun z => f z ^ 2 + (∑ i, q i * z i) ^ 2 - 2 * (f z * ∑ i, q i * z i) := by
+    funext z
+    ring
+  -- The cross term: `E[f(z) ⟨q, z⟩] = ∑ᵢ qᵢ aᵢ`.
+  have hcross : ∫ z, f z * ∑ i, q i * z i ∂stdGaussianPi n = ∑ i, q i * linearCoeff f i := by
+    have hint : ∀ i ∈ (Finset.univ : Finset (Fin n)),
+        Integrable (fun z => q i * (f z * z i)) (stdGaussianPi n) :=
+      fun i _ => (integrable_mul_of_memLp_two hf (memLp_coord n i)).const_mul (q i)
+    have hfun : (fun z => f z * ∑ i, q i * z i) = fun z => ∑ i, q i * (f z * z i) := by
+      funext z
+      rw [Finset.mul_sum]
+      exact Finset.sum_congr rfl fun i _ => by ring
+    rw [hfun, integral_finset_sum Finset.univ hint]
+    simp only [linearCoeff]
+    exact Finset.sum_congr rfl fun i _ => integral_const_mul (q i) _
+  have hexp : ∑ i, (linearCoeff f i - q i) ^ 2 =
+      ∑ i, linearCoeff f i ^ 2 - 2 * ∑ i, q i * linearCoeff f i + ∑ i, q i ^ 2 := by
+    have h : ∀ i, (linearCoeff f i - q i) ^ 2 =
+        linearCoeff f i ^ 2 - 2 * (q i * linearCoeff f i) + q i ^ 2 := fun i => by ring
+    rw [Finset.sum_congr rfl fun i _ => h i, Finset.sum_add_distrib, Finset.sum_sub_distrib,
+      ← Finset.mul_sum]
+  rw [hpt, integral_sub i1 i2, integral_add iFF iLL, integral_const_mul, hcross,
+    integral_sq_linear n q]
+  linarith [hexp, hpars]
 
 /-- **Spectral data of one square-integrable coordinate.** See the module docstring. -/
 theorem coord_spectral {n : ℕ} (f : (Fin n → ℝ) → ℝ) (hf : MemLp f 2 (stdGaussianPi n))
@@ -143,12 +158,12 @@ theorem coord_spectral {n : ℕ} (f : (Fin n → ℝ) → ℝ) (hf : MemLp f 2 (
         2 * (1 - ρ) * ∑ i, linearCoeff f i ^ 2 + 2 * R ∧
       (R = 0 → ∀ᵐ z ∂stdGaussianPi n,
         f z = (∫ w, f w ∂stdGaussianPi n) + ∑ i, linearCoeff f i * z i) := by
-  obtain ⟨r, hr0, hrs, hq, hmehler, hcomp⟩ := hermite_mehler_decomposition n f hf
-  have hpars := parseval_of_forall_q hq
+  obtain ⟨r, hr0, hrs, hpars, hmehler, hcomp⟩ := hermite_mehler_decomposition n f hf
   have hL := coord_loss_eq hf hr0 hrs hpars hρ0 hρ1 (hmehler ρ hρ0 hρ1)
   have hlo := one_sub_sq_mul_tsum_le hρ0.le hρ1.le hr0 hrs
   have hhi := tsum_one_sub_pow_le hρ0.le hρ1.le hr0 hrs
-  refine ⟨∑' k, r k, tsum_nonneg hr0, hq, hpars, ?_, ?_, fun hR => ?_⟩
+  refine ⟨∑' k, r k, tsum_nonneg hr0, fun q => parseval_sub_linear hf hpars q, hpars, ?_, ?_,
+    fun hR => ?_⟩
   · linarith
   · linarith
   · exact hcomp (eq_zero_of_tsum_eq_zero hr0 hrs hR)
@@ -175,11 +190,8 @@ theorem alignmentLoss_eq_spectral {n m : ℕ} (h : (Fin n → ℝ) → Fin m →
       ∀ ρ : ℝ, 0 < ρ → ρ < 1 →
         alignmentLoss ρ h = ∑ j, (2 * (1 - ρ) * ∑ i, linearCoeff (fun z => h z j) i ^ 2 +
           2 * ∑' k, (1 - ρ ^ (k + 2)) * r j k) := by
-  choose r hr0 hrs hq hmehler _hcomp using
+  choose r hr0 hrs hpars hmehler _hcomp using
     fun j => hermite_mehler_decomposition n (fun z => h z j) (hL2 j)
-  have hpars : ∀ j, ∫ z, h z j ^ 2 ∂stdGaussianPi n =
-      (∫ z, h z j ∂stdGaussianPi n) ^ 2 + ∑ i, linearCoeff (fun z => h z j) i ^ 2 +
-        ∑' k, r j k := fun j => parseval_of_forall_q (hq j)
   refine ⟨r, hr0, hrs, hpars, hmehler, fun ρ hρ0 hρ1 => ?_⟩
   unfold alignmentLoss
   exact Finset.sum_congr rfl fun j _ =>

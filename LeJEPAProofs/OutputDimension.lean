@@ -12,28 +12,30 @@ For a whitened square-integrable `h : ℝⁿ → ℝᵐ` the degree-one energies
 in `L²(γ_n)`: for every input coordinate `i`, `∑ⱼ E[hⱼ(z) zᵢ]² ≤ E zᵢ² = 1`, because the whitened
 coordinates `hⱼ` are orthonormal. So at most `n` units of the total output energy `m` can sit on
 the top Mehler eigenvalue `ρ` (degree one); the rest has eigenvalue at most `ρ²`. This gives
-THEORY.md's value of the relaxed optimum for `m > n`.
+THEORY.md's value of the relaxed optimum for `n < m ≤ n + n(n+1)/2` (for larger `m` only a lower
+bound: there are `n(n+1)/2` degree-two harmonics, and degree three enters).
 
 ## Main statements
 
-* `LeJEPA.memLp_coord`: the coordinate `z ↦ zᵢ` is in `L²(γ_n)`.
 * `LeJEPA.linearCoeff_sum`: `E[(∑ⱼ vⱼ hⱼ(z)) zᵢ] = ∑ⱼ vⱼ E[hⱼ(z) zᵢ]`.
 * `LeJEPA.sum_linearCoeff_sq_le_one` (Bessel): `∑ⱼ E[hⱼ(z) zᵢ]² ≤ 1` for whitened `h`.
 * `LeJEPA.alignmentLoss_ge_output_dim` (**M1**, `m ≥ n`): every whitened square-integrable
   `h : ℝⁿ → ℝᵐ` has `L(h) ≥ 2n(1-ρ) + 2(m-n)(1-ρ²)`, the loss of the relaxed optimum (all `n`
-  degree-one directions plus `m - n` degree-two harmonics). The inequality holds for all `m, n`;
-  for `m ≤ n` the bound `2m(1-ρ)` of `LeJEPA.alignmentLoss_ge_of_whitened` is the sharper one.
+  degree-one directions plus `m - n` degree-two harmonics) for `n < m ≤ n + n(n+1)/2`; beyond
+  that there are not enough degree-two harmonics, degree three enters and the bound is not
+  attained. The inequality holds for all `m, n`; for `m ≤ n` the bound `2m(1-ρ)` of
+  `LeJEPA.alignmentLoss_ge_of_whitened` is the sharper one.
 
 ## Implementation notes
 
-No new axiom. That `zᵢ ∈ L²(γ_n)` is read off `LeJEPA.integral_sq_linear`: a function whose
-integral is nonzero is integrable (`MeasureTheory.integral_undef`). Products of `L²` functions
-are integrable (`LeJEPA.integrable_mul_of_memLp_two`). Bessel's inequality comes from
+No new axiom. That `zᵢ ∈ L²(γ_n)` is `LeJEPA.memLp_coord` (`LeJEPAProofs/Moments.lean`, proved
+from Mathlib's real Gaussian). Products of `L²` functions are integrable
+(`LeJEPA.integrable_mul_of_memLp_two`). Bessel's inequality comes from
 the Parseval identity of `LeJEPA.coord_spectral` applied to `F = ∑ⱼ aⱼᵢ hⱼ`, whose second moment
 is `∑ⱼ aⱼᵢ²` by whitening and whose `i`-th degree-one coefficient is also `∑ⱼ aⱼᵢ²`, so
 `s ≥ s²` for `s = ∑ⱼ aⱼᵢ²`. Attainment of the bound (by `z` together with degree-two harmonics)
 is checked numerically, not formalized.
-Mathlib names used: `memLp_two_iff_integrable_sq`, `MemLp.const_mul`, `memLp_finset_sum`,
+Mathlib names used: `MemLp.const_mul`, `memLp_finset_sum`,
 `Integrable.const_mul`, `integral_finset_sum`, `integral_const_mul`
 (`Mathlib/MeasureTheory/Function/LpSeminorm/*.lean`, `Mathlib/MeasureTheory/Function/L2Space.lean`,
 `Mathlib/MeasureTheory/Integral/Bochner/*.lean`).
@@ -46,19 +48,6 @@ Mathlib names used: `memLp_two_iff_integrable_sq`, `MemLp.const_mul`, `memLp_fin
 namespace LeJEPA
 
 open MeasureTheory ProbabilityTheory
-
-/-- The coordinate `z ↦ zᵢ` is square integrable under `γ_n` (its second moment is `1`). -/
-theorem memLp_coord (n : ℕ) (i : Fin n) :
-    MemLp (fun z : Fin n → ℝ => z i) 2 (stdGaussianPi n) := by
-  have hsq : ∫ z, z i ^ 2 ∂stdGaussianPi n = 1 := by
-    have h := integral_sq_linear n (fun k => if k = i then 1 else 0)
-    simp only [sum_indicator_mul, sum_indicator_sq] at h
-    exact h
-  have hint : Integrable (fun z : Fin n → ℝ => z i ^ 2) (stdGaussianPi n) := by
-    by_contra hni
-    rw [integral_undef hni] at hsq
-    norm_num at hsq
-  exact (memLp_two_iff_integrable_sq (measurable_pi_apply i).aestronglyMeasurable).2 hint
 
 /-- A weighted sum of the coordinates of a square-integrable encoder is square integrable. -/
 theorem memLp_sum_mul {n m : ℕ} {h : (Fin n → ℝ) → Fin m → ℝ} (hL2 : SquareIntegrable h)
@@ -123,8 +112,9 @@ theorem sum_sum_linearCoeff_sq_le {n m : ℕ} {h : (Fin n → ℝ) → Fin m →
 /-- **M1 for `m > n` (second-moment relaxation).** Every whitened square-integrable
 `h : ℝⁿ → ℝᵐ` has `L(h) ≥ 2n(1-ρ) + 2(m-n)(1-ρ²)`: at most `n` units of output energy reach
 the degree-one eigenvalue `ρ`, the other `m - n` pay at least the degree-two price `1 - ρ²`.
-This is the loss of THEORY.md's relaxed optimum for `m > n` (all of degree one plus `m - n`
-degree-two harmonics). -/
+For `n < m ≤ n + n(n+1)/2` this is the loss of THEORY.md's relaxed optimum (all of degree one
+plus `m - n` of the `n(n+1)/2` degree-two harmonics); for larger `m` degree three enters, the
+optimum costs more and the bound is not attained. -/
 theorem alignmentLoss_ge_output_dim {n m : ℕ} (ρ : ℝ) (hρ0 : 0 < ρ) (hρ1 : ρ < 1)
     (h : (Fin n → ℝ) → Fin m → ℝ) (hL2 : SquareIntegrable h) (hw : IsWhitened h) :
     2 * n * (1 - ρ) + 2 * ((m : ℝ) - n) * (1 - ρ ^ 2) ≤ alignmentLoss ρ h := by

@@ -12,14 +12,16 @@ import LeJEPAProofs.Setting
 * `LeJEPA.hermite_mehler_decomposition` (axiom): for a square-integrable `f : ℝⁿ → ℝ` under
   `γ_n`, the energies of the Hermite degree components of `f` above degree one form a
   nonnegative summable sequence `r` such that, with `c = E f` and `aᵢ = E[f(z) zᵢ]`:
-  - orthogonality of the degrees and Parseval: `E (f(z) - ⟨q, z⟩)² = c² + ‖a - q‖² + ∑ₖ r k`
-    for all `q` (at `q = 0`: `E f² = c² + ‖a‖² + ∑ₖ r k`);
+  - orthogonality of the degrees and Parseval: `E f² = c² + ‖a‖² + ∑ₖ r k`;
   - Mehler's contraction: `E[f(z) f(z')] = c² + ρ ‖a‖² + ∑ₖ ρ^(k+2) r k` for `ρ ∈ (0, 1)`;
   - completeness: if every `r k = 0` then `f(z) = c + ⟨a, z⟩` for `γ_n`-almost every `z`.
 
 The closed-form alignment loss is *not* part of the axiom: it is derived in
 `LeJEPAProofs/HermiteConsequences.lean` from Mehler's clause, Parseval and the stationarity of
-the channel (`LeJEPA.ou_stationary`, a theorem).
+the channel (`LeJEPA.ou_stationary`, a theorem). Neither is Parseval against a linear form,
+`E (f(z) - ⟨q, z⟩)² = c² + ‖a - q‖² + ∑ₖ r k` for every `q`: it follows from the clause above by
+expanding the square (`LeJEPA.parseval_sub_linear`) and the Gaussian moment
+`E⟨q, z⟩² = ‖q‖²`, which is proved from Mathlib (`LeJEPA.integral_sq_linear`).
 
 ## Informal statement
 
@@ -27,7 +29,7 @@ Let `H_α(z) = ∏ᵢ He_{αᵢ}(zᵢ) / √(αᵢ!)` be the normalized multivar
 polynomials. They form an orthonormal basis of `L²(γ_n)`. For `f ∈ L²(γ_n)` write
 `f = ∑_d f_d` with `f_d = ∑_{|α| = d} ⟨f, H_α⟩ H_α`; then `f_0 = c = E f`,
 `f_1(z) = ∑ᵢ aᵢ zᵢ` with `aᵢ = E[f(z) zᵢ]` (since `H_{eᵢ}(z) = zᵢ`), and `r k = ‖f_{k+2}‖²`.
-Orthonormality gives `E(f - ⟨q, z⟩)² = c² + ‖a - q‖² + ∑_{d ≥ 2} ‖f_d‖²`; completeness gives
+Orthonormality and completeness give Parseval, `E f² = c² + ‖a‖² + ∑_{d ≥ 2} ‖f_d‖²`, and
 `f = f_0 + f_1` when all higher components vanish. Mehler's formula says the OU channel
 `z' = ρ z + √(1 - ρ²) ξ` acts diagonally: `E[H_α(z') H_β(z)] = δ_{αβ} ρ^{|α|}`, hence
 `E[f(z) f(z')] = ∑_d ρ^d ‖f_d‖²`.
@@ -53,8 +55,8 @@ Hermite orthogonality).
 
 ## Why the statement is true as written (no junk values)
 
-`MemLp f 2 γ_n` makes every integrand in the conclusion integrable: `f`, `f(z) zᵢ`,
-`(f(z) - ⟨q, z⟩)²` under `γ_n` (Gaussian coordinates have all moments, Cauchy–Schwarz), and
+`MemLp f 2 γ_n` makes every integrand in the conclusion integrable: `f`, `f²`, `f(z) zᵢ` under
+`γ_n` (Gaussian coordinates have all moments, Cauchy–Schwarz), and
 `f(z) f(z')` under `γ_n ⊗ γ_n` because both `z` and `z'` have law `γ_n`. So no Bochner integral
 takes its default value `0`, the series `∑ r k` converges (it is at most `E f²`) and
 summability is part of the conclusion. The clauses hold for `n = 0` (`γ_0` is a point mass,
@@ -79,8 +81,9 @@ open MeasureTheory ProbabilityTheory
 For every `n` and every `f : ℝⁿ → ℝ` in `L²(γ_n)` there is a nonnegative summable sequence
 `r` (`r k` is the energy `‖f_{k+2}‖²` of the Hermite degree-`(k+2)` component of `f`) such that,
 with `c = E f` and `aᵢ = linearCoeff f i = E[f(z) zᵢ]`:
-1. for every `q ∈ ℝⁿ`: `E (f(z) - ⟨q, z⟩)² = c² + ∑ᵢ (aᵢ - qᵢ)² + ∑ₖ r k`
-   (orthogonality of the degrees, Parseval);
+1. `E f² = c² + ∑ᵢ aᵢ² + ∑ₖ r k` (orthogonality of the degrees, Parseval; the same identity
+   against any linear form, `E (f(z) - ⟨q, z⟩)² = c² + ∑ᵢ (aᵢ - qᵢ)² + ∑ₖ r k`, is the theorem
+   `LeJEPA.parseval_sub_linear`);
 2. for `0 < ρ < 1`: `E[f(z) f(z')] = c² + ρ ∑ᵢ aᵢ² + ∑ₖ ρ^(k+2) r k` (Mehler);
 3. if `r = 0` then `f(z) = c + ⟨a, z⟩` for `γ_n`-a.e. `z` (completeness).
 
@@ -92,9 +95,8 @@ tests/numerics/test_mehler.py::test_axiom_mehler_formula -/
 axiom hermite_mehler_decomposition (n : ℕ) (f : (Fin n → ℝ) → ℝ)
     (hf : MemLp f 2 (stdGaussianPi n)) :
     ∃ r : ℕ → ℝ, (∀ k, 0 ≤ r k) ∧ Summable r ∧
-      (∀ q : Fin n → ℝ,
-        ∫ z, (f z - ∑ i, q i * z i) ^ 2 ∂stdGaussianPi n =
-          (∫ z, f z ∂stdGaussianPi n) ^ 2 + ∑ i, (linearCoeff f i - q i) ^ 2 + ∑' k, r k) ∧
+      (∫ z, f z ^ 2 ∂stdGaussianPi n =
+        (∫ z, f z ∂stdGaussianPi n) ^ 2 + ∑ i, linearCoeff f i ^ 2 + ∑' k, r k) ∧
       (∀ ρ : ℝ, 0 < ρ → ρ < 1 →
         ∫ p, f p.1 * f (ouMap ρ p) ∂ouPair n =
           (∫ z, f z ∂stdGaussianPi n) ^ 2 + ρ * ∑ i, linearCoeff f i ^ 2 +

@@ -2,16 +2,24 @@
 Copyright (c) 2026 The LeJEPA world-model authors. All rights reserved.
 Released under the MIT license as described in the file LICENSE.
 -/
-import Mathlib
+import LeJEPAProofs.ForMathlib.Integral
 
 /-!
-# Products of standard real Gaussians: linear combinations and rotations
+# Products of standard real Gaussians: moments, linear combinations and rotations
 
 Generic facts about the product measure `Measure.pi (fun _ : ι ↦ gaussianReal 0 1)` that are
 not about the paper and could live in Mathlib.
 
 ## Main statements
 
+* `LeJEPA.measurePreserving_eval_pi_gaussianReal`: each coordinate of
+  `γ = Measure.pi (fun _ ↦ gaussianReal 0 1)` has law `N(0, 1)`.
+* `LeJEPA.memLp_eval_pi_gaussianReal`, `LeJEPA.memLp_two_eval_pi_gaussianReal`: each coordinate
+  is in `Lᵖ(γ)` for every finite `p`, in particular in `L²(γ)`.
+* `LeJEPA.integral_sq_gaussianReal_zero_one`: `∫ x² dN(0, 1) = 1`.
+* `LeJEPA.integral_sq_eval_pi_gaussianReal`, `LeJEPA.integral_mul_eval_pi_gaussianReal`:
+  `∫ zᵢ² dγ = 1` and `∫ zᵢ zⱼ dγ = 0` for `i ≠ j`.
+* `LeJEPA.integral_sq_sum_mul_pi_gaussianReal`: `∫ (∑ᵢ wᵢ zᵢ)² dγ = ∑ᵢ wᵢ²`.
 * `LeJEPA.map_linComb_gaussianReal`: if `x, y` are independent standard real Gaussians and
   `a² + b² = 1`, then `a x + b y` is a standard real Gaussian.
 * `LeJEPA.map_linComb_pi_gaussianReal`: the same coordinatewise on `ι → ℝ`: the image of
@@ -22,6 +30,17 @@ not about the paper and could live in Mathlib.
   `z ↦ Q z` for every orthogonal `Q`.
 
 ## Implementation notes
+
+The moments use only Mathlib's one-dimensional facts: the coordinate projection of a product of
+probability measures is measure preserving (`MeasureTheory.measurePreserving_eval`; the proof
+also accepts the older `ProbabilityTheory.measurePreserving_eval`), the identity is in `Lᵖ` of a
+real Gaussian (`ProbabilityTheory.memLp_id_gaussianReal`), its mean and variance
+(`ProbabilityTheory.integral_id_gaussianReal`, `ProbabilityTheory.variance_fun_id_gaussianReal`
+or `ProbabilityTheory.variance_id_gaussianReal` through `simp`,
+`ProbabilityTheory.variance_eq_integral`). Distinct coordinates are uncorrelated by a symmetry
+argument rather than through independence: flipping the sign of `zᵢ` preserves `γ`
+(`ProbabilityTheory.gaussianReal_map_const_mul`, `MeasureTheory.measurePreserving_pi`) and
+changes the sign of `zᵢ zⱼ`.
 
 The one-dimensional step is Mathlib's `ProbabilityTheory.gaussianReal_map_const_mul` and
 `ProbabilityTheory.gaussianReal_conv_gaussianReal` (`Mathlib/Probability/Distributions/Gaussian/
@@ -41,6 +60,128 @@ either spelling.
 namespace LeJEPA
 
 open MeasureTheory ProbabilityTheory
+open scoped NNReal
+
+/-- Each coordinate of the product standard Gaussian has law `N(0, 1)`. -/
+theorem measurePreserving_eval_pi_gaussianReal {ι : Type*} [Fintype ι] (i : ι) :
+    MeasurePreserving (fun z : ι → ℝ => z i) (Measure.pi fun _ : ι => gaussianReal 0 1)
+      (gaussianReal 0 1) := by
+  -- Mathlib's lemma moved from `ProbabilityTheory` to `MeasureTheory`; accept either home.
+  first
+    | exact MeasureTheory.measurePreserving_eval (μ := fun _ : ι => gaussianReal 0 1) i
+    | exact ProbabilityTheory.measurePreserving_eval (μ := fun _ : ι => gaussianReal 0 1) i
+    | exact MeasureTheory.Measure.measurePreserving_eval (μ := fun _ : ι => gaussianReal 0 1) i
+
+/-- Each coordinate of the product standard Gaussian has finite moments of every finite order:
+`z ↦ zᵢ` is in `Lᵖ` for every `p : ℝ≥0`. -/
+theorem memLp_eval_pi_gaussianReal {ι : Type*} [Fintype ι] (p : ℝ≥0) (i : ι) :
+    MemLp (fun z : ι → ℝ => z i) p (Measure.pi fun _ : ι => gaussianReal 0 1) :=
+  (memLp_id_gaussianReal p).comp_measurePreserving (measurePreserving_eval_pi_gaussianReal i)
+
+/-- Each coordinate of the product standard Gaussian is square integrable. -/
+theorem memLp_two_eval_pi_gaussianReal {ι : Type*} [Fintype ι] (i : ι) :
+    MemLp (fun z : ι → ℝ => z i) 2 (Measure.pi fun _ : ι => gaussianReal 0 1) := by
+  have h := memLp_eval_pi_gaussianReal (ι := ι) 2 i
+  first
+    | exact_mod_cast h
+    | simpa using h
+
+/-- The second moment of the standard real Gaussian: `∫ x² dN(0, 1) = 1`. -/
+theorem integral_sq_gaussianReal_zero_one : ∫ x, x ^ 2 ∂gaussianReal 0 1 = 1 := by
+  have hvar : variance (fun x : ℝ => x) (gaussianReal 0 1) = 1 := by
+    -- `Var[fun x ↦ x; gaussianReal μ v] = v` is a `simp` lemma (its name changed over time).
+    first
+      | (simp; done)
+      | simpa using variance_fun_id_gaussianReal (μ := 0) (v := 1)
+      | simpa using variance_id_gaussianReal (μ := 0) (v := 1)
+  rw [variance_eq_integral measurable_id'.aemeasurable] at hvar
+  simpa only [integral_id_gaussianReal, sub_zero] using hvar
+
+/-- The second moment of a coordinate of the product standard Gaussian: `∫ zᵢ² dγ = 1`. -/
+theorem integral_sq_eval_pi_gaussianReal {ι : Type*} [Fintype ι] (i : ι) :
+    ∫ z, z i ^ 2 ∂(Measure.pi fun _ : ι => gaussianReal 0 1) = 1 := by
+  have hm : Measurable fun x : ℝ => x ^ 2 := by fun_prop
+  calc ∫ z, z i ^ 2 ∂(Measure.pi fun _ : ι => gaussianReal 0 1)
+      = ∫ x, x ^ 2 ∂gaussianReal 0 1 :=
+        integral_comp_of_measurePreserving (g := fun x : ℝ => x ^ 2)
+          (measurePreserving_eval_pi_gaussianReal i) hm.aestronglyMeasurable
+    _ = 1 := integral_sq_gaussianReal_zero_one
+
+/-- Multiplication by a sign (`c² = 1`) preserves `N(0, 1)`. -/
+theorem measurePreserving_const_mul_gaussianReal {c : ℝ} (hc : c ^ 2 = 1) :
+    MeasurePreserving (fun x : ℝ => c * x) (gaussianReal 0 1) (gaussianReal 0 1) := by
+  refine ⟨by fun_prop, ?_⟩
+  rw [gaussianReal_map_const_mul, mul_zero]
+  congr 1
+  refine NNReal.eq ?_
+  simpa using hc
+
+/-- Flipping the signs of some coordinates (`z ↦ (cᵢ zᵢ)ᵢ` with every `cᵢ² = 1`) preserves
+`γ = Measure.pi (fun _ ↦ gaussianReal 0 1)`. -/
+theorem measurePreserving_pi_const_mul_gaussianReal {ι : Type*} [Fintype ι] {c : ι → ℝ}
+    (hc : ∀ i, c i ^ 2 = 1) :
+    MeasurePreserving (fun z : ι → ℝ => fun i => c i * z i)
+      (Measure.pi fun _ : ι => gaussianReal 0 1) (Measure.pi fun _ : ι => gaussianReal 0 1) := by
+  have hf : ∀ i, MeasurePreserving (fun x : ℝ => c i * x) (gaussianReal 0 1)
+      (gaussianReal 0 1) := fun i => measurePreserving_const_mul_gaussianReal (hc i)
+  exact measurePreserving_pi (fun _ : ι => gaussianReal 0 1) (fun _ : ι => gaussianReal 0 1) hf
+
+/-- Distinct coordinates of the product standard Gaussian are uncorrelated:
+`∫ zᵢ zⱼ dγ = 0` for `i ≠ j` (flipping the sign of `zᵢ` preserves `γ` and negates `zᵢ zⱼ`). -/
+theorem integral_mul_eval_pi_gaussianReal {ι : Type*} [Fintype ι] {i j : ι} (hij : i ≠ j) :
+    ∫ z, z i * z j ∂(Measure.pi fun _ : ι => gaussianReal 0 1) = 0 := by
+  classical
+  have hc : ∀ k : ι, (if k = i then (-1 : ℝ) else 1) ^ 2 = 1 := fun k => by
+    split_ifs <;> norm_num
+  have hm : Measurable fun y : ι → ℝ => y i * y j := by fun_prop
+  have key : ∫ z, (if i = i then (-1 : ℝ) else 1) * z i * ((if j = i then (-1 : ℝ) else 1) * z j)
+        ∂(Measure.pi fun _ : ι => gaussianReal 0 1) =
+      ∫ z, z i * z j ∂(Measure.pi fun _ : ι => gaussianReal 0 1) :=
+    integral_comp_of_measurePreserving (g := fun y : ι → ℝ => y i * y j)
+      (measurePreserving_pi_const_mul_gaussianReal hc) hm.aestronglyMeasurable
+  have hfun : (fun z : ι → ℝ =>
+      (if i = i then (-1 : ℝ) else 1) * z i * ((if j = i then (-1 : ℝ) else 1) * z j)) =
+      fun z => -(z i * z j) := by
+    funext z
+    rw [if_pos rfl, if_neg (Ne.symm hij)]
+    ring
+  rw [hfun, integral_neg] at key
+  linarith
+
+/-- **Second moment of a linear form** under the product standard Gaussian:
+`∫ (∑ᵢ wᵢ zᵢ)² dγ = ∑ᵢ wᵢ²`. -/
+theorem integral_sq_sum_mul_pi_gaussianReal {ι : Type*} [Fintype ι] (w : ι → ℝ) :
+    ∫ z, (∑ i, w i * z i) ^ 2 ∂(Measure.pi fun _ : ι => gaussianReal 0 1) = ∑ i, w i ^ 2 := by
+  have hfun : (fun z : ι → ℝ => (∑ i, w i * z i) ^ 2) =
+      fun z => ∑ i, ∑ j, w i * w j * (z i * z j) := by
+    funext z
+    rw [sq, Finset.sum_mul]
+    refine Finset.sum_congr rfl fun i _ => ?_
+    rw [Finset.mul_sum]
+    exact Finset.sum_congr rfl fun j _ => by ring
+  have hint : ∀ i j, Integrable (fun z : ι → ℝ => w i * w j * (z i * z j))
+      (Measure.pi fun _ : ι => gaussianReal 0 1) := fun i j =>
+    (integrable_mul_of_memLp_two (memLp_two_eval_pi_gaussianReal i)
+      (memLp_two_eval_pi_gaussianReal j)).const_mul (w i * w j)
+  have hint2 : ∀ i ∈ (Finset.univ : Finset ι),
+      Integrable (fun z : ι → ℝ => ∑ j, w i * w j * (z i * z j))
+        (Measure.pi fun _ : ι => gaussianReal 0 1) := fun i _ =>
+    integrable_finset_sum Finset.univ fun j _ => hint i j
+  have hdiag : ∀ i, ∫ z, z i * z i ∂(Measure.pi fun _ : ι => gaussianReal 0 1) = 1 := fun i => by
+    simpa only [sq] using integral_sq_eval_pi_gaussianReal i
+  rw [hfun, integral_finset_sum Finset.univ hint2]
+  refine Finset.sum_congr rfl fun i _ => ?_
+  rw [integral_finset_sum Finset.univ fun j _ => hint i j]
+  have hterm : ∀ j, ∫ z, w i * w j * (z i * z j) ∂(Measure.pi fun _ : ι => gaussianReal 0 1) =
+      w i * w j * ∫ z, z i * z j ∂(Measure.pi fun _ : ι => gaussianReal 0 1) := fun j =>
+    integral_const_mul (w i * w j) _
+  rw [Finset.sum_congr rfl fun j _ => hterm j, Finset.sum_eq_single i]
+  · rw [hdiag i]
+    ring
+  · intro j _ hji
+    rw [integral_mul_eval_pi_gaussianReal (Ne.symm hji), mul_zero]
+  · intro hi
+    exact absurd (Finset.mem_univ i) hi
 
 /-- `a x + b y ~ N(0, 1)` for independent `x, y ~ N(0, 1)` when `a² + b² = 1`. -/
 theorem map_linComb_gaussianReal {a b : ℝ} (hab : a ^ 2 + b ^ 2 = 1) :
