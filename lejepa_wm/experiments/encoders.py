@@ -31,6 +31,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 
 import torch
@@ -145,3 +146,21 @@ def build_encoder(kind: str, mixing: CouplingFlow, hidden: int, generator: torch
         raise ValueError(f"the matched encoder outputs n = {mixing.n} dimensions; got m = {m!r}")
     return InverseCouplingEncoder(mixing, hidden, generator, learn_scales=(kind == "matched"),
                                   output_scales=(kind == "matched_scaled"))
+
+
+def published_inverse(encoder: InverseCouplingEncoder, renderer: CouplingFlow) -> InverseCouplingEncoder:
+    """A copy of a ``published`` (or ``published_scaled``) encoder set to the exact inverse of ``renderer``.
+
+    Its layers take the renderer's matrices in reverse order (output scales 1),
+    so it maps ``renderer(z)`` back to ``z`` up to float rounding.
+    """
+    if not all(isinstance(c, TanhShift) for c in (*encoder.conditioners, *renderer.conditioners)):
+        raise ValueError("published_inverse needs a 'published' encoder and the published renderer "
+                         "(tanh-shift layers on both)")
+    inverse = copy.deepcopy(encoder)
+    with torch.no_grad():
+        for mine, theirs in zip(inverse.conditioners, reversed(renderer.conditioners)):
+            mine.weight.copy_(theirs.weight)
+        if inverse.output_log_scales is not None:
+            inverse.output_log_scales.zero_()
+    return inverse

@@ -43,7 +43,7 @@ from lejepa_wm.experiments.objectives import SIGREG_STATISTICS
 from lejepa_wm.experiments.plotting import save_figure, write_summary
 from lejepa_wm.experiments.run_params import (EncoderParams, ObjectiveParams, RendererParams,
                                               SyntheticRunParams)
-from lejepa_wm.experiments.training import TrainSettings, WorldPairs, numpy64, train
+from lejepa_wm.experiments.training import TrainResult, TrainSettings, WorldPairs, numpy64, train
 from lejepa_wm.experiments.worlds import World
 from lejepa_wm.records import HeadlineEntry
 from lejepa_wm.seeds import SEED_LIMIT, SeedStreams
@@ -256,19 +256,8 @@ class SyntheticExperiment:
     def _execute(self, spec: RunSpec, params: SyntheticRunParams, run_dir: Path,
                  dev: torch.device) -> dict[str, Any]:
         world = params.world
-        renderer = params.renderer.build(world.n, params.seeds.renderer).to(dev)
-        encoder = params.encoder.build(renderer, params.seeds.torch_generator("init")).to(dev)
-        samples = HeldOutSamples.draw(world, renderer, params.eval_size, params.seeds, dev)
-
-        def evaluator(model: nn.Module) -> dict[str, Any]:
-            record = validation_metrics(model, samples)
-            if params.track_test:  # recorded for the reader, never used to stop or choose
-                record["test"] = reported_metrics(model, samples)
-            return record
-
-        result = train(encoder, WorldPairs(world, renderer), params.objective.build(), params.train,
-                       params.seeds.torch_generator("batches", dev), run_dir, evaluator,
-                       progress=progress_bars(), description=spec.run_id)
+        trained = train_synthetic(params, run_dir, dev, spec.run_id)
+        encoder, samples, result = trained.encoder, trained.samples, trained.result
         final = reported_metrics(encoder, samples)
         raw_r2 = raw_observation_r2(samples)
         metrics = {**final, "split": "test", "raw_observation_r2": raw_r2,
@@ -280,6 +269,41 @@ class SyntheticExperiment:
                    "resumed_from": result.resumed_from, "history": slim_history(result.history)}
         metrics.update(self.extra_metrics(encoder, samples, params))
         return metrics
+
+
+@dataclass
+class TrainedRun:
+    """What :func:`train_synthetic` leaves: the renderer, the trained encoder, the held-out samples, the record."""
+
+    renderer: nn.Module
+    encoder: nn.Module
+    samples: HeldOutSamples
+    result: TrainResult
+
+
+def train_synthetic(params: SyntheticRunParams, run_dir: Path | None, dev: torch.device,
+                    description: str = "train") -> TrainedRun:
+    """Build the run's renderer, encoder and held-out samples from its seed streams and train the encoder.
+
+    Deterministic on a given CPU model: the same ``params`` give the same encoder
+    bit for bit (resuming from ``run_dir``'s checkpoint if there is one;
+    ``run_dir = None`` keeps no checkpoint).
+    """
+    world = params.world
+    renderer = params.renderer.build(world.n, params.seeds.renderer).to(dev)
+    encoder = params.encoder.build(renderer, params.seeds.torch_generator("init")).to(dev)
+    samples = HeldOutSamples.draw(world, renderer, params.eval_size, params.seeds, dev)
+
+    def evaluator(model: nn.Module) -> dict[str, Any]:
+        record = validation_metrics(model, samples)
+        if params.track_test:  # recorded for the reader, never used to stop or choose
+            record["test"] = reported_metrics(model, samples)
+        return record
+
+    result = train(encoder, WorldPairs(world, renderer), params.objective.build(), params.train,
+                   params.seeds.torch_generator("batches", dev), run_dir, evaluator,
+                   progress=progress_bars(), description=description)
+    return TrainedRun(renderer, encoder, samples, result)
 
 
 def figure_and_headline(exp_dir: Path, fig: Figure, name: str, caption: str,
