@@ -45,13 +45,13 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from lejepa_wm.experiments.encoders import ENCODERS
-from lejepa_wm.experiments.evidence import by_seed, difference, over_seeds, worst_setting
+from lejepa_wm.experiments.evidence import SeedSummary, by_seed, difference, over_seeds, worst_setting
 from lejepa_wm.experiments.plotting import (BASELINE_STYLE, METHOD_LABELS, log_axis_with_ticks, plot_series,
                                             plt, series, target_line)
 from lejepa_wm.experiments.run_params import EncoderParams, ObjectiveParams, SyntheticRunParams
 from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.worlds import GaussianWorld
-from lejepa_wm.records import Bound, HeadlineEntry
+from lejepa_wm.records import Bound, HeadlineEntry, verdict_of
 
 METHODS = ("sigreg", "whitening", "infonce_fixed", "infonce_scaled", "alignment_only")
 REGULARIZED = ("sigreg", "whitening")
@@ -249,10 +249,13 @@ def identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, e
         if not per_n:
             continue
         worst_n, worst = worst_setting(per_n, higher_is_better=False)
+        bound = Bound.at_most(config.residual_target)
         detail = "; ".join(
             f"n={n}: R² {over_seeds(by_seed(rows, 'probe_r2', n=n, method=method)).describe(5)} vs raw "
             f"{over_seeds(by_seed(rows, 'raw_observation_r2', n=n, method=method)).mean:.3f}, ratio {s.describe(4)}"
             for n, s in per_n)
+        if judged:
+            detail += "; " + verdicts_by_n(per_n, bound)
         stuck = [(n, seed) for n in dims for seed, ratio in
                  by_seed(rows, "residual_ratio", n=n, method="alignment_only").items()
                  if ratio > config.residual_target]
@@ -263,11 +266,20 @@ def identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, e
         entries.append(HeadlineEntry(
             claim="T1", name=f"scaling ({encoder}, {method}): identifiability at every n",
             quantity=f"worst mean residual ratio (1 − R²)/(1 − R²_raw) over n (n = {worst_n})",
-            value=worst.mean, bound=Bound.at_most(config.residual_target) if judged else None, measured=detail,
+            value=worst.mean, bound=bound if judged else None, measured=detail,
             standard_error=worst.standard_error, seeds=worst.seeds, paper=PAPER, figures=("r2_vs_n.png",),
             scope=None if judged else (f"measured, not judged at this scale: the {encoder} encoder is here to test "
                                        "the regularizer's effect (next entry); see identifiability_encoders")))
     return entries
+
+
+def verdicts_by_n(per_n: list[tuple[int, SeedSummary]], bound: Bound) -> str:
+    """The verdict rule applied at each n on its own (its mean over seeds, two standard errors), grouped."""
+    grouped: dict[str, list[str]] = {}
+    for n, summary in per_n:
+        grouped.setdefault(verdict_of(summary.mean, bound, summary.standard_error), []).append(str(n))
+    return "verdict at each n on its own: " + "; ".join(
+        f"{verdict} at n = {', '.join(dims)}" for verdict, dims in grouped.items())
 
 
 def effect_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEntry]:

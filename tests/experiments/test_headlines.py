@@ -11,9 +11,10 @@ import math
 
 from lejepa_wm.experiments.anisotropic import EXPERIMENT as ANISOTROPIC
 from lejepa_wm.experiments.distribution import peak_entry
+from lejepa_wm.experiments.evidence import over_seeds
 from lejepa_wm.experiments.output_dim import EXPERIMENT as OUTPUT_DIM
-from lejepa_wm.experiments.scaling import EXPERIMENT as SCALING
-from lejepa_wm.records import FAILED, HELD, MEASURED, UNRESOLVED
+from lejepa_wm.experiments.scaling import EXPERIMENT as SCALING, verdicts_by_n
+from lejepa_wm.records import FAILED, HELD, MEASURED, UNRESOLVED, Bound
 
 
 def _distribution_rows(ratio_by_beta: dict[float, list[float]], method: str = "whitening") -> list[dict]:
@@ -82,3 +83,13 @@ def test_m1_fails_for_the_identity_encoder():
     rows = [{"method": "whitening", "m": m, "n": config.n, "seed": 0, "probe_r2": 0.7, "raw_observation_r2": 0.7,
              "predicted_r2": min(m, config.n) / config.n} for m in config.output_dims]
     assert OUTPUT_DIM.headline(rows, config)[0].verdict == FAILED
+
+
+def test_t1_verdict_at_each_n_applies_the_verdict_rule_to_that_n_alone():
+    per_n = [(2, over_seeds({0: 0.004, 1: 0.005, 2: 0.006}, higher_is_better=False)),  # held
+             (4, over_seeds({0: 0.5, 1: 0.6, 2: 0.7}, higher_is_better=False)),  # failed
+             (8, over_seeds({0: 0.001, 1: 0.01, 2: 0.03}, higher_is_better=False)),  # within 2 se
+             (16, over_seeds({0: 0.002}, higher_is_better=False))]  # one seed: no standard error
+    text = verdicts_by_n(per_n, Bound.at_most(0.01))
+    assert text == ("verdict at each n on its own: held at n = 2, 16; failed at n = 4; "
+                    "not resolved at n = 8")
