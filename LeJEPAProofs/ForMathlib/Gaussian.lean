@@ -76,7 +76,8 @@ theorem measurePreserving_eval_pi_gaussianReal {ι : Type*} [Fintype ι] (i : ι
 `z ↦ zᵢ` is in `Lᵖ` for every `p : ℝ≥0`. -/
 theorem memLp_eval_pi_gaussianReal {ι : Type*} [Fintype ι] (p : ℝ≥0) (i : ι) :
     MemLp (fun z : ι → ℝ => z i) p (Measure.pi fun _ : ι => gaussianReal 0 1) :=
-  (memLp_id_gaussianReal p).comp_measurePreserving (measurePreserving_eval_pi_gaussianReal i)
+  (memLp_id_gaussianReal (μ := 0) (v := 1) p).comp_measurePreserving
+    (measurePreserving_eval_pi_gaussianReal i)
 
 /-- Each coordinate of the product standard Gaussian is square integrable. -/
 theorem memLp_two_eval_pi_gaussianReal {ι : Type*} [Fintype ι] (i : ι) :
