@@ -21,7 +21,7 @@ from lejepa_wm.atomic import atomic_write_json, atomic_write_text
 from lejepa_wm.claims import CLAIMS
 from lejepa_wm.experiments import EXPERIMENT_MODULES
 from lejepa_wm.experiments.base import RunSpec, load_finished_metrics
-from lejepa_wm.records import FAILED, HELD, Bound, CheckResult, HeadlineEntry
+from lejepa_wm.records import FAILED, Bound, CheckResult, HeadlineEntry
 from lejepa_wm.reproduce import REPRODUCED_EXPERIMENTS, add_arguments, main, reproduce
 
 THRESHOLD = 0.999
