@@ -75,7 +75,9 @@ class ToyExperiment:
             return "ok"
 
         extra = {key: getattr(config, key) for key in ("sleep_s", "log") if getattr(config, key)}
-        return [RunSpec(self.name, scale, f"run{index:02d}", {"seed": seed + index, "mode": mode(index), **extra})
+        return [RunSpec(self.name, scale, f"run{index:02d}",
+                        {"seed": seed + index, "mode": mode(index), **extra,
+                         "labels": {"parity": index % 2, "seed": seed + index}})
                 for index in range(config.n_runs)]
 
     def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict[str, Any]:

@@ -173,6 +173,23 @@ def test_status_counts_states_and_estimates_time_left(toy: ModuleType, tmp_path:
     assert "done 1, running 1, failed 1, pending 1" in format_status(status, jobs=2)
 
 
+def test_status_costs_each_left_run_as_the_finished_runs_of_its_grid_point(toy: ModuleType, tmp_path: Path) -> None:
+    run_sweep("toy", SCALE, tmp_path, "serial", progress=False, overrides={"n_runs": 5})
+    runs = exp_dir(tmp_path) / "runs"
+    ids = sorted(path.name for path in runs.iterdir())
+    for index, run_id in enumerate(ids):  # even runs cost 10 s, odd runs 100 s
+        metrics = read_json(runs / run_id / METRICS_FILE) | {"wall_time_s": 10.0 if index % 2 == 0 else 100.0}
+        atomic_write_json(runs / run_id / METRICS_FILE, metrics)
+    for run_id in (ids[3], ids[4]):
+        (runs / run_id / METRICS_FILE).unlink()
+    status = sweep_status("toy", SCALE, tmp_path, overrides={"n_runs": 5})
+    assert status.mean_wall_s == pytest.approx((10.0 + 100.0 + 10.0) / 3)
+    assert status.compute_left_s == pytest.approx(100.0 + 10.0)
+    (runs / ids[1] / METRICS_FILE).unlink()  # no odd run finished: an odd run costs the mean of all
+    status = sweep_status("toy", SCALE, tmp_path, overrides={"n_runs": 5})
+    assert status.compute_left_s == pytest.approx(2 * 10.0 + 10.0)
+
+
 def test_compute_of_a_resumed_run_adds_the_training_time_before_its_checkpoint() -> None:
     history = [{"step": 500, "seconds": 40.0}, {"step": 1000, "seconds": 90.0}, {"step": 1500, "seconds": 130.0}]
     assert run_compute_seconds({"wall_time_s": 5.0, "resumed_from": None, "history": history}) == 5.0

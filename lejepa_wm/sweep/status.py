@@ -1,16 +1,17 @@
 """``lejepa-wm sweep EXPERIMENT --status``: how many runs are done, running, failed, pending, and what is left.
 
-The estimate of what is left uses the mean compute ``w`` of the runs finished
-so far (:func:`~lejepa_wm.experiments.base.run_compute_seconds` of their
+The estimate of what is left uses the compute of the runs finished so far
+(:func:`~lejepa_wm.experiments.base.run_compute_seconds` of their
 ``metrics.json``: wall time, with the training time of earlier attempts for a
-resumed run): every pending or failed run is
-expected to take ``w``, and a running one ``max(w - elapsed, 0)``. Their sum is
-the compute left; divided over ``jobs`` concurrent runs (at most one slot per
-remaining run) it gives the wall time left. The mean is the right estimator for
-a sum, but runs of one grid can differ a lot in cost (a 1024-dimensional run
-takes longer than a 2-dimensional one), so the estimate is rough until a
-representative share of the grid has finished; with no finished run there is
-none.
+resumed run). Runs of one grid differ a lot in cost (a 1024-dimensional run
+takes far longer than a 2-dimensional one), but runs that differ only in their
+seed cost about the same, so every run that is not done is expected to take
+``w``, the mean compute of the finished runs of its *cost group* (the same grid
+labels but the seed, :func:`cost_group`), or the mean of all finished runs
+when none of its group has finished; a running one is expected to take
+``max(w - elapsed, 0)`` more. Their sum is the compute left; divided over
+``jobs`` concurrent runs (at most one slot per remaining run) it gives the wall
+time left. With no finished run there is no estimate.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from lejepa_wm.experiments.base import read_metrics, run_compute_seconds
+from lejepa_wm.experiments.base import RunSpec, read_metrics, run_compute_seconds
 from lejepa_wm.sweep.state import RunState, describe_owner, live_marker, plan_sweep, read_marker, run_state
 from lejepa_wm.validation import check_positive_int
 
@@ -64,7 +65,9 @@ def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: P
     plan = plan_sweep(name, scale, out, seed, config_path, overrides)
     now = time.time() if now is None else now
     counts = {state: 0 for state in RunState}
-    failed, damaged, stale, running, wall_times, elapsed = [], [], [], [], [], []
+    failed, damaged, stale, running = [], [], [], []
+    wall_by_group: dict[tuple[tuple[str, str], ...], list[float]] = {}
+    left: list[tuple[tuple[tuple[str, str], ...], float]] = []  # (cost group, seconds already spent)
     for spec in plan.specs:
         state = run_state(spec, plan.out)
         counts[state] += 1
@@ -72,7 +75,7 @@ def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: P
         if state is RunState.DONE:
             wall = run_compute_seconds(read_metrics(spec, plan.out) or {})
             if wall is not None:
-                wall_times.append(wall)
+                wall_by_group.setdefault(cost_group(spec), []).append(wall)
         elif state is RunState.FAILED:
             failed.append(spec.run_id)
         elif state is RunState.DAMAGED:
@@ -80,17 +83,26 @@ def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: P
         if state is RunState.RUNNING:
             marker = live_marker(run_dir, now=time.time())
             running.append((spec.run_id, describe_owner(marker or {})))
-            elapsed.append(max(0.0, now - float(marker["started_at"])) if marker else 0.0)
-        elif state is not RunState.DONE and read_marker(run_dir) is not None:
-            stale.append(spec.run_id)
+            left.append((cost_group(spec), max(0.0, now - float(marker["started_at"])) if marker else 0.0))
+        elif state is not RunState.DONE:
+            left.append((cost_group(spec), 0.0))
+            if read_marker(run_dir) is not None:
+                stale.append(spec.run_id)
     runs_left = sum(counts[state] for state in RunState if state is not RunState.DONE)
+    wall_times = [wall for walls in wall_by_group.values() for wall in walls]
     mean_wall = sum(wall_times) / len(wall_times) if wall_times else None
     compute_left = None
     if mean_wall is not None:
-        compute_left = (mean_wall * (runs_left - counts[RunState.RUNNING])
-                        + sum(max(mean_wall - seconds, 0.0) for seconds in elapsed))
+        group_mean = {group: sum(walls) / len(walls) for group, walls in wall_by_group.items()}
+        compute_left = sum(max(group_mean.get(group, mean_wall) - spent, 0.0) for group, spent in left)
     return SweepStatus(name, scale, counts, tuple(failed), mean_wall, compute_left, runs_left, tuple(running),
                        tuple(damaged), tuple(stale))
+
+
+def cost_group(spec: RunSpec) -> tuple[tuple[str, str], ...]:
+    """The runs expected to cost about the same: the run's grid labels (``params["labels"]``) without its seed."""
+    labels = spec.params.get("labels", {})
+    return tuple(sorted((str(key), str(value)) for key, value in labels.items() if key != "seed"))
 
 
 def format_duration(seconds: float) -> str:
@@ -126,6 +138,6 @@ def format_status(status: SweepStatus, jobs: int) -> str:
     else:
         wall = status.wall_left_s(jobs)
         lines.append(f"{status.runs_left} runs left: about {format_duration(status.compute_left_s)} of compute "
-                     f"(mean {format_duration(status.mean_wall_s or 0.0)} per finished run), "
+                     f"(each run costed as the finished runs of its grid point; mean {format_duration(status.mean_wall_s or 0.0)} per finished run), "
                      f"about {format_duration(wall or 0.0)} with {jobs} runs at a time")
     return "\n".join(lines)
