@@ -229,7 +229,7 @@ def finished_run(measured: Path | None, name: str, scale: str, run_id: str) -> d
 
 
 def print_measured(scale: str, out: dict[str, Any], measured: Path) -> None:
-    """The estimate beside the measured wall time of the finished runs stored below ``measured``."""
+    """The estimate beside the measured wall (and, where stored, CPU) time of the finished runs below ``measured``."""
     print(f"\nMeasured at scale {scale!r} (finished runs in {measured}; wall seconds of each run as stored, "
           f"against this estimate for the same runs, at their full step budget and at the steps they ran):")
     print(f"{'experiment':>13} {'finished':>12} {'estimate, budget':>17} {'estimate, ran':>14} "
@@ -242,6 +242,13 @@ def print_measured(scale: str, out: dict[str, Any], measured: Path) -> None:
         ratio = done["wall_seconds"] / done["estimate_ran_seconds"]
         print(f"{name:>13} {done['runs']:>5} of {entry['runs']:<5} {done['estimate_budget_seconds'] / 3600:>15.2f} h "
               f"{done['estimate_ran_seconds'] / 3600:>12.2f} h {done['wall_seconds'] / 3600:>7.2f} h {ratio:>15.2f}")
+    print("CPU time where stored (`cpu_time_s`, runs finished in one attempt) against the estimate of the same runs:")
+    for name, entry in out["experiments"].items():
+        done = entry["measured"]
+        if done["cpu_runs"]:
+            print(f"{name:>13} {done['cpu_runs']:>5} runs: CPU {done['cpu_seconds'] / 3600:.2f} h, estimate "
+                  f"{done['estimate_cpu_runs_seconds'] / 3600:.2f} h, CPU / estimate "
+                  f"{done['cpu_seconds'] / done['estimate_cpu_runs_seconds']:.2f}")
 
 
 def estimate(scale: str, names: list[str], configs: dict[str, Path], block: int, repeats: int,
@@ -250,7 +257,8 @@ def estimate(scale: str, names: list[str], configs: dict[str, Path], block: int,
 
     With ``measured`` (a results root), each experiment's entry also holds, for
     its runs finished there, the stored wall seconds against the estimate of the
-    same runs (at the full budget, and at the steps each run actually took).
+    same runs (at the full budget, and at the steps each run actually took), and
+    the stored CPU seconds of those finished in one attempt against their estimate.
     """
     out: dict[str, Any] = {"scale": scale, "experiments": {}}
     total = 0.0
@@ -270,7 +278,8 @@ def estimate(scale: str, names: list[str], configs: dict[str, Path], block: int,
             groups_ids.setdefault(shape_key(spec.params), []).append(spec.run_id)
         evaluation_cache: dict[str, tuple[float, float, float]] = {}
         seconds, steps, shapes = 0.0, 0, []
-        done = {"runs": 0, "wall_seconds": 0.0, "estimate_budget_seconds": 0.0, "estimate_ran_seconds": 0.0}
+        done = {"runs": 0, "wall_seconds": 0.0, "estimate_budget_seconds": 0.0, "estimate_ran_seconds": 0.0,
+                "cpu_runs": 0, "cpu_seconds": 0.0, "estimate_cpu_runs_seconds": 0.0}
         for key, members in groups.items():
             cost = time_shape(experiment, members[0], block, repeats, evaluation_cache)
             for params, run_id in zip(members, groups_ids[key]):
@@ -280,8 +289,12 @@ def estimate(scale: str, names: list[str], configs: dict[str, Path], block: int,
                     done["runs"] += 1
                     done["wall_seconds"] += run_compute_seconds(metrics)
                     done["estimate_budget_seconds"] += cost.run_seconds(params["train"]["max_steps"], every)
-                    done["estimate_ran_seconds"] += cost.run_seconds(int(metrics.get("steps", 0)) or
-                                                                     params["train"]["max_steps"], every)
+                    ran = cost.run_seconds(int(metrics.get("steps", 0)) or params["train"]["max_steps"], every)
+                    done["estimate_ran_seconds"] += ran
+                    if isinstance(metrics.get("cpu_time_s"), (int, float)) and metrics.get("resumed_from") is None:
+                        done["cpu_runs"] += 1  # a resumed run's CPU time covers its last attempt only
+                        done["cpu_seconds"] += metrics["cpu_time_s"]
+                        done["estimate_cpu_runs_seconds"] += ran
             shape_seconds = sum(cost.run_seconds(p["train"]["max_steps"], p["train"]["eval_every"]) for p in members)
             seconds += shape_seconds
             steps += sum(p["train"]["max_steps"] for p in members)
