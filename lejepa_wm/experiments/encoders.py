@@ -37,54 +37,40 @@ import math
 import torch
 from torch import nn
 
-from lejepa_wm.experiments.flows import Conditioner, CouplingFlow, TanhShift
+from lejepa_wm.experiments.flows import Conditioner, CouplingFlow, TanhShift, uncouple
 from lejepa_wm.validation import check_choice, check_positive_int
 
 ENCODERS = ("published", "published_scaled", "matched", "matched_additive", "matched_scaled", "mlp")
 
 
 class InverseCouplingEncoder(nn.Module):
-    """Reverse-order coupling layers matching ``mixing``'s permutations and widths (trainable)."""
+    """Reverse-order coupling layers matching ``mixing``'s permutations and widths (trainable).
+
+    ``log_scale_rate`` is stored as ``None`` unless ``learn_scales`` (the log-scales are then ignored).
+    """
 
     def __init__(self, mixing: CouplingFlow, hidden: int, generator: torch.Generator,
                  learn_scales: bool = True, log_scale_rate: float = 0.1, output_scales: bool = False,
                  tanh_shifts: bool = False) -> None:
         super().__init__()
-        self.log_scale_rate = log_scale_rate
         check_positive_int(hidden, "hidden")
-        self.n = mixing.n
-        self.n_a = mixing.n_a
-        self.learn_scales = learn_scales and not tanh_shifts
+        self.log_scale_rate = log_scale_rate if learn_scales else None
+        self.n_a = n_a = mixing.n_a
         self.register_buffer("inverse_permutations", mixing.inverse_permutations.flip(0).clone())
         if tanh_shifts:
-            self.conditioners = nn.ModuleList(
-                TanhShift(self.n_a, self.n - self.n_a, generator) for _ in range(mixing.layers))
+            self.conditioners = nn.ModuleList(TanhShift(n_a, mixing.n - n_a, generator) for _ in range(mixing.layers))
         else:
-            self.conditioners = nn.ModuleList(
-                Conditioner(self.n_a, self.n - self.n_a, hidden) for _ in range(mixing.layers))
+            self.conditioners = nn.ModuleList(Conditioner(n_a, mixing.n - n_a, hidden) for _ in range(mixing.layers))
             initialize(self, generator)
             with torch.no_grad():
                 for conditioner in self.conditioners:
                     conditioner.out.weight.zero_()
                     conditioner.out.bias.zero_()
-        self.output_log_scales = nn.Parameter(torch.zeros(self.n)) if output_scales else None
-
-    @property
-    def out_dim(self) -> int:
-        return self.n
+        self.output_log_scales = nn.Parameter(torch.zeros(mixing.n)) if output_scales else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = x
-        for inv_perm, conditioner in zip(self.inverse_permutations, self.conditioners):
-            a, b = h[..., : self.n_a], h[..., self.n_a:]
-            log_scale, shift = conditioner(a)
-            b = b - shift
-            if self.learn_scales and log_scale is not None:
-                b = b * torch.exp(-self.log_scale_rate * log_scale)
-            h = torch.cat([a, b], dim=-1)[..., inv_perm]
-        if self.output_log_scales is not None:
-            h = h * torch.exp(self.output_log_scales)
-        return h
+        h = uncouple(x, self.inverse_permutations, self.conditioners, self.n_a, self.log_scale_rate)
+        return h if self.output_log_scales is None else h * torch.exp(self.output_log_scales)
 
 
 class MLPEncoder(nn.Module):
@@ -101,11 +87,6 @@ class MLPEncoder(nn.Module):
             size = width
         layers.append(nn.Linear(size, m))
         self.net = nn.Sequential(*layers)
-        self.m = m
-
-    @property
-    def out_dim(self) -> int:
-        return self.m
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.net(x)

@@ -34,6 +34,7 @@ Two renderers are built from it (:func:`make_renderer`):
 from __future__ import annotations
 
 import math
+from typing import Iterable
 
 import numpy as np
 import torch
@@ -128,13 +129,24 @@ class CouplingFlow(nn.Module):
         return x
 
     def inverse(self, x: torch.Tensor) -> torch.Tensor:
-        z = x
-        for inv_perm, conditioner in zip(reversed(self.inverse_permutations), reversed(self.conditioners)):
-            a, b = z[..., : self.n_a], z[..., self.n_a:]
-            log_scale, shift = conditioner(a)
-            b = b - shift if log_scale is None else (b - shift) * torch.exp(-log_scale)
-            z = torch.cat([a, b], dim=-1)[..., inv_perm]
-        return z
+        return uncouple(x, reversed(self.inverse_permutations), reversed(self.conditioners), self.n_a, 1.0)
+
+
+def uncouple(x: torch.Tensor, inverse_permutations: Iterable[torch.Tensor], conditioners: Iterable[nn.Module],
+             n_a: int, log_scale_rate: float | None) -> torch.Tensor:
+    """Inverse coupling layers in the given order: ``b ← (b − t(a)) ⊙ exp(−rate · s(a))``, then unpermute.
+
+    ``log_scale_rate = 1`` inverts the flow's layers exactly; ``None`` ignores the
+    log-scales (additive), as does a conditioner returning ``None`` for them.
+    """
+    for inv_perm, conditioner in zip(inverse_permutations, conditioners):
+        a, b = x[..., :n_a], x[..., n_a:]
+        log_scale, shift = conditioner(a)
+        b = b - shift
+        if log_scale_rate is not None and log_scale is not None:
+            b = b * torch.exp(-log_scale_rate * log_scale)
+        x = torch.cat([a, b], dim=-1)[..., inv_perm]
+    return x
 
 
 def make_mixing(n: int, layers: int, hidden: int, shift_gain: float, log_scale_gain: float,
@@ -163,27 +175,16 @@ def make_mixing(n: int, layers: int, hidden: int, shift_gain: float, log_scale_g
             out[n_b:] *= shift_gain
             conditioner.out.weight.copy_(out)
             conditioner.out.bias.zero_()
-    for parameter in flow.parameters():
-        parameter.requires_grad_(False)
-    return flow.eval()
+    return flow.requires_grad_(False).eval()
 
 
 def jacobian_condition(flow: CouplingFlow, z: torch.Tensor) -> np.ndarray:
     """Condition number ``σ_max/σ_min`` of ``∂g/∂z`` at each row of ``z`` (exact autograd Jacobians)."""
-    values = []
-    for point in z.detach().to(torch.float64):
-        jac = torch.autograd.functional.jacobian(lambda v: flow.double()(v), point)
-        singular = torch.linalg.svdvals(jac)
-        values.append(float(singular.max() / singular.min()))
+    flow.double()
+    singular = [torch.linalg.svdvals(torch.autograd.functional.jacobian(flow, point))
+                for point in z.detach().to(torch.float64)]
     flow.float()
-    return np.asarray(values)
-
-
-def half_swaps(n: int, layers: int) -> torch.Tensor:
-    """Permutations for alternating halves: the identity first, then a swap of the halves each layer."""
-    half = n // 2
-    swap = torch.cat([torch.arange(half, n), torch.arange(0, half)])
-    return torch.stack([torch.arange(n)] + [swap] * (layers - 1))
+    return np.asarray([float(values.max() / values.min()) for values in singular])
 
 
 def make_published_mixing(n: int, seed: int, layers: int = PUBLISHED_LAYERS) -> CouplingFlow:
@@ -204,10 +205,9 @@ def make_published_mixing(n: int, seed: int, layers: int = PUBLISHED_LAYERS) -> 
         for shift in shifts:
             q = ortho_group.rvs(half, random_state=rng) if half > 1 else np.array([[rng.choice([-1.0, 1.0])]])
             shift.weight.copy_(torch.as_tensor(2.0 * q.T, dtype=torch.float32))  # a @ W.T = a @ 2Q
-    flow = CouplingFlow(n, half_swaps(n, layers), half, shifts)
-    for parameter in flow.parameters():
-        parameter.requires_grad_(False)
-    return flow.eval()
+    swap = torch.arange(n).roll(half)  # the identity first, then a swap of the halves each layer
+    flow = CouplingFlow(n, torch.stack([torch.arange(n)] + [swap] * (layers - 1)), half, shifts)
+    return flow.requires_grad_(False).eval()
 
 
 def make_renderer(kind: str, n: int, seed: int, layers: int = PUBLISHED_LAYERS, hidden: int = 16,
