@@ -35,7 +35,7 @@ import math
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Callable, Protocol
 
 import numpy as np
 import torch
@@ -113,10 +113,6 @@ class TrainSettings:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "TrainSettings":
-        return cls(**dict(data))
-
 
 class PairSource(Protocol):
     """Where training pairs come from: ``draw(step, size, generator) -> (x, x_pos)`` on the training device."""
@@ -187,23 +183,14 @@ class TrainResult:
     resumed_from: int | None = None
 
 
-StepCallback = Callable[[int], None]
 Evaluator = Callable[[nn.Module], dict[str, Any]]
 Objective = Callable[[Tensor, Tensor, torch.Generator], tuple[Tensor, dict[str, float]]]
-
-
-def _save_checkpoint(path: Path, encoder: nn.Module, optimizer: torch.optim.Optimizer,
-                     generator: torch.Generator, history: list[dict[str, Any]], step: int, elapsed: float,
-                     finished: bool) -> None:
-    atomic_torch_save(path, {"encoder": encoder.state_dict(), "optimizer": optimizer.state_dict(),
-                             "generator": generator.get_state(), "history": history, "step": step,
-                             "elapsed": elapsed, "finished": finished})
 
 
 def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings: TrainSettings,
           generator: torch.Generator, run_dir: Path | None, evaluator: Evaluator | None = None,
           progress: bool = True, description: str = "train",
-          step_callback: StepCallback | None = None) -> TrainResult:
+          step_callback: Callable[[int], None] | None = None) -> TrainResult:
     """Train ``encoder`` (already on ``generator``'s device) on ``pairs``; resume from ``run_dir``.
 
     ``evaluator(encoder)`` returns the metrics recorded at each evaluation (on
@@ -211,25 +198,29 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
     ``step_callback(step)`` is called after each completed update (tests use it
     to simulate an interruption). ``run_dir = None`` disables checkpoints.
     """
-    device = generator.device
     optimizer = torch.optim.AdamW(encoder.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
     history: list[dict[str, Any]] = []
-    start_step, elapsed, resumed_from, finished = 0, 0.0, None, False
+    step, elapsed, resumed_from, finished = 0, 0.0, None, False
     checkpoint_path = Path(run_dir) / CHECKPOINT_FILE if run_dir is not None else None
     if checkpoint_path is not None and checkpoint_path.exists():
-        state = torch.load(checkpoint_path, map_location=device, weights_only=False)
+        state = torch.load(checkpoint_path, map_location=generator.device, weights_only=False)
         encoder.load_state_dict(state["encoder"])
         optimizer.load_state_dict(state["optimizer"])
         generator.set_state(state["generator"].cpu())  # generator states are CPU byte tensors on every device
-        history, start_step, elapsed = state["history"], state["step"], state["elapsed"]
-        finished, resumed_from = bool(state.get("finished", False)), start_step
+        history, step, elapsed = state["history"], state["step"], state["elapsed"]
+        finished, resumed_from = bool(state.get("finished", False)), step
+
+    def save_checkpoint(done: bool) -> None:
+        atomic_torch_save(checkpoint_path, {"encoder": encoder.state_dict(), "optimizer": optimizer.state_dict(),
+                                            "generator": generator.get_state(), "history": history, "step": step,
+                                            "elapsed": elapsed, "finished": done})
+
     encoder.train()
     target_hit = next((row for row in history if settings.stop_r2 is not None
                        and row["probe_r2"] >= settings.stop_r2), None)
-    step = start_step
-    bar = tqdm(total=settings.max_steps, initial=start_step, desc=description, unit="step",
+    bar = tqdm(total=settings.max_steps, initial=step, desc=description, unit="step",
                disable=not progress, leave=False)
-    clock = time.perf_counter()
+    origin = time.perf_counter() - elapsed  # wall time counts across resumptions
     try:
         while not finished and step < settings.max_steps and target_hit is None:
             lr = settings.learning_rate(step)
@@ -249,35 +240,29 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
             bar.update(1)
             if step_callback is not None:
                 step_callback(step)
-            evaluate = evaluator is not None and settings.eval_every is not None and (
-                step % settings.eval_every == 0 or step == settings.max_steps)
-            if evaluate:
-                record = {"step": step, "lr": lr, **{f"loss_{key}": val for key, val in parts.items()},
-                          **evaluator(encoder)}
-                now = time.perf_counter()
-                elapsed += now - clock
-                clock = now
-                record["seconds"] = elapsed
+            record = {"step": step, "lr": lr, **{f"loss_{key}": val for key, val in parts.items()}}
+            if evaluator is not None and settings.eval_every is not None and (
+                    step % settings.eval_every == 0 or step == settings.max_steps):
+                record.update(evaluator(encoder))
+                elapsed = record["seconds"] = time.perf_counter() - origin
                 history.append(record)
                 if "probe_r2" in record:
                     bar.set_postfix(r2=f"{record['probe_r2']:.5f}", loss=f"{value:.4g}")
                 if settings.stop_r2 is not None and record["probe_r2"] >= settings.stop_r2:
                     target_hit = record
             elif settings.eval_every is None and step % settings.checkpoint_every == 0:
-                history.append({"step": step, "lr": lr, **{f"loss_{key}": val for key, val in parts.items()}})
+                history.append(record)
             if checkpoint_path is not None and step % settings.checkpoint_every == 0 and target_hit is None:
-                now = time.perf_counter()
-                elapsed += now - clock
-                clock = now
-                _save_checkpoint(checkpoint_path, encoder, optimizer, generator, history, step, elapsed, False)
+                elapsed = time.perf_counter() - origin
+                save_checkpoint(False)
     finally:
         bar.close()
     if not finished:
-        elapsed += time.perf_counter() - clock
+        elapsed = time.perf_counter() - origin
         if evaluator is not None and (not history or history[-1]["step"] != step or "probe_r2" not in history[-1]):
             history.append({"step": step, "seconds": elapsed, **evaluator(encoder)})
         if checkpoint_path is not None:
-            _save_checkpoint(checkpoint_path, encoder, optimizer, generator, history, step, elapsed, True)
+            save_checkpoint(True)
     encoder.eval()
     return TrainResult(final=history[-1] if history else {}, history=history, steps=step, seconds=elapsed,
                        steps_to_target=None if target_hit is None else target_hit["step"],
