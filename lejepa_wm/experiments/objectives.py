@@ -104,7 +104,9 @@ intermediates of :func:`sigreg_reference`; the two agree to float rounding
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -118,8 +120,11 @@ SIGREG_STATISTICS: tuple[str, ...] = ("lejepa", "unbiased")
 """``"lejepa"``: LeJEPA's V-statistic (the default); ``"unbiased"``: the U-statistic without the ``i = j`` pairs."""
 
 
-def _check_embedding(h: Tensor, name: str, min_batch: int = 1) -> None:
-    """Raise ``ValueError`` unless ``h`` is a floating ``(batch, dim)`` tensor."""
+def _check_embedding(h: Tensor, name: str = "h", min_batch: int = 1, statistic: str | None = None) -> bool:
+    """Raise ``ValueError`` unless ``h`` is a floating ``(batch, dim)`` tensor and ``statistic`` (if given) fits it.
+
+    Returns whether ``statistic`` is the unbiased one (see :func:`_check_statistic`).
+    """
     if not isinstance(h, Tensor):
         raise ValueError(f"{name} must be a torch.Tensor; got {type(h).__name__}")
     if h.dim() != 2:
@@ -128,10 +133,11 @@ def _check_embedding(h: Tensor, name: str, min_batch: int = 1) -> None:
         raise ValueError(f"{name} must be a floating-point tensor; got dtype {h.dtype}")
     if h.shape[0] < min_batch or h.shape[1] < 1:
         raise ValueError(f"{name} needs batch >= {min_batch} and dim >= 1; got shape {tuple(h.shape)}")
+    return statistic is not None and _check_statistic(statistic, h.shape[0])
 
 
 def _check_pair(h: Tensor, h_pos: Tensor) -> None:
-    _check_embedding(h, "h")
+    _check_embedding(h)
     _check_embedding(h_pos, "h_pos")
     if h.shape != h_pos.shape:
         raise ValueError(f"h and h_pos must have the same shape; got {tuple(h.shape)} and {tuple(h_pos.shape)}")
@@ -150,7 +156,7 @@ def whitening_loss(h: Tensor) -> Tensor:
     (the maximum-likelihood covariance, the same normalization as T3's
     ``eps``). It is zero exactly when the batch has mean 0 and covariance ``I``.
     """
-    _check_embedding(h, "h", min_batch=2)
+    _check_embedding(h, min_batch=2)
     mu = h.mean(dim=0)
     centred = h - mu
     cov = centred.T @ centred / h.shape[0]
@@ -158,17 +164,18 @@ def whitening_loss(h: Tensor) -> Tensor:
     return (cov - eye).square().sum() + mu.square().sum()
 
 
-def _check_width(width: float) -> float:
-    value = float(width)
-    if not (value > 0.0) or math.isinf(value):
-        raise ValueError(f"width must be a positive finite number; got {width!r}")
-    return value
+def _positive_finite(value: float, name: str) -> float:
+    """``value`` as a float if it is positive and finite, else ``ValueError`` naming it."""
+    number = float(value)
+    if not (number > 0.0) or math.isinf(number):
+        raise ValueError(f"{name} must be a positive finite number; got {value!r}")
+    return number
 
 
 def _infonce_parts(h: Tensor, h_pos: Tensor, width: float) -> tuple[Tensor, Tensor]:
     """(positive term, log-normalizer term) of symmetric InfoNCE; their sum is the loss."""
     _check_pair(h, h_pos)
-    width = _check_width(width)
+    width = _positive_finite(width, "width")
     logits = -torch.cdist(h, h_pos).square() / (2.0 * width**2)
     positive = -logits.diagonal().mean()
     normalizer = 0.5 * (torch.logsumexp(logits, dim=1).mean() + torch.logsumexp(logits, dim=0).mean())
@@ -197,9 +204,7 @@ def epps_pulley_knots(num_knots: int = 17, t_max: float = 3.0) -> tuple[Tensor, 
     check_positive_int(num_knots, "num_knots")
     if num_knots < 2:
         raise ValueError(f"num_knots must be at least 2; got {num_knots!r}")
-    t_max = float(t_max)
-    if not (t_max > 0.0) or math.isinf(t_max):
-        raise ValueError(f"t_max must be a positive finite number; got {t_max!r}")
+    t_max = _positive_finite(t_max, "t_max")
     knots = torch.linspace(0.0, t_max, num_knots, dtype=torch.float64)
     step = t_max / (num_knots - 1)
     trapezoid = torch.full((num_knots,), 2.0 * step, dtype=torch.float64)
@@ -214,11 +219,11 @@ def random_directions(dim: int, num_slices: int, generator: torch.Generator,
     return directions / directions.norm(dim=0, keepdim=True)
 
 
-def _check_statistic(statistic: str, samples: int | None = None) -> bool:
+def _check_statistic(statistic: str, samples: int) -> bool:
     """Whether ``statistic`` is the unbiased one (``ValueError`` for unknown names or ``N < 2``)."""
     check_choice(statistic, SIGREG_STATISTICS, "statistic")
     unbiased = statistic == "unbiased"
-    if unbiased and samples is not None and samples < 2:
+    if unbiased and samples < 2:
         raise ValueError(f"the unbiased statistic needs a batch of at least 2; got {samples}")
     return unbiased
 
@@ -234,9 +239,8 @@ def sigreg_reference(h: Tensor, directions: Tensor, knots: Tensor, weights: Tens
     ``N sum_k w_k [(N |phi_N|^2 - 1)/(N - 1) - 2 C_k exp(-t_k^2/2) + exp(-t_k^2)]``
     (``"unbiased"``); the result is its mean over slices. Memory ``O(N S K)``.
     """
-    _check_embedding(h, "h")
+    unbiased = _check_embedding(h, statistic=statistic)
     samples = h.shape[0]
-    unbiased = _check_statistic(statistic, samples)
     knots = knots.to(device=h.device, dtype=h.dtype)
     weights = weights.to(device=h.device, dtype=h.dtype)
     x_t = (h @ directions.to(h.dtype)).unsqueeze(-1) * knots
@@ -373,8 +377,7 @@ def sigreg_statistic(h: Tensor, directions: Tensor, knots: Tensor, weights: Tens
     (same cost), memory ``O(N S)`` instead of ``O(N S K)``; differentiable once
     in ``h`` (and ``directions``).
     """
-    _check_embedding(h, "h")
-    unbiased = _check_statistic(statistic, h.shape[0])
+    unbiased = _check_embedding(h, statistic=statistic)
     return _sliced_statistic(h, directions, _knot_step(knots), weights, unbiased)
 
 
@@ -389,7 +392,7 @@ def _sliced_statistic(h: Tensor, directions: Tensor, step: float, weights: Tenso
 
 def batch_standardize(h: Tensor, eps: float = 1e-6) -> Tensor:
     """``(h - mean) / sqrt(var + eps)`` per dimension, with the batch's mean and (1/N) variance."""
-    _check_embedding(h, "h", min_batch=2)
+    _check_embedding(h, min_batch=2)
     centred = h - h.mean(dim=0)
     return centred / (centred.square().mean(dim=0) + eps).sqrt()
 
@@ -418,9 +421,9 @@ def scale_statistic(h: Tensor, statistic: str = "lejepa") -> Tensor:
     in ``h`` (a functional of the law) is linear in ``h``: balanced against
     alignment it shrinks the embedding without bending it.
     """
-    _check_embedding(h, "h", min_batch=2)
+    unbiased = _check_embedding(h, min_batch=2, statistic=statistic)
     samples = h.shape[0]
-    if _check_statistic(statistic, samples):
+    if unbiased:
         def pairs(values: Tensor) -> Tensor:  # sum over i != k of values_i values_k, / (N (N - 1))
             return (values.sum(dim=0).square() - values.square().sum(dim=0)) / (samples * (samples - 1))
 
@@ -462,8 +465,7 @@ class SIGReg(torch.nn.Module):
         return random_directions(h.shape[1], self.num_slices, generator, device=h.device, dtype=h.dtype)
 
     def forward(self, h: Tensor, generator: torch.Generator) -> Tensor:
-        _check_embedding(h, "h")
-        unbiased = _check_statistic(self.statistic, h.shape[0])
+        unbiased = _check_embedding(h, statistic=self.statistic)
         return _sliced_statistic(h, self.draw_directions(h, generator), self.step, self.weights, unbiased)
 
     def extra_repr(self) -> str:
@@ -491,13 +493,25 @@ class Objective:
 
     def __call__(self, h: Tensor, h_pos: Tensor, generator: torch.Generator) -> tuple[Tensor, dict[str, float]]:
         alignment = alignment_loss(h, h_pos)
-        if self.weight == 0.0:
-            total, logged = alignment, {}
-        else:
+        total, logged = alignment, {}
+        if self.weight != 0.0:
             total, logged = self.regularized(h, h_pos, alignment, generator, float(self.weight))
-        parts = {"alignment": float(alignment.detach()), "total": float(total.detach())}
-        parts.update({key: float(value.detach()) for key, value in logged.items()})
-        return total, parts
+        parts = {"alignment": alignment, "total": total, **logged}
+        return total, {key: float(value.detach()) for key, value in parts.items()}
+
+
+def _view_average(**terms: Callable[[Tensor, torch.Generator], Tensor]) -> RegularizedLoss:
+    """``alignment + weight * sum_name (term(h) + term(h'))/2``, each averaged term logged under its name.
+
+    Terms are evaluated in the order given, each on ``h`` then on ``h'``.
+    """
+
+    def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor, generator: torch.Generator,
+                    weight: float) -> tuple[Tensor, dict[str, Tensor]]:
+        logged = {name: 0.5 * (term(h, generator) + term(h_pos, generator)) for name, term in terms.items()}
+        return alignment + weight * functools.reduce(operator.add, logged.values()), logged
+
+    return regularized
 
 
 def build_objective(name: str, weight: float, **options: Any) -> Objective:
@@ -533,39 +547,21 @@ def build_objective(name: str, weight: float, **options: Any) -> Objective:
         if key not in allowed:
             raise ValueError(f"unknown option {key!r} for objective {name!r}; allowed: {', '.join(allowed) or 'none'}")
     if name == "sigreg":
-        sigreg_options = dict(options)
-        standardize = sigreg_options.pop("standardize", False)
+        standardize = options.get("standardize", False)
         if not isinstance(standardize, bool):
             raise ValueError(f"option 'standardize' must be True or False; got {standardize!r}")
-        sigreg = SIGReg(**sigreg_options)
-
+        sigreg = SIGReg(**{key: value for key, value in options.items() if key != "standardize"})
         if standardize:
-
-            def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor, generator: torch.Generator,
-                            weight: float) -> tuple[Tensor, dict[str, Tensor]]:
-                statistic = 0.5 * (sigreg(batch_standardize(h), generator)
-                                   + sigreg(batch_standardize(h_pos), generator))
-                scale = 0.5 * (scale_statistic(h, sigreg.statistic) + scale_statistic(h_pos, sigreg.statistic))
-                return alignment + weight * (statistic + scale), {"sigreg": statistic, "scale": scale}
-
+            regularized = _view_average(sigreg=lambda view, generator: sigreg(batch_standardize(view), generator),
+                                        scale=lambda view, _: scale_statistic(view, sigreg.statistic))
         else:
-
-            def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor, generator: torch.Generator,
-                            weight: float) -> tuple[Tensor, dict[str, Tensor]]:
-                value = 0.5 * (sigreg(h, generator) + sigreg(h_pos, generator))
-                return alignment + weight * value, {"sigreg": value}
-
+            regularized = _view_average(sigreg=sigreg)
     elif name == "whitening":
-
-        def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor, generator: torch.Generator,
-                        weight: float) -> tuple[Tensor, dict[str, Tensor]]:
-            value = 0.5 * (whitening_loss(h) + whitening_loss(h_pos))
-            return alignment + weight * value, {"whitening": value}
-
+        regularized = _view_average(whitening=lambda view, _: whitening_loss(view))
     else:
         if "width" not in options:
             raise ValueError("objective 'infonce' needs the option width=<positive float>")
-        width = _check_width(options["width"])
+        width = _positive_finite(options["width"], "width")
 
         def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor, generator: torch.Generator,
                         weight: float) -> tuple[Tensor, dict[str, Tensor]]:
