@@ -187,12 +187,18 @@ def jacobian_condition(flow: CouplingFlow, z: torch.Tensor) -> np.ndarray:
     return np.asarray([float(values.max() / values.min()) for values in singular])
 
 
-def make_published_mixing(n: int, seed: int, layers: int = PUBLISHED_LAYERS) -> CouplingFlow:
-    """The paper's renderer: ``layers`` couplings ``b ← b + tanh(2 a Q_l)``, halves alternating.
+def make_renderer(kind: str, n: int, seed: int, layers: int = PUBLISHED_LAYERS, hidden: int = 16,
+                  shift_gain: float = 0.5, log_scale_gain: float = 0.0) -> CouplingFlow:
+    """Renderer ``kind`` (``published`` or ``coupling``) of dimension ``n`` from ``seed``, frozen.
 
-    ``Q_l`` are independent Haar-random orthogonal matrices drawn from ``seed``.
-    Needs an even ``n >= 2``. Parameters are frozen.
+    ``coupling`` is :func:`make_mixing` (``hidden`` and the gains apply to it only).
+    ``published`` is the paper's renderer: ``layers`` couplings ``b ← b + tanh(2 a Q_l)``,
+    halves alternating, ``Q_l`` independent Haar-random orthogonal matrices drawn
+    from ``seed``; it needs an even ``n >= 2``.
     """
+    check_choice(kind, RENDERERS, "renderer")
+    if kind == "coupling":
+        return make_mixing(n, layers, hidden, shift_gain, log_scale_gain, seed)
     _check_dim(n)
     if n % 2:
         raise ValueError(f"the published renderer needs an even dimension n; got {n!r}")
@@ -208,15 +214,3 @@ def make_published_mixing(n: int, seed: int, layers: int = PUBLISHED_LAYERS) -> 
     swap = torch.arange(n).roll(half)  # the identity first, then a swap of the halves each layer
     flow = CouplingFlow(n, torch.stack([torch.arange(n)] + [swap] * (layers - 1)), half, shifts)
     return flow.requires_grad_(False).eval()
-
-
-def make_renderer(kind: str, n: int, seed: int, layers: int = PUBLISHED_LAYERS, hidden: int = 16,
-                  shift_gain: float = 0.5, log_scale_gain: float = 0.0) -> CouplingFlow:
-    """Renderer ``kind`` (``published`` or ``coupling``) of dimension ``n`` from ``seed``.
-
-    ``hidden`` and the gains apply to ``coupling`` only; ``layers`` to both.
-    """
-    check_choice(kind, RENDERERS, "renderer")
-    if kind == "published":
-        return make_published_mixing(n, seed, layers)
-    return make_mixing(n, layers, hidden, shift_gain, log_scale_gain, seed)

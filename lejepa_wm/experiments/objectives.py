@@ -295,33 +295,6 @@ def _knot_step(knots: Tensor) -> float:
     return step
 
 
-def _epps_pulley_rows(phasors: Tensor, weights: Tensor, target: Tensor, gain: Tensor, correction: float,
-                      per_slice: Tensor, grad: Tensor | None, start: int, stop: int) -> None:
-    """Statistics (and derivatives, unless ``grad`` is None) of slices ``start:stop``, written in place.
-
-    ``correction`` is 0 for the V-statistic and ``1/(N-1)`` for the unbiased one.
-    """
-    phasor = phasors[start:stop]
-    samples, num_knots = phasor.shape[1], weights.shape[0]
-    power = phasor.clone()
-    means = [phasor.mean(dim=1)]
-    for _ in range(2, num_knots):
-        means.append(power.mul_(phasor).mean(dim=1))
-    moments = torch.stack(means, dim=1)
-    diff = moments - target[1:]
-    value = (diff.real.square() + diff.imag.square()) @ weights[1:]
-    if correction:
-        value += correction * ((moments.real.square() + moments.imag.square() - 1.0) @ weights[1:])
-        diff += correction * moments  # d/dx of |M|^2 adds conj(M)/(N-1) to the derivative's coefficients
-    per_slice[start:stop] = samples * value
-    if grad is not None:
-        coefficients = 1j * gain[1:] * diff.conj()
-        horner = coefficients[:, -1:].expand_as(phasor).clone()
-        for k in range(num_knots - 3, -1, -1):
-            horner.mul_(phasor).add_(coefficients[:, k:k + 1])
-        grad[start:stop] = torch.view_as_real(horner.mul_(phasor))[..., 0]
-
-
 class _SlicedEppsPulley(torch.autograd.Function):
     """Per-slice Epps–Pulley statistics of projections ``x`` (``(S, N)``: one row per slice).
 
@@ -349,16 +322,34 @@ class _SlicedEppsPulley(torch.autograd.Function):
     def forward(ctx, x: Tensor, step: float, weights: Tensor, target: Tensor,  # type: ignore[override]
                 unbiased: bool = False) -> Tensor:
         num_slices, samples = x.shape
-        correction = 1.0 / (samples - 1) if unbiased else 0.0
+        num_knots = weights.shape[0]
+        correction = 1.0 / (samples - 1) if unbiased else 0.0  # 0 for the V-statistic
         angle = x * step
         phasors = torch.complex(torch.cos(angle), torch.sin(angle))
-        gain = (2.0 * step) * weights * torch.arange(weights.shape[0], device=x.device, dtype=x.dtype)
+        gain = (2.0 * step) * weights * torch.arange(num_knots, device=x.device, dtype=x.dtype)
         per_slice = torch.empty(num_slices, device=x.device, dtype=x.dtype)
         grad = torch.empty_like(x) if ctx.needs_input_grad[0] else None
         chunk = max(1, _CPU_CHUNK_ELEMENTS // samples) if x.device.type == "cpu" else num_slices
-        for start in range(0, num_slices, chunk):
-            _epps_pulley_rows(phasors, weights, target, gain, correction, per_slice, grad, start,
-                              min(start + chunk, num_slices))
+        for start in range(0, num_slices, chunk):  # statistics (and derivatives) of a chunk of slices
+            rows = slice(start, min(start + chunk, num_slices))
+            phasor = phasors[rows]
+            power = phasor.clone()
+            means = [phasor.mean(dim=1)]
+            for _ in range(2, num_knots):
+                means.append(power.mul_(phasor).mean(dim=1))
+            moments = torch.stack(means, dim=1)
+            diff = moments - target[1:]
+            value = (diff.real.square() + diff.imag.square()) @ weights[1:]
+            if correction:
+                value += correction * ((moments.real.square() + moments.imag.square() - 1.0) @ weights[1:])
+                diff += correction * moments  # d/dx of |M|^2 adds conj(M)/(N-1) to the derivative's coefficients
+            per_slice[rows] = samples * value
+            if grad is not None:
+                coefficients = 1j * gain[1:] * diff.conj()
+                horner = coefficients[:, -1:].expand_as(phasor).clone()
+                for k in range(num_knots - 3, -1, -1):
+                    horner.mul_(phasor).add_(coefficients[:, k:k + 1])
+                grad[rows] = torch.view_as_real(horner.mul_(phasor))[..., 0]
         ctx.save_for_backward(grad)
         return per_slice
 
@@ -452,8 +443,6 @@ class SIGReg(torch.nn.Module):
         self.num_slices = check_positive_int(num_slices, "num_slices")
         self.statistic = check_choice(statistic, SIGREG_STATISTICS, "statistic")
         knots, weights = epps_pulley_knots(num_knots, t_max)
-        self.num_knots = num_knots
-        self.t_max = float(t_max)
         self.step = _knot_step(knots)
         self.register_buffer("knots", knots, persistent=False)
         self.register_buffer("weights", weights, persistent=False)
@@ -469,7 +458,7 @@ class SIGReg(torch.nn.Module):
         return _sliced_statistic(h, self.draw_directions(h, generator), self.step, self.weights, unbiased)
 
     def extra_repr(self) -> str:
-        return (f"num_slices={self.num_slices}, num_knots={self.num_knots}, t_max={self.t_max}, "
+        return (f"num_slices={self.num_slices}, num_knots={len(self.knots)}, t_max={float(self.knots[-1])}, "
                 f"statistic={self.statistic!r}")
 
 
