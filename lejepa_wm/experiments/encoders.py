@@ -80,13 +80,9 @@ class MLPEncoder(nn.Module):
         super().__init__()
         for name, value in (("n", n), ("m", m), ("width", width), ("depth", depth)):
             check_positive_int(value, name)
-        layers: list[nn.Module] = []
-        size = n
-        for _ in range(depth):
-            layers += [nn.Linear(size, width), nn.SiLU()]
-            size = width
-        layers.append(nn.Linear(size, m))
-        self.net = nn.Sequential(*layers)
+        sizes = [n] + [width] * depth
+        hidden = [layer for a, b in zip(sizes, sizes[1:]) for layer in (nn.Linear(a, b), nn.SiLU())]
+        self.net = nn.Sequential(*hidden, nn.Linear(width, m))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.net(x)
@@ -103,8 +99,7 @@ def initialize(module: nn.Module, generator: torch.Generator) -> nn.Module:
     with torch.no_grad():
         for layer in module.modules():
             if isinstance(layer, (nn.Linear, nn.Conv1d, nn.Conv2d)):
-                fan_in = layer.weight[0].numel()
-                bound = 1.0 / math.sqrt(fan_in)
+                bound = 1.0 / math.sqrt(layer.weight[0].numel())  # 1/sqrt(fan_in)
                 layer.weight.uniform_(-bound, bound, generator=generator)
                 if layer.bias is not None:
                     layer.bias.uniform_(-bound, bound, generator=generator)

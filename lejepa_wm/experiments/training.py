@@ -45,7 +45,7 @@ from tqdm import tqdm
 from lejepa_wm.atomic import atomic_torch_save
 from lejepa_wm.experiments.base import CHECKPOINT_FILE
 from lejepa_wm.seeds import spawn_seeds
-from lejepa_wm.validation import check_positive_int
+from lejepa_wm.validation import check_nonnegative_int, check_positive_int
 
 
 class TrainingDivergedError(RuntimeError):
@@ -86,8 +86,7 @@ class TrainSettings:
             if self.checkpoint_every % self.eval_every:
                 raise ValueError(f"checkpoint_every ({self.checkpoint_every}) must be a multiple of "
                                  f"eval_every ({self.eval_every})")
-        if isinstance(self.warmup_steps, bool) or not isinstance(self.warmup_steps, int) or self.warmup_steps < 0:
-            raise ValueError(f"warmup_steps must be an integer >= 0; got {self.warmup_steps!r}")
+        check_nonnegative_int(self.warmup_steps, "warmup_steps")
         if not _finite_number(self.lr, "lr") > 0:
             raise ValueError(f"lr must be a positive number; got {self.lr!r}")
         if not 0.0 <= _finite_number(self.decay_fraction, "decay_fraction") <= 1.0:
@@ -156,17 +155,12 @@ class DatasetPairs:
         """Full batches of ``batch_size`` in one pass (at least one)."""
         return max(1, len(self.first) // check_positive_int(batch_size, "batch_size"))
 
-    def _epoch_order(self, epoch: int) -> Tensor:
-        if self._order is None or self._order[0] != epoch:
-            seed = spawn_seeds(self.order_seed, epoch + 1)[epoch]
-            generator = torch.Generator().manual_seed(seed)
-            self._order = (epoch, torch.randperm(len(self.first), generator=generator).to(self.first.device))
-        return self._order[1]
-
     def draw(self, step: int, size: int, generator: torch.Generator) -> tuple[Tensor, Tensor]:
-        per_epoch = self.steps_per_epoch(size)
-        epoch, batch = divmod(step, per_epoch)
-        index = self._epoch_order(epoch)[batch * size:(batch + 1) * size]
+        epoch, batch = divmod(step, self.steps_per_epoch(size))
+        if self._order is None or self._order[0] != epoch:  # the epoch's order, drawn once per epoch
+            shuffle = torch.Generator().manual_seed(spawn_seeds(self.order_seed, epoch + 1)[epoch])
+            self._order = (epoch, torch.randperm(len(self.first), generator=shuffle).to(self.first.device))
+        index = self._order[1][batch * size:(batch + 1) * size]
         return self.first[index], self.second[index]
 
 
