@@ -62,10 +62,9 @@ class InverseCouplingEncoder(nn.Module):
         else:
             self.conditioners = nn.ModuleList(Conditioner(n_a, mixing.n - n_a, hidden) for _ in range(mixing.layers))
             initialize(self, generator)
-            with torch.no_grad():
-                for conditioner in self.conditioners:
-                    conditioner.out.weight.zero_()
-                    conditioner.out.bias.zero_()
+            for conditioner in self.conditioners:
+                nn.init.zeros_(conditioner.out.weight)
+                nn.init.zeros_(conditioner.out.bias)
         self.output_log_scales = nn.Parameter(torch.zeros(mixing.n)) if output_scales else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -110,18 +109,17 @@ def build_encoder(kind: str, mixing: CouplingFlow, hidden: int, generator: torch
                   m: int | None = None, depth: int = 2) -> nn.Module:
     """Encoder ``kind`` (one of :data:`ENCODERS`) for observations of ``mixing``, initialized from ``generator``.
 
-    ``m`` (output dimension) is only free for the MLP; matched encoders output ``n``.
+    ``m`` (output dimension) is only free for the MLP; the others output ``n`` (the matched
+    kinds reject another ``m``, the published ones ignore it).
     """
     check_choice(kind, ENCODERS, "encoder")
-    if kind in ("published", "published_scaled"):
-        return InverseCouplingEncoder(mixing, hidden, generator, learn_scales=False, tanh_shifts=True,
-                                      output_scales=(kind == "published_scaled"))
     if kind == "mlp":
         return initialize(MLPEncoder(mixing.n, mixing.n if m is None else m, hidden, depth), generator)
-    if m is not None and m != mixing.n:
+    published = kind.startswith("published")
+    if m is not None and m != mixing.n and not published:
         raise ValueError(f"the matched encoder outputs n = {mixing.n} dimensions; got m = {m!r}")
-    return InverseCouplingEncoder(mixing, hidden, generator, learn_scales=(kind == "matched"),
-                                  output_scales=(kind == "matched_scaled"))
+    return InverseCouplingEncoder(mixing, hidden, generator, learn_scales=(kind == "matched"), tanh_shifts=published,
+                                  output_scales=kind.endswith("_scaled"))
 
 
 def published_inverse(encoder: InverseCouplingEncoder, renderer: CouplingFlow) -> InverseCouplingEncoder:

@@ -47,8 +47,7 @@ PUBLISHED_LAYERS = 4
 
 
 def _check_dim(n: int) -> int:
-    check_positive_int(n, "n")
-    if n < 2:
+    if check_positive_int(n, "n") < 2:
         raise ValueError(f"a coupling flow needs dimension n >= 2; got {n!r}")
     return n
 
@@ -69,8 +68,7 @@ class Conditioner(nn.Module):
         self.out = nn.Linear(hidden, 2 * n_out)
 
     def forward(self, a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        out = self.out(torch.tanh(self.hidden(a)))
-        return out[..., : self.n_out], out[..., self.n_out:]
+        return self.out(torch.tanh(self.hidden(a))).split(self.n_out, dim=-1)
 
 
 class TanhShift(nn.Module):
@@ -119,14 +117,12 @@ class CouplingFlow(nn.Module):
         return len(self.conditioners)
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
-        x = z
         for perm, conditioner in zip(self.permutations, self.conditioners):
-            x = x[..., perm]
-            a, b = x[..., : self.n_a], x[..., self.n_a:]
+            a, b = z[..., perm].split([self.n_a, self.n - self.n_a], dim=-1)
             log_scale, shift = conditioner(a)
             b = b + shift if log_scale is None else b * torch.exp(log_scale) + shift
-            x = torch.cat([a, b], dim=-1)
-        return x
+            z = torch.cat([a, b], dim=-1)
+        return z
 
     def inverse(self, x: torch.Tensor) -> torch.Tensor:
         return uncouple(x, reversed(self.inverse_permutations), reversed(self.conditioners), self.n_a, 1.0)

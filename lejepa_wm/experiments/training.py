@@ -52,10 +52,12 @@ class TrainingDivergedError(RuntimeError):
     """The loss became NaN/inf or exceeded the divergence threshold."""
 
 
-def _finite_number(value: Any, name: str) -> float:
+def _check_number(value: Any, name: str, valid: Callable[[float], bool], rule: str) -> None:
+    """``ValueError`` naming ``value`` unless it is a finite real number for which ``valid`` holds."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ValueError(f"{name} must be a finite number; got {value!r}")
-    return float(value)
+    if not valid(value):
+        raise ValueError(f"{name} must {rule}; got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -87,18 +89,14 @@ class TrainSettings:
                 raise ValueError(f"checkpoint_every ({self.checkpoint_every}) must be a multiple of "
                                  f"eval_every ({self.eval_every})")
         check_nonnegative_int(self.warmup_steps, "warmup_steps")
-        if not _finite_number(self.lr, "lr") > 0:
-            raise ValueError(f"lr must be a positive number; got {self.lr!r}")
-        if not 0.0 <= _finite_number(self.decay_fraction, "decay_fraction") <= 1.0:
-            raise ValueError(f"decay_fraction must lie in [0, 1]; got {self.decay_fraction!r}")
-        if not _finite_number(self.weight_decay, "weight_decay") >= 0:
-            raise ValueError(f"weight_decay must be >= 0; got {self.weight_decay!r}")
-        if self.stop_r2 is not None and not 0.0 < _finite_number(self.stop_r2, "stop_r2") <= 1.0:
-            raise ValueError(f"stop_r2 must lie in (0, 1]; got {self.stop_r2!r}")
-        if self.stop_r2 is not None and self.eval_every is None:
-            raise ValueError("stop_r2 needs eval_every (early stopping evaluates during training)")
-        if not _finite_number(self.max_loss, "max_loss") > 0:
-            raise ValueError(f"max_loss must be positive; got {self.max_loss!r}")
+        _check_number(self.lr, "lr", lambda value: value > 0, "be a positive number")
+        _check_number(self.decay_fraction, "decay_fraction", lambda value: 0 <= value <= 1, "lie in [0, 1]")
+        _check_number(self.weight_decay, "weight_decay", lambda value: value >= 0, "be >= 0")
+        if self.stop_r2 is not None:
+            _check_number(self.stop_r2, "stop_r2", lambda value: 0 < value <= 1, "lie in (0, 1]")
+            if self.eval_every is None:
+                raise ValueError("stop_r2 needs eval_every (early stopping evaluates during training)")
+        _check_number(self.max_loss, "max_loss", lambda value: value > 0, "be positive")
 
     def learning_rate(self, step: int) -> float:
         """Learning rate used for update ``step`` (0-based): warmup, constant, cosine decay."""
@@ -204,10 +202,10 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
         history, step, elapsed = state["history"], state["step"], state["elapsed"]
         finished, resumed_from = bool(state.get("finished", False)), step
 
-    def save_checkpoint(done: bool) -> None:
+    def save_checkpoint(seconds: float, done: bool) -> None:
         atomic_torch_save(checkpoint_path, {"encoder": encoder.state_dict(), "optimizer": optimizer.state_dict(),
                                             "generator": generator.get_state(), "history": history, "step": step,
-                                            "elapsed": elapsed, "finished": done})
+                                            "elapsed": seconds, "finished": done})
 
     encoder.train()
     target_hit = next((row for row in history if settings.stop_r2 is not None
@@ -238,7 +236,7 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
             if evaluator is not None and settings.eval_every is not None and (
                     step % settings.eval_every == 0 or step == settings.max_steps):
                 record.update(evaluator(encoder))
-                elapsed = record["seconds"] = time.perf_counter() - origin
+                record["seconds"] = time.perf_counter() - origin
                 history.append(record)
                 if "probe_r2" in record:
                     bar.set_postfix(r2=f"{record['probe_r2']:.5f}", loss=f"{value:.4g}")
@@ -247,8 +245,7 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
             elif settings.eval_every is None and step % settings.checkpoint_every == 0:
                 history.append(record)
             if checkpoint_path is not None and step % settings.checkpoint_every == 0 and target_hit is None:
-                elapsed = time.perf_counter() - origin
-                save_checkpoint(False)
+                save_checkpoint(time.perf_counter() - origin, False)
     finally:
         bar.close()
     if not finished:
@@ -256,12 +253,11 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
         if evaluator is not None and (not history or history[-1]["step"] != step or "probe_r2" not in history[-1]):
             history.append({"step": step, "seconds": elapsed, **evaluator(encoder)})
         if checkpoint_path is not None:
-            save_checkpoint(True)
+            save_checkpoint(elapsed, True)
     encoder.eval()
+    hit = target_hit or {}
     return TrainResult(final=history[-1] if history else {}, history=history, steps=step, seconds=elapsed,
-                       steps_to_target=None if target_hit is None else target_hit["step"],
-                       seconds_to_target=None if target_hit is None else target_hit["seconds"],
-                       resumed_from=resumed_from)
+                       steps_to_target=hit.get("step"), seconds_to_target=hit.get("seconds"), resumed_from=resumed_from)
 
 
 def numpy64(tensor: Tensor) -> np.ndarray:
