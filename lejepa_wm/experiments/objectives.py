@@ -160,8 +160,7 @@ def whitening_loss(h: Tensor) -> Tensor:
     mu = h.mean(dim=0)
     centred = h - mu
     cov = centred.T @ centred / h.shape[0]
-    eye = torch.eye(h.shape[1], device=h.device, dtype=h.dtype)
-    return (cov - eye).square().sum() + mu.square().sum()
+    return (cov - torch.eye(h.shape[1], device=h.device, dtype=h.dtype)).square().sum() + mu.square().sum()
 
 
 def _positive_finite(value: float, name: str) -> float:

@@ -235,8 +235,7 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
             record = {"step": step, "lr": lr, **{f"loss_{key}": val for key, val in parts.items()}}
             if evaluator is not None and settings.eval_every is not None and (
                     step % settings.eval_every == 0 or step == settings.max_steps):
-                record.update(evaluator(encoder))
-                record["seconds"] = time.perf_counter() - origin
+                record.update(evaluator(encoder), seconds=time.perf_counter() - origin)  # timed after evaluating
                 history.append(record)
                 if "probe_r2" in record:
                     bar.set_postfix(r2=f"{record['probe_r2']:.5f}", loss=f"{value:.4g}")
