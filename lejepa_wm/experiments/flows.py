@@ -163,13 +163,11 @@ def make_mixing(n: int, layers: int, hidden: int, shift_gain: float, log_scale_g
     n_b = n - n // 2
     with torch.no_grad():
         for conditioner in flow.conditioners:
-            conditioner.hidden.weight.copy_(torch.randn(conditioner.hidden.weight.shape, generator=generator)
-                                            / math.sqrt(flow.n_a))
-            conditioner.hidden.bias.copy_(torch.randn(conditioner.hidden.bias.shape, generator=generator))
-            out = torch.randn(conditioner.out.weight.shape, generator=generator) / math.sqrt(hidden)
+            conditioner.hidden.weight.normal_(generator=generator).div_(math.sqrt(flow.n_a))
+            conditioner.hidden.bias.normal_(generator=generator)
+            out = conditioner.out.weight.normal_(generator=generator).div_(math.sqrt(hidden))
             out[:n_b] *= log_scale_gain
             out[n_b:] *= shift_gain
-            conditioner.out.weight.copy_(out)
             conditioner.out.bias.zero_()
     return flow.requires_grad_(False).eval()
 

@@ -200,8 +200,7 @@ def epps_pulley_knots(num_knots: int = 17, t_max: float = 3.0) -> tuple[Tensor, 
     ``sum_k w_k f(t_k)`` approximates ``int_R f(t) exp(-t^2/2) dt`` for even
     ``f`` (trapezoidal rule on ``[0, t_max]``, doubled for ``t < 0``).
     """
-    check_positive_int(num_knots, "num_knots")
-    if num_knots < 2:
+    if check_positive_int(num_knots, "num_knots") < 2:
         raise ValueError(f"num_knots must be at least 2; got {num_knots!r}")
     t_max = _positive_finite(t_max, "t_max")
     knots = torch.linspace(0.0, t_max, num_knots, dtype=torch.float64)
@@ -220,8 +219,7 @@ def random_directions(dim: int, num_slices: int, generator: torch.Generator,
 
 def _check_statistic(statistic: str, samples: int) -> bool:
     """Whether ``statistic`` is the unbiased one (``ValueError`` for unknown names or ``N < 2``)."""
-    check_choice(statistic, SIGREG_STATISTICS, "statistic")
-    unbiased = statistic == "unbiased"
+    unbiased = check_choice(statistic, SIGREG_STATISTICS, "statistic") == "unbiased"
     if unbiased and samples < 2:
         raise ValueError(f"the unbiased statistic needs a batch of at least 2; got {samples}")
     return unbiased
