@@ -172,9 +172,7 @@ def _positive_finite(value: float, name: str) -> float:
 
 
 def _infonce_parts(h: Tensor, h_pos: Tensor, width: float) -> tuple[Tensor, Tensor]:
-    """(positive term, log-normalizer term) of symmetric InfoNCE; their sum is the loss."""
-    _check_pair(h, h_pos)
-    width = _positive_finite(width, "width")
+    """(positive term, log-normalizer term) of symmetric InfoNCE; their sum is the loss (inputs unchecked)."""
     logits = -torch.cdist(h, h_pos).square() / (2.0 * width**2)
     positive = -logits.diagonal().mean()
     normalizer = 0.5 * (torch.logsumexp(logits, dim=1).mean() + torch.logsumexp(logits, dim=0).mean())
@@ -190,7 +188,8 @@ def infonce_loss(h: Tensor, h_pos: Tensor, width: float) -> Tensor:
 
         0.5 * mean_i [-l_ii + logsumexp_j l_ij] + 0.5 * mean_j [-l_jj + logsumexp_i l_ij].
     """
-    positive, normalizer = _infonce_parts(h, h_pos, width)
+    _check_pair(h, h_pos)
+    positive, normalizer = _infonce_parts(h, h_pos, _positive_finite(width, "width"))
     return positive + normalizer
 
 
