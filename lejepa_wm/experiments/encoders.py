@@ -58,9 +58,9 @@ class InverseCouplingEncoder(nn.Module):
         self.n_a = n_a = mixing.n_a
         self.register_buffer("inverse_permutations", mixing.inverse_permutations.flip(0).clone())
         if tanh_shifts:
-            self.conditioners = nn.ModuleList(TanhShift(n_a, mixing.n - n_a, generator) for _ in range(mixing.layers))
+            self.conditioners = nn.ModuleList(TanhShift(n_a, mixing.n - n_a, generator) for _ in mixing.conditioners)
         else:
-            self.conditioners = nn.ModuleList(Conditioner(n_a, mixing.n - n_a, hidden) for _ in range(mixing.layers))
+            self.conditioners = nn.ModuleList(Conditioner(n_a, mixing.n - n_a, hidden) for _ in mixing.conditioners)
             initialize(self, generator)
             for conditioner in self.conditioners:
                 nn.init.zeros_(conditioner.out.weight)

@@ -112,10 +112,6 @@ class CouplingFlow(nn.Module):
             raise ValueError(f"need one conditioner per permutation; got {len(self.conditioners)} and "
                              f"{permutations.shape[0]}")
 
-    @property
-    def layers(self) -> int:
-        return len(self.conditioners)
-
     def forward(self, z: torch.Tensor) -> torch.Tensor:
         for perm, conditioner in zip(self.permutations, self.conditioners):
             a, b = z[..., perm].split([self.n_a, self.n - self.n_a], dim=-1)
