@@ -20,18 +20,12 @@ class Text:
     text: str
 
 
-@dataclass(frozen=True)
-class Code:
+class Code(Text):
     """Inline code (declaration names, commands, file names)."""
 
-    text: str
 
-
-@dataclass(frozen=True)
-class Strong:
+class Strong(Text):
     """Emphasized text."""
-
-    text: str
 
 
 @dataclass(frozen=True)
@@ -95,12 +89,12 @@ class CodeBlock:
 
 @dataclass(frozen=True)
 class FigureBlock:
-    """An image file (``relative`` to the report's folder, ``path`` on disk) and its caption."""
+    """An image file (``relative`` to the report's folder, ``path`` on disk), its caption and number."""
 
-    number: int
     relative: str
     path: Path
     caption: str
+    number: int = 0
 
 
 @dataclass(frozen=True)

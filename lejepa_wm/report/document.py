@@ -9,11 +9,12 @@ seeds, scale, run time of each part).
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
-from lejepa_wm.report.blocks import (Badge, Block, BulletList, Cell, Code, CodeBlock, CsvBlock, FigureBlock,
-                                     Heading, Line, Link, Paragraph, Strong, Table, cell, text_line)
-from lejepa_wm.records import Bound, CheckResult, HeadlineEntry, number_text
+from lejepa_wm.report.blocks import (Badge, Block, BulletList, Cell, Code, CodeBlock, CsvBlock, Heading, Line, Link,
+                                     Paragraph, Strong, Table, cell, text_line)
+from lejepa_wm.records import Bound, CheckResult, HeadlineEntry, PartOutcome, number_text
 from lejepa_wm.report.gather import ClaimVerdict, ExperimentSection, Gathered, VerifySection
 from lejepa_wm.report.lean import BUILD_COMMANDS, LeanSection
 from lejepa_wm.report.verdicts import FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, JudgedRow
@@ -90,7 +91,8 @@ def anchor(kind: str, name: str) -> str:
     return f"{kind}-{name}".lower().replace("_", "-")
 
 
-def _verdict_cell(row: JudgedRow) -> Cell:
+def verdict_cell(row: JudgedRow) -> Cell:
+    """The verdict column: the badge, then the note where the verdict has one."""
     return cell(text_line(Badge(row.status)), *([row.note] if row.note else []))
 
 
@@ -105,7 +107,7 @@ def _row_line(row: JudgedRow) -> Line:
 
 
 def _summary(gathered: Gathered, generated_at: str, version: str) -> list[Block]:
-    headline = f"{claim_counts(gathered)} (scale {gathered.scale})."
+    headline = f"{claim_summary(gathered)} (scale {gathered.scale})."
     return [
         Heading(1, f"When Does LeJEPA Learn a World Model? — results at scale {gathered.scale}", "top"),
         Paragraph(text_line(f"Generated {generated_at} by lejepa-wm {version}. ", Strong(headline))),
@@ -123,7 +125,7 @@ def _summary(gathered: Gathered, generated_at: str, version: str) -> list[Block]
     ]
 
 
-def claim_counts(gathered: Gathered) -> str:
+def claim_summary(gathered: Gathered) -> str:
     """``7 of 10 claims held, 1 failed, 1 not resolved, 0 measured, 1 not run``."""
     counts = Counter(verdict.status for verdict in gathered.claims)
     return (f"{counts[HELD]} of {len(gathered.claims)} claims held, {counts[FAILED]} failed, "
@@ -187,6 +189,14 @@ def _claims(gathered: Gathered) -> list[Block]:
     return [Heading(2, "Claims", "claims"), Table(header, tuple(_claim_row(v) for v in gathered.claims))]
 
 
+def _failure(error: str, title: str, part: PartOutcome | None) -> list[Block]:
+    """A section's error, and where its traceback is if its part of the reproduction recorded one."""
+    blocks: list[Block] = [CodeBlock(error, title)]
+    if part is not None and part.traceback:
+        blocks.append(Paragraph(text_line("Its traceback is under ", Link("Parts of the reproduction", "#parts"), ".")))
+    return blocks
+
+
 def _verify(verify: VerifySection) -> list[Block]:
     blocks: list[Block] = [Heading(2, "Numerical checks", "verify"),
                            Paragraph(text_line("Status ", Badge(verify.status), f"; wall time "
@@ -198,13 +208,10 @@ def _verify(verify: VerifySection) -> list[Block]:
         blocks.append(Table(
             ("Claim", "Check", "Value", "Requirement", "Measured", "Verdict"),
             tuple((cell(row.claim), cell(row.name), value_cell(row.record), cell(row.record.requirement),
-                   cell(row.record.measured), _verdict_cell(row))
+                   cell(row.record.measured), verdict_cell(row))
                   for row in verify.rows)))
     if verify.error:
-        blocks.append(CodeBlock(verify.error, "verify failed with this error"))
-        if verify.part is not None and verify.part.traceback:
-            blocks.append(Paragraph(text_line("Its traceback is under ", Link("Parts of the reproduction", "#parts"),
-                                              ".")))
+        blocks += _failure(verify.error, "verify failed with this error", verify.part)
     blocks += [CodeBlock(row.error, f"{row.claim}/{row.name} raised") for row in verify.rows if row.error]
     if verify.status == NOT_RUN:
         blocks.append(Paragraph(text_line("Run ", Code("lejepa-wm verify"), " to produce it.")))
@@ -223,11 +230,7 @@ def _experiment(section: ExperimentSection, first_figure: int) -> list[Block]:
                                           Code(f"lejepa-wm run {section.name} --scale {section.scale}"), ".")))
         return blocks
     if section.error:
-        blocks.append(CodeBlock(section.error, f"{section.name} failed with this error"))
-        if section.part is not None and section.part.traceback:
-            blocks.append(Paragraph(text_line("Its traceback is under ", Link("Parts of the reproduction", "#parts"),
-                                              ".")))
-        return blocks
+        return blocks + _failure(section.error, f"{section.name} failed with this error", section.part)
     seeds = ", ".join(map(str, section.seeds)) or "not recorded"
     coverage = f" ({section.coverage()})" if section.partial else ""
     blocks.append(Paragraph(text_line(f"{section.runs_finished} finished run(s){coverage}, "
@@ -240,12 +243,11 @@ def _experiment(section: ExperimentSection, first_figure: int) -> list[Block]:
         ("Claim", "Result", "Value", "Requirement", "Split", "Measured", "Paper", "Verdict"),
         tuple((cell(text_line(Link(row.claim, "#claims"))), cell(row.name), value_cell(row.record),
                cell(row.record.requirement), cell(getattr(row.record, "split", "-")), cell(row.record.measured),
-               cell(row.paper or "-"), _verdict_cell(row))
+               cell(row.paper or "-"), verdict_cell(row))
               for row in section.rows)))
     if section.summary_csv is not None:
         blocks.append(CsvBlock(f"{section.name}/{section.scale}/{section.summary_csv.name}", section.summary_csv))
-    blocks += [FigureBlock(first_figure + i, figure.relative, figure.path, figure.caption)
-               for i, figure in enumerate(section.figures)]
+    blocks += [replace(figure, number=first_figure + i) for i, figure in enumerate(section.figures)]
     return blocks
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from lejepa_wm.atomic import read_json
 from lejepa_wm.claims import CLAIMS, Claim
@@ -31,9 +31,9 @@ from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import (HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir,
                                        run_compute_seconds)
 from lejepa_wm.machine import describe_machine
-from lejepa_wm.records import CheckResult, HeadlineEntry, PartOutcome, records_from_list
-from lejepa_wm.report.verdicts import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, JudgedRow, combine, judge_check,
-                                       judge_headline)
+from lejepa_wm.records import CheckResult, HeadlineEntry, PartOutcome, checked, json_object, records_from_list
+from lejepa_wm.report.blocks import FigureBlock
+from lejepa_wm.report.verdicts import FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, JudgedRow, combine, judge_check
 
 VERIFY_FILE = "verify.json"
 REPRODUCE_FILE = "reproduce.json"
@@ -53,16 +53,6 @@ class VerifySection:
 
 
 @dataclass(frozen=True)
-class Figure:
-    """A figure of an experiment: its file (relative to the results root and absolute) and caption."""
-
-    experiment: str
-    relative: str
-    path: Path
-    caption: str
-
-
-@dataclass(frozen=True)
 class ExperimentSection:
     """One experiment at one scale: its judged headline rows, figures, runs, and what failed it.
 
@@ -77,7 +67,7 @@ class ExperimentSection:
     status: str
     description: str | None = None
     rows: tuple[JudgedRow, ...] = ()
-    figures: tuple[Figure, ...] = ()
+    figures: tuple[FigureBlock, ...] = ()  # numbered by the document
     summary_csv: Path | None = None
     runs_finished: int = 0
     compute_time_s: float = 0.0
@@ -157,19 +147,8 @@ def read_result(path: Path, label: str | None = None) -> Any:
         raise ValueError(f"{label} is not valid JSON: {exc}") from None
 
 
-def _object(data: Any, label: str) -> dict[str, Any]:
-    if not isinstance(data, dict):
-        raise ValueError(f"{label} must be a JSON object; got {type(data).__name__}")
-    return data
-
-
-def _optional_number(data: dict[str, Any], key: str, label: str) -> float | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{label} field {key!r} must be a number; got {value!r}")
-    return float(value)
+def _optional_number(data: Mapping[str, Any], key: str, label: str) -> float | None:
+    return checked(data.get(key), "float | None", f"{label} field {key!r}")
 
 
 def load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[PartOutcome, ...], str | None]:
@@ -178,7 +157,7 @@ def load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[
     if not path.exists():
         return None, (), None
     try:
-        record = _object(read_result(path), REPRODUCE_FILE)
+        record = json_object(read_result(path), REPRODUCE_FILE)
         if record.get("scale") != scale:
             return None, (), None
         parts = tuple(records_from_list(record.get("parts"), PartOutcome.from_dict, f"{REPRODUCE_FILE} parts"))
@@ -196,7 +175,7 @@ def superseded(result: Path, record_time: float | None) -> bool:
 
 def read_verify(path: Path) -> tuple[tuple[CheckResult, ...], float | None, dict[str, float]]:
     """The check rows, wall time and per-claim seconds of ``verify.json``; ``ValueError`` names the bad field."""
-    data = _object(read_result(path), VERIFY_FILE)
+    data = json_object(read_result(path), VERIFY_FILE)
     rows = tuple(records_from_list(data.get("rows"), CheckResult.from_dict, f"{VERIFY_FILE} rows"))
     wall_time = _optional_number(data, "wall_time_s", VERIFY_FILE)
     seconds = data.get("seconds_per_claim") or {}
@@ -278,7 +257,7 @@ def read_runs(folder: Path, out: Path) -> RunFiles:
     for metrics_path in sorted((folder / "runs").glob(f"*/{METRICS_FILE}")):
         try:
             label = metrics_path.relative_to(out).as_posix()
-            metrics = _object(read_result(metrics_path, label), label)
+            metrics = json_object(read_result(metrics_path, label), label)
             _optional_number(metrics, "wall_time_s", label)
             wall_time = run_compute_seconds(metrics)
             machine = describe_machine(metrics.get("machine"))
@@ -286,8 +265,8 @@ def read_runs(folder: Path, out: Path) -> RunFiles:
             seed = None
             if spec_path.exists():
                 label = spec_path.relative_to(out).as_posix()
-                spec = _object(read_result(spec_path, label), label)
-                params = _object(spec.get("params", {}), f"{label} field 'params'")
+                spec = json_object(read_result(spec_path, label), label)
+                params = json_object(spec.get("params", {}), f"{label} field 'params'")
                 labels = params.get("labels")
                 seed = labels.get("seed") if isinstance(labels, dict) else params.get("seed")
         except ValueError as exc:
@@ -309,7 +288,7 @@ def read_headline(path: Path, source: str) -> tuple[JudgedRow, ...]:
     entries = records_from_list(data, HeadlineEntry.from_dict, HEADLINE_FILE)
     if not entries:
         raise ValueError(f"{HEADLINE_FILE} must be a non-empty list of entries; got an empty list")
-    return tuple(judge_headline(entry, raw.get("verdict"), source) for entry, raw in zip(entries, data))
+    return tuple(JudgedRow(source, entry, *entry.judged(raw.get("verdict"))) for entry, raw in zip(entries, data))
 
 
 def experiment_description(name: str) -> str | None:
@@ -344,8 +323,8 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
             raise ValueError(f"{HEADLINE_FILE} names figure(s) that do not exist: {', '.join(missing)}")
         extra = sorted(p.name for p in folder.glob("*.png") if p.name not in named)
         figures = tuple(
-            Figure(name, (folder / f).relative_to(out).as_posix(), folder / f,
-                   figure_caption(folder / f) or _default_caption(name, f, rows))
+            FigureBlock((folder / f).relative_to(out).as_posix(), folder / f,
+                        figure_caption(folder / f) or _default_caption(name, f, rows))
             for f in named + extra
         )
     except (ValueError, OSError) as exc:  # OSError: a figure that cannot be opened
@@ -421,11 +400,6 @@ def judge_claim(claim: Claim, verify: VerifySection, experiments: tuple[Experime
     return ClaimVerdict(claim, kept, status, reason)
 
 
-def experiment_names() -> tuple[str, ...]:
-    """Every experiment the package defines, in the registry's order."""
-    return tuple(EXPERIMENT_MODULES)
-
-
 def gather(out: Path, scale: str, claims: tuple[Claim, ...] = CLAIMS) -> Gathered:
     """Read every result below ``out`` at ``scale`` and judge every claim."""
     out = Path(out)
@@ -434,6 +408,6 @@ def gather(out: Path, scale: str, claims: tuple[Claim, ...] = CLAIMS) -> Gathere
     by_name = {part.name: part for part in parts}
     verify = gather_verify(out, by_name.get("verify"), record_time)
     experiments = tuple(gather_experiment(out, name, scale, by_name.get(name), record_time)
-                        for name in experiment_names())
+                        for name in EXPERIMENT_MODULES)
     verdicts = tuple(judge_claim(claim, verify, experiments) for claim in claims)
     return Gathered(out, scale, verify, experiments, verdicts, reproduce, parts, reproduce_error)

@@ -38,9 +38,9 @@ from lejepa_wm.atomic import atomic_write_text
 from lejepa_wm.config import SCALES
 from lejepa_wm.records import HeadlineEntry, PartOutcome
 from lejepa_wm.report.blocks import Badge, Block, Code, Inline, Paragraph, Table, Text, cell, text_line
-from lejepa_wm.report.document import format_seconds, quantity_value, short_requirement
+from lejepa_wm.report.document import format_seconds, quantity_value, short_requirement, verdict_cell
 from lejepa_wm.report.gather import REPRODUCE_FILE, VERIFY_FILE, Gathered, gather
-from lejepa_wm.report.render_markdown import block as markdown_block
+from lejepa_wm.report.render_markdown import render_markdown
 from lejepa_wm.report.verdicts import FAILED, HELD
 
 KINDS = ("claims", "results", "run-times")
@@ -60,15 +60,6 @@ class GeneratedBlock:
     @property
     def scale(self) -> str:
         return self.name.split("-", 1)[0]
-
-    @property
-    def kind(self) -> str:
-        return self.name.split("-", 1)[1]
-
-
-def block_name(scale: str, kind: str) -> str:
-    """``quick-results`` for scale ``quick`` and kind ``results``."""
-    return f"{scale}-{kind}"
 
 
 def find_blocks(text: str, label: str = "README") -> list[GeneratedBlock]:
@@ -99,10 +90,6 @@ def find_blocks(text: str, label: str = "README") -> list[GeneratedBlock]:
     return blocks
 
 
-def _markdown(blocks: list[Block]) -> str:
-    return "\n\n".join(markdown_block(item) for item in blocks)
-
-
 def _source(gathered: Gathered, shown_as: str) -> list[Inline]:
     record = gathered.reproduce or {}
     when = record.get("finished_at") or record.get("started_at")
@@ -122,7 +109,7 @@ def claims_block(gathered: Gathered, shown_as: str) -> str:
     tally = (f"{len(verify.rows)} run, {len(verify.rows) - failed} held, {failed} failed." if verify.rows
              else f"{verify.status}.")
     held = sum(verdict.status == HELD for verdict in gathered.claims)
-    return _markdown([
+    return render_markdown([
         Paragraph(text_line(*_source(gathered, shown_as), f"{held} of {len(gathered.claims)} claims held. "
                             "Numerical checks (", Code(VERIFY_FILE), f"): {tally}")),
         Table(("claim", "title", "verdict", "why"), rows),
@@ -144,7 +131,7 @@ def results_block(gathered: Gathered, shown_as: str) -> str:
             rows.append((cell(row.claim), cell(entry.name), cell(quantity_value(entry) + _uncertainty(entry)),
                          cell(short_requirement(entry)), cell(", ".join(map(str, entry.seeds)) or "-"),
                          cell(entry.split), cell(entry.paper or "-"),
-                         cell(text_line(Badge(row.status)), *([row.note] if row.note else []))))
+                         verdict_cell(row)))
     missing = [f"{section.name} ({section.status}{': ' + section.error.splitlines()[-1] if section.error else ''})"
                for section in gathered.experiments if not section.rows]
     blocks: list[Block] = [Paragraph(text_line(
@@ -156,7 +143,7 @@ def results_block(gathered: Gathered, shown_as: str) -> str:
                              "verdict"), tuple(rows)))
     if missing:
         blocks.append(Paragraph(text_line("No headline results: " + "; ".join(missing) + ".")))
-    return _markdown(blocks)
+    return render_markdown(blocks)
 
 
 def _machine(environment: Any) -> str:
@@ -204,7 +191,7 @@ def run_times_block(gathered: Gathered, shown_as: str) -> str:
     if "report" in parts:
         rows.append((cell("report"), cell(format_seconds(parts["report"].wall_time_s)), cell("-"), cell("-"),
                      cell("-"), cell("-")))
-    return _markdown([
+    return render_markdown([
         Paragraph(text_line(*lead)),
         Table(("part", "wall time in that reproduction", "compute of the stored results", "runs", "seeds",
                "machine of the stored runs"),
@@ -218,7 +205,7 @@ GENERATORS: dict[str, Callable[[Gathered, str], str]] = {
 
 def generate_blocks(gathered: Gathered, shown_as: str) -> dict[str, str]:
     """The text of every block kind at ``gathered``'s scale, keyed by block name; ``shown_as`` names the results."""
-    return {block_name(gathered.scale, kind): GENERATORS[kind](gathered, shown_as) for kind in KINDS}
+    return {f"{gathered.scale}-{kind}": GENERATORS[kind](gathered, shown_as) for kind in KINDS}
 
 
 def replace_blocks(text: str, contents: dict[str, str], label: str = "README") -> str:
@@ -250,7 +237,7 @@ def read_readme(readme: Path, scale: str) -> tuple[str, list[str]]:
     names = [found.name for found in find_blocks(text, str(readme)) if found.scale == scale]
     if not names:
         raise ValueError(f"{readme} has no generated block of scale {scale!r} (a line "
-                         f"{START.format(name=block_name(scale, 'results'))} and its end marker)")
+                         f"{START.format(name=f'{scale}-results')} and its end marker)")
     return text, names
 
 
