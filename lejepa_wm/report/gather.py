@@ -75,7 +75,7 @@ class ExperimentSection:
     error: str | None = None
     part: PartOutcome | None = None
     damaged: tuple[str, ...] = ()
-    runs_planned: int | None = None
+    runs_planned: int | None = None  # None (both) when the default grid cannot be built
     runs_of_grid: int | None = None
     machines: tuple[tuple[str, int], ...] = ()
 
@@ -86,15 +86,12 @@ class ExperimentSection:
     @property
     def partial(self) -> bool:
         """Whether fewer runs of the default grid have finished than it holds (the verdicts cover only those)."""
-        return self.runs_planned is not None and self.runs_of_grid is not None and \
-            self.runs_of_grid < self.runs_planned
+        return self.runs_planned is not None and self.runs_of_grid < self.runs_planned  # type: ignore[operator]
 
     def coverage(self) -> str:
         """``"partial grid: X of Y runs finished"`` for a partial section, else ``""``."""
-        if not self.partial:
-            return ""
         return (f"partial grid: {self.runs_of_grid} of {self.runs_planned} runs of the default {self.scale} "
-                f"grid finished; its verdicts cover those runs only")
+                f"grid finished; its verdicts cover those runs only") if self.partial else ""
 
 
 @dataclass(frozen=True)
@@ -194,7 +191,7 @@ def gather_verify(out: Path, part: PartOutcome | None, record_time: float | None
     if part is not None and not part.ok and not superseded(path, record_time):
         return VerifySection(path, FAILED, error=part.error or "failed without an error message", part=part)
     if not path.exists():
-        return VerifySection(path, NOT_RUN, error=None, part=part)
+        return VerifySection(path, NOT_RUN, part=part)
     try:
         checks, wall_time, seconds = read_verify(path)
     except ValueError as exc:
@@ -223,22 +220,8 @@ def figure_caption(path: Path) -> str | None:
 
 def _default_caption(name: str, file: str, rows: tuple[JudgedRow, ...]) -> str:
     """Caption of a figure without one of its own: the headline results that cite it (measured values above)."""
-    users = [f"{row.claim} — {row.name}" for row in rows if file in row.figures]
-    if not users:
-        return f"{file} of experiment {name}."
-    return f"{file} of experiment {name}, the figure for: {'; '.join(users)}."
-
-
-@dataclass(frozen=True)
-class RunFiles:
-    """What the run folders of an experiment hold: finished runs (and their ids), compute time, seeds, damage."""
-
-    finished: int = 0
-    compute_time_s: float = 0.0
-    seeds: tuple[int, ...] = ()
-    damaged: tuple[str, ...] = ()
-    run_ids: frozenset[str] = frozenset()
-    machines: tuple[tuple[str, int], ...] = ()
+    users = "; ".join(f"{row.claim} — {row.name}" for row in rows if file in row.figures)
+    return f"{file} of experiment {name}" + (f", the figure for: {users}." if users else ".")
 
 
 def planned_run_ids(name: str, scale: str) -> frozenset[str] | None:
@@ -250,10 +233,12 @@ def planned_run_ids(name: str, scale: str) -> frozenset[str] | None:
         return None
 
 
-def read_runs(folder: Path, out: Path) -> RunFiles:
-    """Count the finished runs below ``folder``; a damaged ``metrics.json`` or ``spec.json`` is listed, not counted."""
-    count, seconds, seeds, damaged, run_ids = 0, 0.0, set(), [], set()
-    machines: Counter[str] = Counter()
+def read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[str, Any]:
+    """The finished runs below ``folder`` as :class:`ExperimentSection` fields (``planned``: the default grid's ids).
+
+    A run with a damaged ``metrics.json`` or ``spec.json`` is listed in ``damaged``, not counted.
+    """
+    seconds, seeds, damaged, run_ids, machines = 0.0, set(), [], set(), Counter()
     for metrics_path in sorted((folder / "runs").glob(f"*/{METRICS_FILE}")):
         try:
             label = metrics_path.relative_to(out).as_posix()
@@ -272,14 +257,14 @@ def read_runs(folder: Path, out: Path) -> RunFiles:
         except ValueError as exc:
             damaged.append(str(exc))
             continue
-        count += 1
         run_ids.add(metrics_path.parent.name)
         machines[machine] += 1
         seconds += wall_time or 0.0
         if isinstance(seed, int) and not isinstance(seed, bool):
             seeds.add(seed)
-    return RunFiles(count, seconds, tuple(sorted(seeds)), tuple(damaged), frozenset(run_ids),
-                    tuple(machines.most_common()))
+    return dict(runs_finished=len(run_ids), compute_time_s=seconds, seeds=tuple(sorted(seeds)), damaged=tuple(damaged),
+                machines=tuple(machines.most_common()), runs_planned=None if planned is None else len(planned),
+                runs_of_grid=None if planned is None else len(planned & run_ids))
 
 
 def read_headline(path: Path, source: str) -> tuple[JudgedRow, ...]:
@@ -330,14 +315,11 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
     except (ValueError, OSError) as exc:  # OSError: a figure that cannot be opened
         return ExperimentSection(name, scale, folder, FAILED, description, error=f"{type(exc).__name__}: {exc}",
                                  part=part)
-    runs = read_runs(folder, out)
+    runs = read_runs(folder, out, planned_run_ids(name, scale))
     summary = folder / SUMMARY_FILE
-    status = FAILED if runs.damaged else combine([row.status for row in rows])
-    planned = planned_run_ids(name, scale)
+    status = FAILED if runs["damaged"] else combine([row.status for row in rows])
     return ExperimentSection(name, scale, folder, status, description, rows, figures,
-                             summary if summary.exists() else None, runs.finished, runs.compute_time_s, runs.seeds,
-                             None, part, runs.damaged, None if planned is None else len(planned),
-                             None if planned is None else len(planned & runs.run_ids), runs.machines)
+                             summary if summary.exists() else None, part=part, **runs)
 
 
 def _verify_evidence(claim: Claim, verify: VerifySection) -> Evidence | None:
@@ -358,16 +340,15 @@ def _verify_evidence(claim: Claim, verify: VerifySection) -> Evidence | None:
 
 
 def _experiment_evidence(claim: Claim, section: ExperimentSection, required: bool) -> Evidence | None:
-    if section.status == NOT_RUN:
-        return Evidence(section.name, NOT_RUN, f"experiment {section.name} has no results at scale "
-                                               f"{section.scale}") if required else None
-    if section.error is not None:
-        return Evidence(section.name, FAILED,
-                        f"experiment {section.name} failed: {_first_line(section.error)}") if required else None
     rows = tuple(row for row in section.rows if row.claim == claim.id)
-    if not rows:
-        return Evidence(section.name, NOT_RUN,
-                        f"{section.name}'s {HEADLINE_FILE} has no entry for {claim.id}") if required else None
+    if not rows:  # no results, a failed section or no entry of this claim: evidence only where the claim needs it
+        if not required:
+            return None
+        if section.status == NOT_RUN:
+            return Evidence(section.name, NOT_RUN, f"experiment {section.name} has no results at scale {section.scale}")
+        if section.error is not None:
+            return Evidence(section.name, FAILED, f"experiment {section.name} failed: {_first_line(section.error)}")
+        return Evidence(section.name, NOT_RUN, f"{section.name}'s {HEADLINE_FILE} has no entry for {claim.id}")
     if section.damaged:
         return Evidence(section.name, FAILED, f"experiment {section.name} has damaged result file(s): "
                                               + "; ".join(section.damaged), rows)
@@ -377,10 +358,9 @@ def _experiment_evidence(claim: Claim, section: ExperimentSection, required: boo
         reason = f"{len(by_status[FAILED])} of {len(rows)} headline result(s) failed: " + ", ".join(by_status[FAILED])
     else:
         reason = f"{len(rows) - len(by_status[MEASURED])} headline result(s) {status}"
-    if by_status[UNRESOLVED] and status != UNRESOLVED:
-        reason += f"; not resolved (margin within two standard errors): {', '.join(by_status[UNRESOLVED])}"
-    elif by_status[UNRESOLVED]:
-        reason += f" (margin within two standard errors): {', '.join(by_status[UNRESOLVED])}"
+    if by_status[UNRESOLVED]:
+        named = "" if status == UNRESOLVED else "; not resolved"
+        reason += f"{named} (margin within two standard errors): {', '.join(by_status[UNRESOLVED])}"
     if by_status[MEASURED]:
         reason += f", {len(by_status[MEASURED])} measured outside the theorem's scope (no prediction)"
     if section.partial:
