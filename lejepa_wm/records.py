@@ -149,6 +149,11 @@ class _Record:
                       for item in fields(cls)})  # type: ignore[arg-type]
 
 
+def _comparison(op: str) -> Any:
+    """The constructor ``Bound.<name>(value)`` of the bound ``quantity op value``."""
+    return classmethod(lambda cls, value: cls(op, float(value)))
+
+
 @dataclass(frozen=True)
 class Bound:
     """``quantity OP value`` (``OP`` in ``<= >= < >``), or ``quantity in [value, upper]``."""
@@ -169,21 +174,10 @@ class Bound:
         elif self.upper is not None:
             raise ValueError(f"only an interval bound has an upper end; got {self.op!r} with {self.upper!r}")
 
-    @classmethod
-    def at_most(cls, value: float) -> "Bound":
-        return cls("<=", float(value))
-
-    @classmethod
-    def at_least(cls, value: float) -> "Bound":
-        return cls(">=", float(value))
-
-    @classmethod
-    def above(cls, value: float) -> "Bound":
-        return cls(">", float(value))
-
-    @classmethod
-    def below(cls, value: float) -> "Bound":
-        return cls("<", float(value))
+    at_most = _comparison("<=")
+    at_least = _comparison(">=")
+    above = _comparison(">")
+    below = _comparison("<")
 
     @classmethod
     def between(cls, low: float, high: float) -> "Bound":

@@ -36,7 +36,7 @@ def format_seconds(seconds: float | None) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
-def format_value(value: Any, bound: Bound | None = None) -> str:
+def format_value(value: float | None, bound: Bound | None = None) -> str:
     """A measured number in 4 significant digits (``-`` for none).
 
     With a ``bound``, more digits are shown where 4 would make the value read as
@@ -44,8 +44,6 @@ def format_value(value: Any, bound: Bound | None = None) -> str:
     """
     if value is None:
         return "-"
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return str(value)
     ends = [] if bound is None else [bound.value] + ([bound.upper] if bound.upper is not None else [])
     for digits in range(4, 18):
         text = f"{value:.{digits}g}"

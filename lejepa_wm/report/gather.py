@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -208,7 +209,6 @@ def figure_caption(path: Path) -> str | None:
 
     if path.suffix.lower() != ".png":
         return None
-
     try:
         with Image.open(path) as image:
             text = dict(getattr(image, "text", {}) or {})
@@ -293,13 +293,12 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
     """
     out = Path(out)
     folder = experiment_dir(out, name, scale)
-    description = experiment_description(name)
+    section = partial(ExperimentSection, name, scale, folder, description=experiment_description(name), part=part)
     if part is not None and not part.ok and not superseded(folder / HEADLINE_FILE, record_time):
-        return ExperimentSection(name, scale, folder, FAILED, description,
-                                 error=part.error or "failed without an error message", part=part)
+        return section(FAILED, error=part.error or "failed without an error message")
     headline = folder / HEADLINE_FILE
     if not headline.exists():
-        return ExperimentSection(name, scale, folder, NOT_RUN, description, part=part)
+        return section(NOT_RUN)
     try:
         rows = read_headline(headline, name)
         named = list(dict.fromkeys(f for row in rows for f in row.figures))
@@ -307,19 +306,15 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
         if missing:
             raise ValueError(f"{HEADLINE_FILE} names figure(s) that do not exist: {', '.join(missing)}")
         extra = sorted(p.name for p in folder.glob("*.png") if p.name not in named)
-        figures = tuple(
-            FigureBlock((folder / f).relative_to(out).as_posix(), folder / f,
-                        figure_caption(folder / f) or _default_caption(name, f, rows))
-            for f in named + extra
-        )
+        figures = tuple(FigureBlock((folder / f).relative_to(out).as_posix(), folder / f,
+                                    figure_caption(folder / f) or _default_caption(name, f, rows))
+                        for f in named + extra)
     except (ValueError, OSError) as exc:  # OSError: a figure that cannot be opened
-        return ExperimentSection(name, scale, folder, FAILED, description, error=f"{type(exc).__name__}: {exc}",
-                                 part=part)
+        return section(FAILED, error=f"{type(exc).__name__}: {exc}")
     runs = read_runs(folder, out, planned_run_ids(name, scale))
     summary = folder / SUMMARY_FILE
     status = FAILED if runs["damaged"] else combine([row.status for row in rows])
-    return ExperimentSection(name, scale, folder, status, description, rows, figures,
-                             summary if summary.exists() else None, part=part, **runs)
+    return section(status, rows=rows, figures=figures, summary_csv=summary if summary.exists() else None, **runs)
 
 
 def _verify_evidence(claim: Claim, verify: VerifySection) -> Evidence | None:
