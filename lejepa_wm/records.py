@@ -26,7 +26,7 @@ of ``HeadlineEntry.to_dict()`` objects) and names the index of a bad item.
 from __future__ import annotations
 
 import math
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 T = TypeVar("T")
@@ -207,10 +207,8 @@ class Bound:
         return f"{prefix}{SYMBOLS[self.op]} {number_text(self.value)}"
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"op": self.op, "value": self.value}
-        if self.upper is not None:
-            data["upper"] = self.upper
-        return data
+        """``op`` and ``value``, and ``upper`` for an interval."""
+        return {key: value for key, value in asdict(self).items() if value is not None}
 
     @classmethod
     def from_dict(cls, data: Any) -> "Bound":

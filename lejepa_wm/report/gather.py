@@ -64,7 +64,6 @@ class ExperimentSection:
 
     name: str
     scale: str
-    folder: Path
     status: str
     description: str | None = None
     rows: tuple[JudgedRow, ...] = ()
@@ -119,7 +118,6 @@ class ClaimVerdict:
 class Gathered:
     """Everything the renderers need, except the environment and the Lean ledger."""
 
-    out: Path
     scale: str
     verify: VerifySection
     experiments: tuple[ExperimentSection, ...]
@@ -293,7 +291,7 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
     """
     out = Path(out)
     folder = experiment_dir(out, name, scale)
-    section = partial(ExperimentSection, name, scale, folder, description=experiment_description(name), part=part)
+    section = partial(ExperimentSection, name, scale, description=experiment_description(name), part=part)
     if part is not None and not part.ok and not superseded(folder / HEADLINE_FILE, record_time):
         return section(FAILED, error=part.error or "failed without an error message")
     headline = folder / HEADLINE_FILE
@@ -385,4 +383,4 @@ def gather(out: Path, scale: str, claims: tuple[Claim, ...] = CLAIMS) -> Gathere
     experiments = tuple(gather_experiment(out, name, scale, by_name.get(name), record_time)
                         for name in EXPERIMENT_MODULES)
     verdicts = tuple(judge_claim(claim, verify, experiments) for claim in claims)
-    return Gathered(out, scale, verify, experiments, verdicts, reproduce, parts, reproduce_error)
+    return Gathered(scale, verify, experiments, verdicts, reproduce, parts, reproduce_error)

@@ -63,11 +63,6 @@ BLOCKS: dict[type, Callable[[Any], str]] = {
 }
 
 
-def block(item: Block) -> str:
-    """One block as Markdown."""
-    return BLOCKS[type(item)](item)
-
-
 def render_markdown(blocks: list[Block]) -> str:
     """The whole report as Markdown text."""
-    return "\n\n".join(map(block, blocks)) + "\n"
+    return "\n\n".join(BLOCKS[type(item)](item) for item in blocks) + "\n"
