@@ -13,14 +13,11 @@ within two standard errors, ``measured`` without a prediction), and a stored
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, CheckResult, HeadlineEntry, combine,
                                verdict_of)
 
 __all__ = ["FAILED", "HELD", "MEASURED", "NOT_RUN", "UNRESOLVED", "JudgedRow", "combine", "judge_check", "verdict_of"]
-
-Result = Union[CheckResult, HeadlineEntry]
 
 
 @dataclass(frozen=True)
@@ -28,7 +25,7 @@ class JudgedRow:
     """A check or headline result as the report shows it: where it comes from, and its recomputed verdict."""
 
     source: str  # "verify" or the experiment's name
-    record: Result
+    record: CheckResult | HeadlineEntry
     status: str
     note: str | None = None
 
