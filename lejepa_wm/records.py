@@ -291,9 +291,7 @@ class CheckResult(_Record):
     @property
     def requirement(self) -> str:
         """What the value must satisfy, in words (the bound on the named quantity, or the condition)."""
-        if self.bound is not None:
-            return self.bound.describe(self.quantity or "")
-        return self.condition or "-"
+        return self.bound.describe(self.quantity or "") if self.bound is not None else self.condition or "-"
 
     def judged(self) -> tuple[str, str | None]:
         """``(verdict, note)``: recomputed from value and bound where there is one.

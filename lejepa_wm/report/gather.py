@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 
 from lejepa_wm.atomic import read_json
 from lejepa_wm.claims import CLAIMS, Claim
@@ -35,6 +35,8 @@ from lejepa_wm.machine import describe_machine
 from lejepa_wm.records import CheckResult, HeadlineEntry, PartOutcome, checked, json_object, records_from_list
 from lejepa_wm.report.blocks import FigureBlock
 from lejepa_wm.report.verdicts import FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, JudgedRow, combine, judge_check
+
+T = TypeVar("T")
 
 VERIFY_FILE = "verify.json"
 REPRODUCE_FILE = "reproduce.json"
@@ -222,13 +224,18 @@ def _default_caption(name: str, file: str, rows: tuple[JudgedRow, ...]) -> str:
     return f"{file} of experiment {name}" + (f", the figure for: {users}." if users else ".")
 
 
-def planned_run_ids(name: str, scale: str) -> frozenset[str] | None:
-    """Run ids of the experiment's default grid at ``scale`` (its shipped config); ``None`` if it cannot be built."""
+def _quietly(compute: Callable[..., T], *args: Any) -> T | None:
+    """``compute(*args)``, or ``None`` if it raises: a broken experiment module is reported through its results."""
     try:
-        experiment = get_experiment(name)
-        return frozenset(spec.run_id for spec in experiment.grid(experiment.load_config(scale), scale))
-    except Exception:  # a broken experiment module is reported through its results, not here
+        return compute(*args)
+    except Exception:
         return None
+
+
+def planned_run_ids(name: str, scale: str) -> frozenset[str]:
+    """Run ids of the experiment's default grid at ``scale`` (its shipped config)."""
+    experiment = get_experiment(name)
+    return frozenset(spec.run_id for spec in experiment.grid(experiment.load_config(scale), scale))
 
 
 def read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[str, Any]:
@@ -274,14 +281,6 @@ def read_headline(path: Path, source: str) -> tuple[JudgedRow, ...]:
     return tuple(JudgedRow(source, entry, *entry.judged(raw.get("verdict"))) for entry, raw in zip(entries, data))
 
 
-def experiment_description(name: str) -> str | None:
-    """The experiment's own one-line description, or ``None`` if its module cannot be imported."""
-    try:
-        return str(get_experiment(name).description)
-    except Exception:  # a broken experiment module is reported through its results, not here
-        return None
-
-
 def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None,
                       record_time: float | None = None) -> ExperimentSection:
     """Read one experiment's folder at ``scale``; failures become a failed section with the error.
@@ -291,7 +290,8 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
     """
     out = Path(out)
     folder = experiment_dir(out, name, scale)
-    section = partial(ExperimentSection, name, scale, description=experiment_description(name), part=part)
+    section = partial(ExperimentSection, name, scale, part=part,
+                      description=_quietly(lambda: str(get_experiment(name).description)))
     if part is not None and not part.ok and not superseded(folder / HEADLINE_FILE, record_time):
         return section(FAILED, error=part.error or "failed without an error message")
     headline = folder / HEADLINE_FILE
@@ -309,7 +309,7 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
                         for f in named + extra)
     except (ValueError, OSError) as exc:  # OSError: a figure that cannot be opened
         return section(FAILED, error=f"{type(exc).__name__}: {exc}")
-    runs = read_runs(folder, out, planned_run_ids(name, scale))
+    runs = read_runs(folder, out, _quietly(planned_run_ids, name, scale))
     summary = folder / SUMMARY_FILE
     status = FAILED if runs["damaged"] else combine([row.status for row in rows])
     return section(status, rows=rows, figures=figures, summary_csv=summary if summary.exists() else None, **runs)
