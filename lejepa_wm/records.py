@@ -26,8 +26,8 @@ of ``HeadlineEntry.to_dict()`` objects) and names the index of a bad item.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, TypeVar
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 T = TypeVar("T")
 
@@ -43,13 +43,9 @@ INTERVAL = "in"
 SYMBOLS = {"<=": "≤", ">=": "≥", "<": "<", ">": ">"}
 
 
-def _number(value: Any, name: str, allow_none: bool = False) -> float | None:
-    """``value`` as a float, or ``ValueError`` naming ``name`` (``None`` passes when allowed)."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number; got {value!r}")
-    return float(value)
+def _is(value: Any, types: type | tuple[type, ...]) -> bool:
+    """Whether ``value`` is of ``types``, a JSON ``true``/``false`` never counting as a number."""
+    return isinstance(value, types) and not isinstance(value, bool)
 
 
 def number_text(x: float) -> str:
@@ -61,31 +57,48 @@ def number_text(x: float) -> str:
     return repr(x)
 
 
-def _text(value: Any, name: str, allow_none: bool = False) -> str | None:
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, str):
-        raise ValueError(f"{name} must be a string; got {value!r}")
-    return value
-
-
-def _mapping(data: Any, what: str) -> Mapping[str, Any]:
+def json_object(data: Any, what: str) -> Mapping[str, Any]:
+    """``data`` if it is a JSON object, else ``ValueError`` naming ``what``."""
     if not isinstance(data, Mapping):
         raise ValueError(f"{what} must be a JSON object; got {type(data).__name__}")
     return data
 
 
-def _require(data: Mapping[str, Any], keys: tuple[str, ...], what: str) -> None:
+def _require(data: Mapping[str, Any], keys: Iterable[str], what: str) -> None:
     missing = [key for key in keys if key not in data]
     if missing:
         raise ValueError(f"{what} lacks the field(s) {', '.join(missing)}")
 
 
-def _standard_error(value: Any) -> float | None:
-    se = _number(value, "standard_error", allow_none=True)
-    if se is not None and not (math.isfinite(se) and se >= 0):
-        raise ValueError(f"standard_error must be finite and non-negative; got {value!r}")
-    return se
+# A field annotation (without ``| None``) -> what it accepts, that in words, and its conversion.
+# A list or object field reads null or an empty value as empty.
+_KINDS: dict[str, tuple[Callable[[Any], bool], str, Callable[[Any], Any]]] = {
+    "str": (lambda v: isinstance(v, str), "a string", str),
+    "float": (lambda v: _is(v, (int, float)), "a number", float),
+    "bool": (lambda v: isinstance(v, bool), "true or false", bool),
+    "dict[str, Any]": (lambda v: not v or isinstance(v, dict), "an object", lambda v: dict(v or {})),
+    "tuple[int, ...]": (lambda v: not v or isinstance(v, list) and all(_is(s, int) for s in v),
+                        "a list of integers", lambda v: tuple(v or ())),
+    "tuple[str, ...]": (lambda v: not v or isinstance(v, list) and all(isinstance(s, str) for s in v),
+                        "a list of strings", lambda v: tuple(v or ())),
+}
+
+
+def checked(value: Any, annotation: str, label: str) -> Any:
+    """``value`` as a field annotated ``annotation`` (e.g. ``float | None``) holds it.
+
+    ``ValueError`` names ``label`` and the value when it is of the wrong type; a
+    ``Bound`` is read by :meth:`Bound.from_dict`.
+    """
+    kind, _, optional = annotation.partition(" | ")
+    if value is None and optional:
+        return None
+    if kind == "Bound":
+        return Bound.from_dict(value)
+    accepts, expected, convert = _KINDS[kind]
+    if not accepts(value):
+        raise ValueError(f"{label} must be {expected}; got {value!r}")
+    return convert(value)
 
 
 def records_from_list(data: Any, from_dict: Callable[[Any], T], what: str) -> list[T]:
@@ -101,6 +114,46 @@ def records_from_list(data: Any, from_dict: Callable[[Any], T], what: str) -> li
     return records
 
 
+def _plain(value: Any) -> Any:
+    """A field as JSON data: a record as its ``to_dict``, a tuple as a list, a dict copied."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, tuple):
+        return list(value)
+    return dict(value) if isinstance(value, dict) else value
+
+
+class _Record:
+    """``to_dict``/``from_dict`` of a frozen dataclass record, driven by its fields and their annotations.
+
+    ``to_dict`` writes every field in order. ``from_dict`` requires the fields
+    without a default (but those in ``_read_defaults``, read with that default)
+    and reads each with :func:`checked`, naming ``_what`` and the field.
+    """
+
+    _what = "record"
+    _read_defaults: Mapping[str, Any] = {}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {item.name: _plain(getattr(self, item.name)) for item in fields(self)}  # type: ignore[arg-type]
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Any:
+        data = json_object(data, cls._what)
+        defaults = {item.name: cls._read_defaults.get(item.name, item.default if item.default_factory is MISSING
+                                                      else item.default_factory())
+                    for item in fields(cls)}  # type: ignore[arg-type]
+        _require(data, [name for name, default in defaults.items() if default is MISSING], cls._what)
+        return cls(**{item.name: checked(data.get(item.name, defaults[item.name]), item.type,
+                                         f"{cls._what} field {item.name!r}")
+                      for item in fields(cls)})  # type: ignore[arg-type]
+
+
+def _comparison(op: str) -> Any:
+    """The constructor ``Bound.<name>(value)`` of the bound ``quantity op value``."""
+    return classmethod(lambda cls, value: cls(op, float(value)))
+
+
 @dataclass(frozen=True)
 class Bound:
     """``quantity OP value`` (``OP`` in ``<= >= < >``), or ``quantity in [value, upper]``."""
@@ -112,30 +165,19 @@ class Bound:
     def __post_init__(self) -> None:
         if self.op not in COMPARISONS + (INTERVAL,):
             raise ValueError(f"bound operator must be one of {COMPARISONS + (INTERVAL,)}; got {self.op!r}")
-        if not math.isfinite(_number(self.value, "bound value")):
+        if not math.isfinite(checked(self.value, "float", "bound value")):
             raise ValueError(f"bound value must be finite; got {self.value!r}")
         if self.op == INTERVAL:
-            upper = _number(self.upper, "bound upper end")
+            upper = checked(self.upper, "float", "bound upper end")
             if not (math.isfinite(upper) and upper >= self.value):
                 raise ValueError(f"interval [{self.value!r}, {self.upper!r}] must be finite and ordered")
         elif self.upper is not None:
             raise ValueError(f"only an interval bound has an upper end; got {self.op!r} with {self.upper!r}")
 
-    @classmethod
-    def at_most(cls, value: float) -> "Bound":
-        return cls("<=", float(value))
-
-    @classmethod
-    def at_least(cls, value: float) -> "Bound":
-        return cls(">=", float(value))
-
-    @classmethod
-    def above(cls, value: float) -> "Bound":
-        return cls(">", float(value))
-
-    @classmethod
-    def below(cls, value: float) -> "Bound":
-        return cls("<", float(value))
+    at_most = _comparison("<=")
+    at_least = _comparison(">=")
+    above = _comparison(">")
+    below = _comparison("<")
 
     @classmethod
     def between(cls, low: float, high: float) -> "Bound":
@@ -165,17 +207,15 @@ class Bound:
         return f"{prefix}{SYMBOLS[self.op]} {number_text(self.value)}"
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"op": self.op, "value": self.value}
-        if self.upper is not None:
-            data["upper"] = self.upper
-        return data
+        """``op`` and ``value``, and ``upper`` for an interval."""
+        return {key: value for key, value in asdict(self).items() if value is not None}
 
     @classmethod
     def from_dict(cls, data: Any) -> "Bound":
-        data = _mapping(data, "bound")
+        data = json_object(data, "bound")
         _require(data, ("op", "value"), "bound")
-        return cls(str(data["op"]), _number(data["value"], "bound value"),
-                   _number(data.get("upper"), "bound upper end", allow_none=True))
+        return cls(str(data["op"]), checked(data["value"], "float", "bound value"),
+                   checked(data.get("upper"), "float | None", "bound upper end"))
 
 
 def verdict_of(value: float | None, bound: Bound | None, standard_error: float | None = None) -> str:
@@ -208,7 +248,7 @@ def combine(statuses: list[str]) -> str:
 
 
 @dataclass(frozen=True)
-class CheckResult:
+class CheckResult(_Record):
     """One numerical check of a claim (a row of ``lejepa-wm verify``).
 
     ``value`` is the headline number (an error, a ratio, a margin) and ``bound``
@@ -231,6 +271,8 @@ class CheckResult:
     details: dict[str, Any] = field(default_factory=dict)
     quantity: str | None = None
 
+    _what = "check result"
+
     @classmethod
     def compare(cls, claim: str, name: str, measured: str, value: float, bound: Bound,
                 details: dict[str, Any] | None = None, quantity: str | None = None) -> "CheckResult":
@@ -249,9 +291,7 @@ class CheckResult:
     @property
     def requirement(self) -> str:
         """What the value must satisfy, in words (the bound on the named quantity, or the condition)."""
-        if self.bound is not None:
-            return self.bound.describe(self.quantity or "")
-        return self.condition or "-"
+        return self.bound.describe(self.quantity or "") if self.bound is not None else self.condition or "-"
 
     def judged(self) -> tuple[str, str | None]:
         """``(verdict, note)``: recomputed from value and bound where there is one.
@@ -268,29 +308,9 @@ class CheckResult:
             return FAILED, f"recorded as passed, but value {self.value!r} does not satisfy {self.requirement}"
         return FAILED, f"recorded as failed although value {self.value!r} satisfies {self.requirement}"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"claim": self.claim, "name": self.name, "measured": self.measured, "value": self.value,
-                "bound": None if self.bound is None else self.bound.to_dict(), "passed": self.passed,
-                "condition": self.condition, "details": dict(self.details), "quantity": self.quantity}
-
-    @classmethod
-    def from_dict(cls, data: Any) -> "CheckResult":
-        data = _mapping(data, "check result")
-        _require(data, ("claim", "name", "measured", "value", "bound", "passed"), "check result")
-        if not isinstance(data["passed"], bool):
-            raise ValueError(f"check result field 'passed' must be true or false; got {data['passed']!r}")
-        details = data.get("details") or {}
-        if not isinstance(details, dict):
-            raise ValueError(f"check result field 'details' must be an object; got {details!r}")
-        return cls(_text(data["claim"], "claim"), _text(data["name"], "name"),
-                   _text(data["measured"], "measured"), _number(data["value"], "value", allow_none=True),
-                   None if data["bound"] is None else Bound.from_dict(data["bound"]), data["passed"],
-                   _text(data.get("condition"), "condition", allow_none=True), details,
-                   _text(data.get("quantity"), "quantity", allow_none=True))
-
 
 @dataclass(frozen=True)
-class HeadlineEntry:
+class HeadlineEntry(_Record):
     """One headline result of an experiment, judged by :func:`verdict_of`.
 
     ``quantity`` names what ``value`` is (e.g. "worst residual ratio (1 − R²)/(1 − R²_raw)
@@ -320,6 +340,8 @@ class HeadlineEntry:
     figures: tuple[str, ...] = ()
     precondition: str | None = None
     precondition_met: bool = True
+
+    _what = "headline entry"
 
     @property
     def verdict(self) -> str:
@@ -355,44 +377,22 @@ class HeadlineEntry:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON data; ``verdict`` is included for readers, and recomputed (not trusted) on reading."""
-        return {"claim": self.claim, "name": self.name, "quantity": self.quantity, "value": self.value,
-                "bound": None if self.bound is None else self.bound.to_dict(), "measured": self.measured,
-                "standard_error": self.standard_error, "seeds": list(self.seeds), "split": self.split,
-                "scope": self.scope, "paper": self.paper, "figures": list(self.figures),
-                "precondition": self.precondition, "precondition_met": self.precondition_met,
-                "verdict": self.verdict}
+        return {**super().to_dict(), "verdict": self.verdict}
 
     @classmethod
     def from_dict(cls, data: Any) -> "HeadlineEntry":
-        data = _mapping(data, "headline entry")
-        _require(data, ("claim", "name", "quantity", "value", "bound", "measured"), "headline entry")
-        seeds, figures = data.get("seeds") or [], data.get("figures") or []
-        if not isinstance(seeds, list) or any(isinstance(s, bool) or not isinstance(s, int) for s in seeds):
-            raise ValueError(f"headline entry field 'seeds' must be a list of integers; got {seeds!r}")
-        if not isinstance(figures, list) or any(not isinstance(f, str) for f in figures):
-            raise ValueError(f"headline entry field 'figures' must be a list of file names; got {figures!r}")
-        return cls(_text(data["claim"], "claim"), _text(data["name"], "name"), _text(data["quantity"], "quantity"),
-                   _number(data["value"], "value", allow_none=True),
-                   None if data["bound"] is None else Bound.from_dict(data["bound"]),
-                   _text(data["measured"], "measured"),
-                   _standard_error(data.get("standard_error")), tuple(seeds),
-                   _text(data.get("split", "test"), "split"), _text(data.get("scope"), "scope", allow_none=True),
-                   _text(data.get("paper"), "paper", allow_none=True), tuple(figures),
-                   _text(data.get("precondition"), "precondition", allow_none=True),
-                   _flag(data.get("precondition_met", True), "precondition_met"))
-
-
-def _flag(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"{name} must be true or false; got {value!r}")
-    return value
+        entry = super().from_dict(data)
+        error = entry.standard_error
+        if error is not None and not (math.isfinite(error) and error >= 0):
+            raise ValueError(f"{cls._what} field 'standard_error' must be finite and non-negative; got {error!r}")
+        return entry
 
 
 PART_STATUSES = ("ok", "failed")
 
 
 @dataclass(frozen=True)
-class PartOutcome:
+class PartOutcome(_Record):
     """How one part of ``lejepa-wm reproduce`` (``verify``, an experiment, ``report``) ended."""
 
     name: str
@@ -404,6 +404,9 @@ class PartOutcome:
     error: str | None = None
     traceback: str | None = None
 
+    _what = "part record"
+    _read_defaults = {"wall_time_s": None, "detail": ""}
+
     def __post_init__(self) -> None:
         if self.status not in PART_STATUSES:
             raise ValueError(f"part status must be one of {PART_STATUSES}; got {self.status!r}")
@@ -411,20 +414,3 @@ class PartOutcome:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "status": self.status, "wall_time_s": self.wall_time_s,
-                "detail": self.detail, "reused": self.reused, "error": self.error, "traceback": self.traceback}
-
-    @classmethod
-    def from_dict(cls, data: Any) -> "PartOutcome":
-        data = _mapping(data, "part record")
-        _require(data, ("name", "kind", "status"), "part record")
-        reused = data.get("reused", False)
-        if not isinstance(reused, bool):
-            raise ValueError(f"part record field 'reused' must be true or false; got {reused!r}")
-        return cls(_text(data["name"], "name"), _text(data["kind"], "kind"), _text(data["status"], "status"),
-                   _number(data.get("wall_time_s"), "wall_time_s", allow_none=True),
-                   _text(data.get("detail", ""), "detail"), reused,
-                   _text(data.get("error"), "error", allow_none=True),
-                   _text(data.get("traceback"), "traceback", allow_none=True))

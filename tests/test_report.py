@@ -214,7 +214,7 @@ def test_missing_parts_are_not_run(tmp_path: Path) -> None:
     ("[]", "non-empty list"),
     ('[{"claim": "T1", "name": "x"}]', "headline.json[0]: headline entry lacks the field(s) quantity, value, bound"),
     ('[{"claim": "T1", "name": "x", "quantity": "R2", "value": "high", "bound": null, "measured": ""}]',
-     "headline.json[0]: value must be a number; got 'high'"),
+     "headline.json[0]: headline entry field 'value' must be a number; got 'high'"),
     ('[{"claim": "T1", "name": "x", "quantity": "R2", "value": 1, "bound": "<= 1", "measured": ""}]',
      "headline.json[0]: bound must be a JSON object"),
     ("[not json", "headline.json is not valid JSON"),
@@ -294,7 +294,8 @@ def test_a_malformed_reproduce_record_is_shown_not_fatal(results: Path, lean_roo
 @pytest.mark.parametrize("file, damage, message", [
     ("verify.json", lambda data: data["rows"][2].update(passed="yes"),
      "verify.json rows[2]: check result field 'passed' must be true or false; got 'yes'"),
-    ("verify.json", lambda data: data["rows"][2].update(value="4e-13"), "verify.json rows[2]: value must be a number"),
+    ("verify.json", lambda data: data["rows"][2].update(value="4e-13"),
+     "verify.json rows[2]: check result field 'value' must be a number"),
     ("verify.json", lambda data: data["rows"][2]["bound"].update(op="=="), "bound operator must be one of"),
     ("verify.json", lambda data: data.update(seconds_per_claim=[1, 2]), "field 'seconds_per_claim'"),
     ("verify.json", lambda data: data.update(rows={"LOSS": 1}), "verify.json rows must be a JSON list; got dict"),

@@ -19,7 +19,7 @@ from lejepa_wm import __version__
 from lejepa_wm.atomic import atomic_write_text
 from lejepa_wm.config import SCALES
 from lejepa_wm.report.blocks import Heading
-from lejepa_wm.report.document import build_document, claim_counts
+from lejepa_wm.report.document import build_document, claim_summary
 from lejepa_wm.report.environment import collect_environment
 from lejepa_wm.report.gather import Gathered, gather
 from lejepa_wm.report.lean import gather_lean
@@ -59,11 +59,6 @@ def write_report(out: Path = DEFAULT_OUT, scale: str = "quick", root: Path | Non
     markdown = atomic_write_text(out / MARKDOWN_FILE, render_markdown(blocks))
     html = atomic_write_text(out / HTML_FILE, render_html(blocks, title))
     return WrittenReport(markdown, html, gathered)
-
-
-def claim_summary(gathered: Gathered) -> str:
-    """``7 of 10 claims held, 1 failed, 1 not resolved, 0 measured, 1 not run``."""
-    return claim_counts(gathered)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

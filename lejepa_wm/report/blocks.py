@@ -20,18 +20,12 @@ class Text:
     text: str
 
 
-@dataclass(frozen=True)
-class Code:
+class Code(Text):
     """Inline code (declaration names, commands, file names)."""
 
-    text: str
 
-
-@dataclass(frozen=True)
-class Strong:
+class Strong(Text):
     """Emphasized text."""
-
-    text: str
 
 
 @dataclass(frozen=True)
@@ -95,12 +89,12 @@ class CodeBlock:
 
 @dataclass(frozen=True)
 class FigureBlock:
-    """An image file (``relative`` to the report's folder, ``path`` on disk) and its caption."""
+    """An image file (``relative`` to the report's folder, ``path`` on disk), its caption and number."""
 
-    number: int
     relative: str
     path: Path
     caption: str
+    number: int = 0
 
 
 @dataclass(frozen=True)
@@ -122,3 +116,13 @@ def text_line(*pieces: Inline | str) -> Line:
 def cell(*lines: Line | str) -> Cell:
     """A cell from lines, a string becoming a one-piece line."""
     return tuple(text_line(line) if isinstance(line, str) else line for line in lines)
+
+
+def paragraph(*pieces: Inline | str) -> Paragraph:
+    """A paragraph from pieces, strings becoming :class:`Text`."""
+    return Paragraph(text_line(*pieces))
+
+
+def cells(*items: Cell | Inline | str) -> tuple[Cell, ...]:
+    """A table row; a string or an inline piece becomes a one-line cell."""
+    return tuple(item if isinstance(item, tuple) else cell(text_line(item)) for item in items)

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Mapping, TypeVar
 
 from lejepa_wm.atomic import read_json
 from lejepa_wm.claims import CLAIMS, Claim
@@ -31,9 +32,11 @@ from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import (HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir,
                                        run_compute_seconds)
 from lejepa_wm.machine import describe_machine
-from lejepa_wm.records import CheckResult, HeadlineEntry, PartOutcome, records_from_list
-from lejepa_wm.report.verdicts import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, JudgedRow, combine, judge_check,
-                                       judge_headline)
+from lejepa_wm.records import CheckResult, HeadlineEntry, PartOutcome, checked, json_object, records_from_list
+from lejepa_wm.report.blocks import FigureBlock
+from lejepa_wm.report.verdicts import FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, JudgedRow, combine, judge_check
+
+T = TypeVar("T")
 
 VERIFY_FILE = "verify.json"
 REPRODUCE_FILE = "reproduce.json"
@@ -53,16 +56,6 @@ class VerifySection:
 
 
 @dataclass(frozen=True)
-class Figure:
-    """A figure of an experiment: its file (relative to the results root and absolute) and caption."""
-
-    experiment: str
-    relative: str
-    path: Path
-    caption: str
-
-
-@dataclass(frozen=True)
 class ExperimentSection:
     """One experiment at one scale: its judged headline rows, figures, runs, and what failed it.
 
@@ -73,11 +66,10 @@ class ExperimentSection:
 
     name: str
     scale: str
-    folder: Path
     status: str
     description: str | None = None
     rows: tuple[JudgedRow, ...] = ()
-    figures: tuple[Figure, ...] = ()
+    figures: tuple[FigureBlock, ...] = ()  # numbered by the document
     summary_csv: Path | None = None
     runs_finished: int = 0
     compute_time_s: float = 0.0
@@ -85,7 +77,7 @@ class ExperimentSection:
     error: str | None = None
     part: PartOutcome | None = None
     damaged: tuple[str, ...] = ()
-    runs_planned: int | None = None
+    runs_planned: int | None = None  # None (both) when the default grid cannot be built
     runs_of_grid: int | None = None
     machines: tuple[tuple[str, int], ...] = ()
 
@@ -96,15 +88,12 @@ class ExperimentSection:
     @property
     def partial(self) -> bool:
         """Whether fewer runs of the default grid have finished than it holds (the verdicts cover only those)."""
-        return self.runs_planned is not None and self.runs_of_grid is not None and \
-            self.runs_of_grid < self.runs_planned
+        return self.runs_planned is not None and self.runs_of_grid < self.runs_planned  # type: ignore[operator]
 
     def coverage(self) -> str:
         """``"partial grid: X of Y runs finished"`` for a partial section, else ``""``."""
-        if not self.partial:
-            return ""
         return (f"partial grid: {self.runs_of_grid} of {self.runs_planned} runs of the default {self.scale} "
-                f"grid finished; its verdicts cover those runs only")
+                f"grid finished; its verdicts cover those runs only") if self.partial else ""
 
 
 @dataclass(frozen=True)
@@ -131,7 +120,6 @@ class ClaimVerdict:
 class Gathered:
     """Everything the renderers need, except the environment and the Lean ledger."""
 
-    out: Path
     scale: str
     verify: VerifySection
     experiments: tuple[ExperimentSection, ...]
@@ -157,19 +145,8 @@ def read_result(path: Path, label: str | None = None) -> Any:
         raise ValueError(f"{label} is not valid JSON: {exc}") from None
 
 
-def _object(data: Any, label: str) -> dict[str, Any]:
-    if not isinstance(data, dict):
-        raise ValueError(f"{label} must be a JSON object; got {type(data).__name__}")
-    return data
-
-
-def _optional_number(data: dict[str, Any], key: str, label: str) -> float | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{label} field {key!r} must be a number; got {value!r}")
-    return float(value)
+def _optional_number(data: Mapping[str, Any], key: str, label: str) -> float | None:
+    return checked(data.get(key), "float | None", f"{label} field {key!r}")
 
 
 def load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[PartOutcome, ...], str | None]:
@@ -178,7 +155,7 @@ def load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[
     if not path.exists():
         return None, (), None
     try:
-        record = _object(read_result(path), REPRODUCE_FILE)
+        record = json_object(read_result(path), REPRODUCE_FILE)
         if record.get("scale") != scale:
             return None, (), None
         parts = tuple(records_from_list(record.get("parts"), PartOutcome.from_dict, f"{REPRODUCE_FILE} parts"))
@@ -196,7 +173,7 @@ def superseded(result: Path, record_time: float | None) -> bool:
 
 def read_verify(path: Path) -> tuple[tuple[CheckResult, ...], float | None, dict[str, float]]:
     """The check rows, wall time and per-claim seconds of ``verify.json``; ``ValueError`` names the bad field."""
-    data = _object(read_result(path), VERIFY_FILE)
+    data = json_object(read_result(path), VERIFY_FILE)
     rows = tuple(records_from_list(data.get("rows"), CheckResult.from_dict, f"{VERIFY_FILE} rows"))
     wall_time = _optional_number(data, "wall_time_s", VERIFY_FILE)
     seconds = data.get("seconds_per_claim") or {}
@@ -215,7 +192,7 @@ def gather_verify(out: Path, part: PartOutcome | None, record_time: float | None
     if part is not None and not part.ok and not superseded(path, record_time):
         return VerifySection(path, FAILED, error=part.error or "failed without an error message", part=part)
     if not path.exists():
-        return VerifySection(path, NOT_RUN, error=None, part=part)
+        return VerifySection(path, NOT_RUN, part=part)
     try:
         checks, wall_time, seconds = read_verify(path)
     except ValueError as exc:
@@ -232,7 +209,6 @@ def figure_caption(path: Path) -> str | None:
 
     if path.suffix.lower() != ".png":
         return None
-
     try:
         with Image.open(path) as image:
             text = dict(getattr(image, "text", {}) or {})
@@ -244,41 +220,34 @@ def figure_caption(path: Path) -> str | None:
 
 def _default_caption(name: str, file: str, rows: tuple[JudgedRow, ...]) -> str:
     """Caption of a figure without one of its own: the headline results that cite it (measured values above)."""
-    users = [f"{row.claim} — {row.name}" for row in rows if file in row.figures]
-    if not users:
-        return f"{file} of experiment {name}."
-    return f"{file} of experiment {name}, the figure for: {'; '.join(users)}."
+    users = "; ".join(f"{row.claim} — {row.name}" for row in rows if file in row.figures)
+    return f"{file} of experiment {name}" + (f", the figure for: {users}." if users else ".")
 
 
-@dataclass(frozen=True)
-class RunFiles:
-    """What the run folders of an experiment hold: finished runs (and their ids), compute time, seeds, damage."""
-
-    finished: int = 0
-    compute_time_s: float = 0.0
-    seeds: tuple[int, ...] = ()
-    damaged: tuple[str, ...] = ()
-    run_ids: frozenset[str] = frozenset()
-    machines: tuple[tuple[str, int], ...] = ()
-
-
-def planned_run_ids(name: str, scale: str) -> frozenset[str] | None:
-    """Run ids of the experiment's default grid at ``scale`` (its shipped config); ``None`` if it cannot be built."""
+def _quietly(compute: Callable[..., T], *args: Any) -> T | None:
+    """``compute(*args)``, or ``None`` if it raises: a broken experiment module is reported through its results."""
     try:
-        experiment = get_experiment(name)
-        return frozenset(spec.run_id for spec in experiment.grid(experiment.load_config(scale), scale))
-    except Exception:  # a broken experiment module is reported through its results, not here
+        return compute(*args)
+    except Exception:
         return None
 
 
-def read_runs(folder: Path, out: Path) -> RunFiles:
-    """Count the finished runs below ``folder``; a damaged ``metrics.json`` or ``spec.json`` is listed, not counted."""
-    count, seconds, seeds, damaged, run_ids = 0, 0.0, set(), [], set()
-    machines: Counter[str] = Counter()
+def planned_run_ids(name: str, scale: str) -> frozenset[str]:
+    """Run ids of the experiment's default grid at ``scale`` (its shipped config)."""
+    experiment = get_experiment(name)
+    return frozenset(spec.run_id for spec in experiment.grid(experiment.load_config(scale), scale))
+
+
+def read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[str, Any]:
+    """The finished runs below ``folder`` as :class:`ExperimentSection` fields (``planned``: the default grid's ids).
+
+    A run with a damaged ``metrics.json`` or ``spec.json`` is listed in ``damaged``, not counted.
+    """
+    seconds, seeds, damaged, run_ids, machines = 0.0, set(), [], set(), Counter()
     for metrics_path in sorted((folder / "runs").glob(f"*/{METRICS_FILE}")):
         try:
             label = metrics_path.relative_to(out).as_posix()
-            metrics = _object(read_result(metrics_path, label), label)
+            metrics = json_object(read_result(metrics_path, label), label)
             _optional_number(metrics, "wall_time_s", label)
             wall_time = run_compute_seconds(metrics)
             machine = describe_machine(metrics.get("machine"))
@@ -286,21 +255,21 @@ def read_runs(folder: Path, out: Path) -> RunFiles:
             seed = None
             if spec_path.exists():
                 label = spec_path.relative_to(out).as_posix()
-                spec = _object(read_result(spec_path, label), label)
-                params = _object(spec.get("params", {}), f"{label} field 'params'")
+                spec = json_object(read_result(spec_path, label), label)
+                params = json_object(spec.get("params", {}), f"{label} field 'params'")
                 labels = params.get("labels")
                 seed = labels.get("seed") if isinstance(labels, dict) else params.get("seed")
         except ValueError as exc:
             damaged.append(str(exc))
             continue
-        count += 1
         run_ids.add(metrics_path.parent.name)
         machines[machine] += 1
         seconds += wall_time or 0.0
         if isinstance(seed, int) and not isinstance(seed, bool):
             seeds.add(seed)
-    return RunFiles(count, seconds, tuple(sorted(seeds)), tuple(damaged), frozenset(run_ids),
-                    tuple(machines.most_common()))
+    return dict(runs_finished=len(run_ids), compute_time_s=seconds, seeds=tuple(sorted(seeds)), damaged=tuple(damaged),
+                machines=tuple(machines.most_common()), runs_planned=None if planned is None else len(planned),
+                runs_of_grid=None if planned is None else len(planned & run_ids))
 
 
 def read_headline(path: Path, source: str) -> tuple[JudgedRow, ...]:
@@ -309,15 +278,7 @@ def read_headline(path: Path, source: str) -> tuple[JudgedRow, ...]:
     entries = records_from_list(data, HeadlineEntry.from_dict, HEADLINE_FILE)
     if not entries:
         raise ValueError(f"{HEADLINE_FILE} must be a non-empty list of entries; got an empty list")
-    return tuple(judge_headline(entry, raw.get("verdict"), source) for entry, raw in zip(entries, data))
-
-
-def experiment_description(name: str) -> str | None:
-    """The experiment's own one-line description, or ``None`` if its module cannot be imported."""
-    try:
-        return str(get_experiment(name).description)
-    except Exception:  # a broken experiment module is reported through its results, not here
-        return None
+    return tuple(JudgedRow(source, entry, *entry.judged(raw.get("verdict"))) for entry, raw in zip(entries, data))
 
 
 def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None,
@@ -329,13 +290,13 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
     """
     out = Path(out)
     folder = experiment_dir(out, name, scale)
-    description = experiment_description(name)
+    section = partial(ExperimentSection, name, scale, part=part,
+                      description=_quietly(lambda: str(get_experiment(name).description)))
     if part is not None and not part.ok and not superseded(folder / HEADLINE_FILE, record_time):
-        return ExperimentSection(name, scale, folder, FAILED, description,
-                                 error=part.error or "failed without an error message", part=part)
+        return section(FAILED, error=part.error or "failed without an error message")
     headline = folder / HEADLINE_FILE
     if not headline.exists():
-        return ExperimentSection(name, scale, folder, NOT_RUN, description, part=part)
+        return section(NOT_RUN)
     try:
         rows = read_headline(headline, name)
         named = list(dict.fromkeys(f for row in rows for f in row.figures))
@@ -343,22 +304,15 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
         if missing:
             raise ValueError(f"{HEADLINE_FILE} names figure(s) that do not exist: {', '.join(missing)}")
         extra = sorted(p.name for p in folder.glob("*.png") if p.name not in named)
-        figures = tuple(
-            Figure(name, (folder / f).relative_to(out).as_posix(), folder / f,
-                   figure_caption(folder / f) or _default_caption(name, f, rows))
-            for f in named + extra
-        )
+        figures = tuple(FigureBlock((folder / f).relative_to(out).as_posix(), folder / f,
+                                    figure_caption(folder / f) or _default_caption(name, f, rows))
+                        for f in named + extra)
     except (ValueError, OSError) as exc:  # OSError: a figure that cannot be opened
-        return ExperimentSection(name, scale, folder, FAILED, description, error=f"{type(exc).__name__}: {exc}",
-                                 part=part)
-    runs = read_runs(folder, out)
+        return section(FAILED, error=f"{type(exc).__name__}: {exc}")
+    runs = read_runs(folder, out, _quietly(planned_run_ids, name, scale))
     summary = folder / SUMMARY_FILE
-    status = FAILED if runs.damaged else combine([row.status for row in rows])
-    planned = planned_run_ids(name, scale)
-    return ExperimentSection(name, scale, folder, status, description, rows, figures,
-                             summary if summary.exists() else None, runs.finished, runs.compute_time_s, runs.seeds,
-                             None, part, runs.damaged, None if planned is None else len(planned),
-                             None if planned is None else len(planned & runs.run_ids), runs.machines)
+    status = FAILED if runs["damaged"] else combine([row.status for row in rows])
+    return section(status, rows=rows, figures=figures, summary_csv=summary if summary.exists() else None, **runs)
 
 
 def _verify_evidence(claim: Claim, verify: VerifySection) -> Evidence | None:
@@ -379,16 +333,15 @@ def _verify_evidence(claim: Claim, verify: VerifySection) -> Evidence | None:
 
 
 def _experiment_evidence(claim: Claim, section: ExperimentSection, required: bool) -> Evidence | None:
-    if section.status == NOT_RUN:
-        return Evidence(section.name, NOT_RUN, f"experiment {section.name} has no results at scale "
-                                               f"{section.scale}") if required else None
-    if section.error is not None:
-        return Evidence(section.name, FAILED,
-                        f"experiment {section.name} failed: {_first_line(section.error)}") if required else None
     rows = tuple(row for row in section.rows if row.claim == claim.id)
-    if not rows:
-        return Evidence(section.name, NOT_RUN,
-                        f"{section.name}'s {HEADLINE_FILE} has no entry for {claim.id}") if required else None
+    if not rows:  # no results, a failed section or no entry of this claim: evidence only where the claim needs it
+        if not required:
+            return None
+        if section.status == NOT_RUN:
+            return Evidence(section.name, NOT_RUN, f"experiment {section.name} has no results at scale {section.scale}")
+        if section.error is not None:
+            return Evidence(section.name, FAILED, f"experiment {section.name} failed: {_first_line(section.error)}")
+        return Evidence(section.name, NOT_RUN, f"{section.name}'s {HEADLINE_FILE} has no entry for {claim.id}")
     if section.damaged:
         return Evidence(section.name, FAILED, f"experiment {section.name} has damaged result file(s): "
                                               + "; ".join(section.damaged), rows)
@@ -398,10 +351,9 @@ def _experiment_evidence(claim: Claim, section: ExperimentSection, required: boo
         reason = f"{len(by_status[FAILED])} of {len(rows)} headline result(s) failed: " + ", ".join(by_status[FAILED])
     else:
         reason = f"{len(rows) - len(by_status[MEASURED])} headline result(s) {status}"
-    if by_status[UNRESOLVED] and status != UNRESOLVED:
-        reason += f"; not resolved (margin within two standard errors): {', '.join(by_status[UNRESOLVED])}"
-    elif by_status[UNRESOLVED]:
-        reason += f" (margin within two standard errors): {', '.join(by_status[UNRESOLVED])}"
+    if by_status[UNRESOLVED]:
+        named = "" if status == UNRESOLVED else "; not resolved"
+        reason += f"{named} (margin within two standard errors): {', '.join(by_status[UNRESOLVED])}"
     if by_status[MEASURED]:
         reason += f", {len(by_status[MEASURED])} measured outside the theorem's scope (no prediction)"
     if section.partial:
@@ -421,11 +373,6 @@ def judge_claim(claim: Claim, verify: VerifySection, experiments: tuple[Experime
     return ClaimVerdict(claim, kept, status, reason)
 
 
-def experiment_names() -> tuple[str, ...]:
-    """Every experiment the package defines, in the registry's order."""
-    return tuple(EXPERIMENT_MODULES)
-
-
 def gather(out: Path, scale: str, claims: tuple[Claim, ...] = CLAIMS) -> Gathered:
     """Read every result below ``out`` at ``scale`` and judge every claim."""
     out = Path(out)
@@ -434,6 +381,6 @@ def gather(out: Path, scale: str, claims: tuple[Claim, ...] = CLAIMS) -> Gathere
     by_name = {part.name: part for part in parts}
     verify = gather_verify(out, by_name.get("verify"), record_time)
     experiments = tuple(gather_experiment(out, name, scale, by_name.get(name), record_time)
-                        for name in experiment_names())
+                        for name in EXPERIMENT_MODULES)
     verdicts = tuple(judge_claim(claim, verify, experiments) for claim in claims)
-    return Gathered(out, scale, verify, experiments, verdicts, reproduce, parts, reproduce_error)
+    return Gathered(scale, verify, experiments, verdicts, reproduce, parts, reproduce_error)

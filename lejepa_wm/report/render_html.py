@@ -13,9 +13,10 @@ import base64
 import csv
 from html import escape
 from pathlib import Path
+from typing import Any, Callable
 
-from lejepa_wm.report.blocks import (Badge, Block, BulletList, Cell, Code, CodeBlock, CsvBlock, FigureBlock,
-                                     Heading, Inline, Line, Link, Paragraph, Strong, Table, Text)
+from lejepa_wm.report.blocks import (Badge, Block, BulletList, Code, CodeBlock, CsvBlock, FigureBlock, Heading, Line,
+                                     Link, Paragraph, Strong, Table, Text, cell)
 
 CSV_ROW_LIMIT = 200
 MIME_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg": "image/svg+xml"}
@@ -43,30 +44,26 @@ figcaption { font-size: 0.9rem; color: #333; }
 """
 
 
-def inline(piece: Inline) -> str:
-    """One inline piece as HTML."""
-    if isinstance(piece, Text):
-        return escape(piece.text)
-    if isinstance(piece, Code):
-        return "<code>" + escape(piece.text).replace(".", ".<wbr>").replace("_", "_<wbr>") + "</code>"
-    if isinstance(piece, Strong):
-        return f"<strong>{escape(piece.text)}</strong>"
-    if isinstance(piece, Link):
-        return f'<a href="{escape(piece.href)}">{escape(piece.text)}</a>'
-    if isinstance(piece, Badge):
-        css = piece.status.replace(" ", "-")
-        return f'<span class="badge {escape(css)}">{escape(piece.status)}</span>'
-    raise TypeError(f"unknown inline piece {piece!r}")
+INLINE: dict[type, Callable[[Any], str]] = {
+    Text: lambda piece: escape(piece.text),
+    Code: lambda piece: "<code>" + escape(piece.text).replace(".", ".<wbr>").replace("_", "_<wbr>") + "</code>",
+    Strong: lambda piece: f"<strong>{escape(piece.text)}</strong>",
+    Link: lambda piece: f'<a href="{escape(piece.href)}">{escape(piece.text)}</a>',
+    Badge: lambda piece: f'<span class="badge {escape(piece.status.replace(" ", "-"))}">{escape(piece.status)}</span>',
+}
 
 
 def line(pieces: Line) -> str:
     """A line of inline pieces."""
-    return "".join(inline(piece) for piece in pieces)
+    return "".join(INLINE[type(piece)](piece) for piece in pieces)
 
 
-def table_cell(content: Cell, tag: str = "td") -> str:
-    """A table cell: its lines separated by ``<br>``."""
-    return f"<{tag}>" + "<br>".join(line(pieces) for pieces in content) + f"</{tag}>"
+def table(item: Table) -> str:
+    """A table; a cell's lines are separated by ``<br>``."""
+    head = "<tr>" + "".join(f"<th>{escape(title)}</th>" for title in item.header) + "</tr>"
+    body = "".join("<tr>" + "".join("<td>" + "<br>".join(map(line, content)) + "</td>" for content in row) + "</tr>"
+                   for row in item.rows)
+    return f"<table><thead>{head}</thead><tbody>{body}</tbody></table>"
 
 
 def data_uri(path: Path) -> str:
@@ -87,41 +84,33 @@ def csv_table(path: Path) -> str:
     if not rows:
         return f"<p>{escape(path.name)} is empty.</p>"
     header, body = rows[0], rows[1:]
-    shown = body[:CSV_ROW_LIMIT]
     note = f" (first {CSV_ROW_LIMIT} of {len(body)} rows)" if len(body) > CSV_ROW_LIMIT else f" ({len(body)} rows)"
-    head = "<tr>" + "".join(f"<th>{escape(title)}</th>" for title in header) + "</tr>"
-    cells = "".join("<tr>" + "".join(f"<td>{escape(value)}</td>" for value in row) + "</tr>" for row in shown)
-    return (f"<details><summary>All runs: <code>{escape(path.name)}</code>{note}</summary>"
-            f"<table><thead>{head}</thead><tbody>{cells}</tbody></table></details>")
+    shown = Table(tuple(header), tuple(tuple(map(cell, row)) for row in body[:CSV_ROW_LIMIT]))
+    return f"<details><summary>All runs: <code>{escape(path.name)}</code>{note}</summary>{table(shown)}</details>"
 
 
-def block(item: Block) -> str:
-    """One block as HTML."""
-    if isinstance(item, Heading):
-        return f'<h{item.level} id="{escape(item.anchor)}">{escape(item.text)}</h{item.level}>'
-    if isinstance(item, Paragraph):
-        return f"<p>{line(item.content)}</p>"
-    if isinstance(item, BulletList):
-        return "<ul>" + "".join(f"<li>{line(entry)}</li>" for entry in item.items) + "</ul>"
-    if isinstance(item, Table):
-        head = "<tr>" + "".join(f"<th>{escape(title)}</th>" for title in item.header) + "</tr>"
-        body = "".join("<tr>" + "".join(table_cell(content) for content in row) + "</tr>" for row in item.rows)
-        return f"<table><thead>{head}</thead><tbody>{body}</tbody></table>"
-    if isinstance(item, CodeBlock):
-        title = f'<p class="error-title">{escape(item.title)}</p>' if item.title else ""
-        return f"{title}<pre>{escape(item.text)}</pre>"
-    if isinstance(item, FigureBlock):
-        caption = f"<strong>Figure {item.number}.</strong> {escape(item.caption)}"
-        return (f'<figure id="figure-{item.number}"><img src="{data_uri(item.path)}" '
-                f'alt="Figure {item.number}: {escape(item.caption)}"><figcaption>{caption}</figcaption></figure>')
-    if isinstance(item, CsvBlock):
-        return csv_table(item.path)
-    raise TypeError(f"unknown block {item!r}")
+def figure(item: FigureBlock) -> str:
+    """A figure embedded as a ``data:`` URI, with its numbered caption."""
+    caption = f"<strong>Figure {item.number}.</strong> {escape(item.caption)}"
+    return (f'<figure id="figure-{item.number}"><img src="{data_uri(item.path)}" '
+            f'alt="Figure {item.number}: {escape(item.caption)}"><figcaption>{caption}</figcaption></figure>')
+
+
+BLOCKS: dict[type, Callable[[Any], str]] = {
+    Heading: lambda item: f'<h{item.level} id="{escape(item.anchor)}">{escape(item.text)}</h{item.level}>',
+    Paragraph: lambda item: f"<p>{line(item.content)}</p>",
+    BulletList: lambda item: "<ul>" + "".join(f"<li>{line(entry)}</li>" for entry in item.items) + "</ul>",
+    Table: table,
+    CodeBlock: lambda item: (f'<p class="error-title">{escape(item.title)}</p>' if item.title else "")
+                            + f"<pre>{escape(item.text)}</pre>",
+    FigureBlock: figure,
+    CsvBlock: lambda item: csv_table(item.path),
+}
 
 
 def render_html(blocks: list[Block], title: str) -> str:
     """The whole report as one HTML document with no external resources."""
-    body = "\n".join(block(item) for item in blocks)
+    body = "\n".join(BLOCKS[type(item)](item) for item in blocks)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">\n'

@@ -9,9 +9,10 @@ in Markdown and HTML.
 from __future__ import annotations
 
 import re
+from typing import Any, Callable
 
-from lejepa_wm.report.blocks import (Badge, Block, BulletList, Cell, Code, CodeBlock, CsvBlock, FigureBlock,
-                                     Heading, Inline, Line, Link, Paragraph, Strong, Table, Text)
+from lejepa_wm.report.blocks import (Badge, Block, BulletList, Code, CodeBlock, CsvBlock, FigureBlock, Heading, Line,
+                                     Link, Paragraph, Strong, Table, Text)
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<|])")
 
@@ -21,35 +22,19 @@ def escape(text: str) -> str:
     return _SPECIAL.sub(r"\\\1", text)
 
 
-def badge(status: str) -> str:
-    """A verdict in bold; failures in capitals so they stand out."""
-    return f"**{status.upper() if status in ('failed', 'missing') else status}**"
-
-
-def inline(piece: Inline) -> str:
-    """One inline piece."""
-    if isinstance(piece, Text):
-        return escape(piece.text)
-    if isinstance(piece, Code):
-        fence = "``" if "`" in piece.text else "`"
-        return f"{fence}{piece.text}{fence}".replace("|", "\\|")
-    if isinstance(piece, Strong):
-        return f"**{escape(piece.text)}**"
-    if isinstance(piece, Link):
-        return f"[{escape(piece.text)}]({piece.href})"
-    if isinstance(piece, Badge):
-        return badge(piece.status)
-    raise TypeError(f"unknown inline piece {piece!r}")
+INLINE: dict[type, Callable[[Any], str]] = {
+    Text: lambda piece: escape(piece.text),
+    Code: lambda piece: (f"``{piece.text}``" if "`" in piece.text else f"`{piece.text}`").replace("|", "\\|"),
+    Strong: lambda piece: f"**{escape(piece.text)}**",
+    Link: lambda piece: f"[{escape(piece.text)}]({piece.href})",
+    # a verdict in bold; failures in capitals so they stand out
+    Badge: lambda piece: f"**{piece.status.upper() if piece.status in ('failed', 'missing') else piece.status}**",
+}
 
 
 def line(pieces: Line) -> str:
     """A line of inline pieces, newlines folded to spaces."""
-    return "".join(inline(piece) for piece in pieces).replace("\n", " ")
-
-
-def table_cell(content: Cell) -> str:
-    """A table cell: its lines joined by ``<br>``."""
-    return "<br>".join(line(pieces) for pieces in content) or " "
+    return "".join(INLINE[type(piece)](piece) for piece in pieces).replace("\n", " ")
 
 
 def fenced(text: str) -> str:
@@ -59,30 +44,25 @@ def fenced(text: str) -> str:
     return f"{fence}text\n{text.rstrip()}\n{fence}"
 
 
-def block(item: Block) -> str:
-    """One block as Markdown."""
-    if isinstance(item, Heading):
-        return f'<a id="{item.anchor}"></a>\n\n{"#" * item.level} {escape(item.text)}'
-    if isinstance(item, Paragraph):
-        return line(item.content)
-    if isinstance(item, BulletList):
-        return "\n".join(f"- {line(entry)}" for entry in item.items)
-    if isinstance(item, Table):
-        head = "| " + " | ".join(escape(title) for title in item.header) + " |"
-        rule = "|" + "|".join("---" for _ in item.header) + "|"
-        rows = ["| " + " | ".join(table_cell(content) for content in row) + " |" for row in item.rows]
-        return "\n".join([head, rule, *rows])
-    if isinstance(item, CodeBlock):
-        title = f"**{escape(item.title)}:**\n\n" if item.title else ""
-        return title + fenced(item.text)
-    if isinstance(item, FigureBlock):
-        return (f"![Figure {item.number}]({item.relative})\n\n"
-                f"*Figure {item.number}.* {escape(item.caption)}")
-    if isinstance(item, CsvBlock):
-        return f"All runs: [{escape(item.relative)}]({item.relative})"
-    raise TypeError(f"unknown block {item!r}")
+def table(item: Table) -> str:
+    """A table; a cell's lines are joined by ``<br>``."""
+    head = "| " + " | ".join(map(escape, item.header)) + " |"
+    rows = ["| " + " | ".join("<br>".join(map(line, content)) or " " for content in row) + " |" for row in item.rows]
+    return "\n".join([head, "|" + "---|" * len(item.header), *rows])
+
+
+BLOCKS: dict[type, Callable[[Any], str]] = {
+    Heading: lambda item: f'<a id="{item.anchor}"></a>\n\n{"#" * item.level} {escape(item.text)}',
+    Paragraph: lambda item: line(item.content),
+    BulletList: lambda item: "\n".join(f"- {line(entry)}" for entry in item.items),
+    Table: table,
+    CodeBlock: lambda item: (f"**{escape(item.title)}:**\n\n" if item.title else "") + fenced(item.text),
+    FigureBlock: lambda item: (f"![Figure {item.number}]({item.relative})\n\n"
+                               f"*Figure {item.number}.* {escape(item.caption)}"),
+    CsvBlock: lambda item: f"All runs: [{escape(item.relative)}]({item.relative})",
+}
 
 
 def render_markdown(blocks: list[Block]) -> str:
     """The whole report as Markdown text."""
-    return "\n\n".join(block(item) for item in blocks) + "\n"
+    return "\n\n".join(BLOCKS[type(item)](item) for item in blocks) + "\n"

@@ -13,15 +13,11 @@ within two standard errors, ``measured`` without a prediction), and a stored
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Union
 
 from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, CheckResult, HeadlineEntry, combine,
                                verdict_of)
 
-__all__ = ["FAILED", "HELD", "MEASURED", "NOT_RUN", "UNRESOLVED", "JudgedRow", "combine", "judge_check",
-           "judge_headline", "verdict_of"]
-
-Result = Union[CheckResult, HeadlineEntry]
+__all__ = ["FAILED", "HELD", "MEASURED", "NOT_RUN", "UNRESOLVED", "JudgedRow", "combine", "judge_check", "verdict_of"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +25,7 @@ class JudgedRow:
     """A check or headline result as the report shows it: where it comes from, and its recomputed verdict."""
 
     source: str  # "verify" or the experiment's name
-    record: Result
+    record: CheckResult | HeadlineEntry
     status: str
     note: str | None = None
 
@@ -52,19 +48,10 @@ class JudgedRow:
     @property
     def error(self) -> str | None:
         """The traceback a check module that raised left in its row, if any."""
-        if isinstance(self.record, CheckResult):
-            traceback = self.record.details.get("traceback")
-            return traceback if isinstance(traceback, str) else None
-        return None
+        traceback = getattr(self.record, "details", {}).get("traceback")
+        return traceback if isinstance(traceback, str) else None
 
 
 def judge_check(row: CheckResult, source: str = "verify") -> JudgedRow:
     """A ``verify`` row with its verdict recomputed from value and bound."""
-    status, note = row.judged()
-    return JudgedRow(source, row, status, note)
-
-
-def judge_headline(entry: HeadlineEntry, recorded: Any, source: str) -> JudgedRow:
-    """A headline entry with its verdict recomputed; ``recorded`` is the verdict its file stored (or ``None``)."""
-    status, note = entry.judged(recorded)
-    return JudgedRow(source, entry, status, note)
+    return JudgedRow(source, row, *row.judged())
