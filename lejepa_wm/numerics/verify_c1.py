@@ -19,7 +19,7 @@ import math
 import numpy as np
 import scipy.stats
 
-from lejepa_wm.numerics.check_rows import at_least, at_most, single_threaded_blas
+from lejepa_wm.numerics.check_rows import at_least, at_most
 from lejepa_wm.numerics.gaussian_quadrature import ou_pair_rule
 from lejepa_wm.numerics.hermite import hermite_features, multi_indices
 from lejepa_wm.numerics.spectral import random_frames
@@ -80,7 +80,6 @@ def monte_carlo_regression(q: np.ndarray, rho: float, samples: int, seed: int) -
     }
 
 
-@single_threaded_blas
 def run_checks() -> list[CheckResult]:
     """Rows of the C1 claim."""
     q = random_rotation(N, SEED)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lejepa_wm.numerics.check_rows import at_least, at_most, single_threaded_blas
+from lejepa_wm.numerics.check_rows import at_least, at_most
 from lejepa_wm.numerics.hermite import hermite_features, multi_indices, total_degrees
 from lejepa_wm.numerics.spectral import hermite_quadratic_forms, ky_fan_minimum, stiefel_descent
 from lejepa_wm.records import CheckResult
@@ -89,7 +89,6 @@ def _worst(table: dict[str, dict[str, float]], key: str, largest: bool = True) -
     return max(values) if largest else min(values)
 
 
-@single_threaded_blas
 def run_checks() -> list[CheckResult]:
     """Rows of the M1 claim."""
     table = m1_measurements()

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from lejepa_wm.numerics.check_rows import at_most, single_threaded_blas
+from lejepa_wm.numerics.check_rows import at_most
 from lejepa_wm.numerics.gaussian_quadrature import check_rhos, ou_pair_degree_points, ou_pair_rule
 from lejepa_wm.numerics.hermite import hermite_features, multi_indices
 from lejepa_wm.numerics.spectral import mehler_eigenvalues, pair_moments
@@ -69,7 +69,6 @@ def monte_carlo_z_scores(rhos: np.ndarray, max_degree: int, samples: int,
     return (mean - np.diag(mehler_eigenvalues(rhos, alphas))) / standard_error
 
 
-@single_threaded_blas
 def run_checks() -> list[CheckResult]:
     """Rows of the MEHLER claim."""
     rng = np.random.default_rng(SEED)
