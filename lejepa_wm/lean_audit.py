@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-from typing import Sequence
 
 from lejepa_wm.claims import CLAIMS, Claim
 from lejepa_wm.lean_source import Declaration, declarations
@@ -108,38 +107,33 @@ def test_exists(root: Path, test_id: str) -> bool:
                                        re.M) is not None
 
 
-def _check_forbidden(root: Path, files: list[Path]) -> list[Finding]:
-    found = []
-    for path in files:
+def _numbered_lines(root: Path, paths: Sequence[Path]) -> Iterator[tuple[str, str]]:
+    """``("file:line", text)`` for every line of ``paths``, the file relative to ``root``."""
+    for path in paths:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            match = FORBIDDEN.search(line)
-            if match:
-                found.append(Finding("forbidden", f"{path.relative_to(root)}:{number}",
-                                     f"contains '{match.group(1)}'"))
-    return found
+            yield f"{path.relative_to(root)}:{number}", line
+
+
+def _check_forbidden(root: Path, files: list[Path]) -> list[Finding]:
+    return [Finding("forbidden", where, f"contains '{match.group(1)}'")
+            for where, line in _numbered_lines(root, files) if (match := FORBIDDEN.search(line))]
 
 
 def _check_style(root: Path, files: list[Path]) -> list[Finding]:
-    found = []
-    for path in files:
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if len(line) > MAX_LINE:
-                found.append(Finding("style", f"{path.relative_to(root)}:{number}",
-                                     f"line has {len(line)} characters (max {MAX_LINE})"))
-    return found
+    return [Finding("style", where, f"line has {len(line)} characters (max {MAX_LINE})")
+            for where, line in _numbered_lines(root, files) if len(line) > MAX_LINE]
 
 
 def _check_axioms(root: Path, decls: list[Declaration]) -> list[Finding]:
-    found: list[Finding] = []
     try:
         ledger = {row.axiom: row for row in read_ledger(root)}
     except (FileNotFoundError, ValueError) as exc:
         return [Finding("ledger", str(LEDGER), str(exc))]
     axioms = {d.name: d for d in decls if d.keyword == "axiom"}
-    for name in sorted(set(axioms) - set(ledger)):
-        found.append(Finding("ledger", name, "axiom declared in the sources but missing from the ledger"))
-    for name in sorted(set(ledger) - set(axioms)):
-        found.append(Finding("ledger", name, "listed in the ledger but not declared in the sources"))
+    found = [Finding("ledger", name, "axiom declared in the sources but missing from the ledger")
+             for name in sorted(set(axioms) - set(ledger))]
+    found += [Finding("ledger", name, "listed in the ledger but not declared in the sources")
+              for name in sorted(set(ledger) - set(axioms))]
     type_names = {d.name for d in decls if d.keyword in TYPE_KEYWORDS}
     short_names = {name.rsplit(".", 1)[-1]: name for name in type_names}
     for name, decl in sorted(axioms.items()):
@@ -183,18 +177,10 @@ def _check_registry(root: Path, decls: list[Declaration], files: list[Path],
 def _check_docs(root: Path, decls: list[Declaration]) -> list[Finding]:
     """Every backticked ``LeJEPA.*`` name in the README, docs/THEORY.md and the ledger is declared."""
     declared = {d.name for d in decls}
-    found = []
-    for relative in DOC_FILES:
-        path = root / relative
-        if not path.exists():
-            continue
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            for name in LEAN_NAME.findall(line):
-                name = name.rstrip(".'")
-                if name not in declared:
-                    found.append(Finding("docs", f"{relative}:{number}",
-                                         f"names Lean declaration {name}, which does not exist"))
-    return found
+    docs = [root / relative for relative in DOC_FILES if (root / relative).exists()]
+    return [Finding("docs", where, f"names Lean declaration {name}, which does not exist")
+            for where, line in _numbered_lines(root, docs)
+            for name in (found.rstrip(".'") for found in LEAN_NAME.findall(line)) if name not in declared]
 
 
 def _check_config(root: Path) -> list[Finding]:

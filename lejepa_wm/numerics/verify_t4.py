@@ -20,7 +20,6 @@ Rows of ``lejepa-wm verify`` (claim ``T4``), each over latent dimensions
 from __future__ import annotations
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from lejepa_wm.numerics import planning as pl
 from lejepa_wm.records import Bound, CheckResult
@@ -36,11 +35,16 @@ SETTINGS = pl.CEMSettings()
 RANDOM_SYSTEMS = 40
 
 
+def _coordinate_changes(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The orthogonal ``Q`` and the skewing ``M`` (condition number 10) used in dimension ``n``, seeded by ``n``."""
+    return (pl.random_orthogonal(n, seed=100 + n),
+            pl.random_nonorthogonal(n, seed=200 + n, condition_number=CONDITION_NUMBER))
+
+
 def _lqr_case(n: int) -> dict[str, float]:
     """All LQR measurements for latent dimension ``n`` (actions of dimension ``ceil(n/2)``), seeded by ``n``."""
     model = pl.random_linear_quadratic(n, (n + 1) // 2, seed=n)
-    Q = pl.random_orthogonal(n, seed=100 + n)
-    M = pl.random_nonorthogonal(n, seed=200 + n, condition_number=CONDITION_NUMBER)
+    Q, M = _coordinate_changes(n)
     M_inv = np.linalg.inv(M)
     P, K = pl.solve_lqr(model)
     P_Q, K_Q = pl.solve_lqr(model.in_coordinates(Q))
@@ -88,8 +92,7 @@ def random_system_gaps(count: int = RANDOM_SYSTEMS) -> list[float]:
 def _planner_case(n: int) -> dict[str, float]:
     """CEM plans in true, rotated and skewed coordinates for latent dimension ``n``, seeded by ``n``."""
     model = pl.random_nonlinear_model(n, n, seed=n)
-    Q = pl.random_orthogonal(n, seed=100 + n)
-    M = pl.random_nonorthogonal(n, seed=200 + n, condition_number=CONDITION_NUMBER)
+    Q, M = _coordinate_changes(n)
     start = np.zeros(n)
     goal = 1.5 * np.random.default_rng(400 + n).standard_normal(n)
     plan, cost = pl.cem_plan(model.step, start, goal, n, seed=500 + n, settings=SETTINGS)
@@ -108,13 +111,7 @@ def _planner_case(n: int) -> dict[str, float]:
 
 
 def run_checks() -> list[CheckResult]:
-    """All T4 rows of ``lejepa-wm verify``, with one BLAS thread (small matrices: threads only add contention)."""
-    with threadpool_limits(limits=1, user_api="blas"):
-        return _rows()
-
-
-def _rows() -> list[CheckResult]:
-    """Compute the cases and turn them into rows."""
+    """All T4 rows of ``lejepa-wm verify``."""
     lqr = {n: _lqr_case(n) for n in DIMENSIONS}
     cem = {n: _planner_case(n) for n in DIMENSIONS}
 
