@@ -36,7 +36,7 @@ LEAN_DIR = "LeJEPAProofs"
 LEDGER = Path(LEAN_DIR) / "AXIOMS.md"
 LEDGER_HEADER = ("Axiom", "File", "Statement", "Reference", "Python test")
 FORBIDDEN = re.compile(r"\b(sorry|admit|native_decide)\b")
-TEST_ID = re.compile(r"(tests/[\w/.-]+\.py)::(test_\w+)")
+TEST_ID = re.compile(r"tests/[\w/.-]+\.py::test_\w+")
 PRINT_AXIOMS = re.compile(r"^\s*#print\s+axioms\s+(\S+)", re.M)
 LEAN_NAME = re.compile(r"`(LeJEPA\.[A-Za-z_][\w.']*)`")
 DOC_FILES = ("README.md", "docs/THEORY.md", str(LEDGER))
@@ -75,6 +75,12 @@ def lean_files(root: Path) -> list[Path]:
     return ([top] if top.exists() else []) + files
 
 
+def _sources(root: Path) -> tuple[list[Path], list[Declaration]]:
+    """The Lean files (:func:`lean_files`) and all their declarations."""
+    files = lean_files(root)
+    return files, [d for path in files for d in declarations(path)]
+
+
 def read_ledger(root: Path) -> list[LedgerRow]:
     """Parse the ledger's markdown table (header ``| Axiom | File | Statement | Reference | Python test |``)."""
     path = root / LEDGER
@@ -94,8 +100,7 @@ def read_ledger(root: Path) -> list[LedgerRow]:
             continue
         if len(cells) != len(LEDGER_HEADER):
             raise ValueError(f"ledger row has {len(cells)} cells, expected {len(LEDGER_HEADER)}: {line!r}")
-        tests = tuple(f"{file}::{name}" for file, name in TEST_ID.findall(cells[4]))
-        rows.append(LedgerRow(cells[0].strip("`"), cells[1].strip("`"), tests))
+        rows.append(LedgerRow(cells[0].strip("`"), cells[1].strip("`"), tuple(TEST_ID.findall(cells[4]))))
     return rows
 
 
@@ -141,7 +146,7 @@ def _check_axioms(root: Path, decls: list[Declaration]) -> list[Finding]:
         row = ledger.get(name)
         if row is not None and row.file != str(decl.path.relative_to(root)):
             found.append(Finding("ledger", name, f"ledger says file {row.file}, declared in {where}"))
-        doc_tests = tuple(f"{f}::{t}" for f, t in TEST_ID.findall(decl.docstring or ""))
+        doc_tests = tuple(TEST_ID.findall(decl.docstring or ""))
         if not decl.docstring:
             found.append(Finding("axiom-docs", where, f"axiom {name} has no doc comment"))
         elif not doc_tests:
@@ -187,30 +192,25 @@ def _check_config(root: Path) -> list[Finding]:
     toolchain_path, lakefile = root / "lean-toolchain", root / LAKEFILE
     if not toolchain_path.exists() or not lakefile.exists():
         return [Finding("config", ".", f"lean-toolchain and {LAKEFILE} are both required")]
-    found = []
-    if (root / "lakefile.toml").exists():
-        found.append(Finding("config", "lakefile.toml",
-                             f"two Lake configurations; keep only {LAKEFILE}"))
     toolchain = toolchain_path.read_text(encoding="utf-8").strip()
     lake = lakefile.read_text(encoding="utf-8")
     version = toolchain.rpartition(":")[2]
     rev = MATHLIB_REQUIRE.search(lake)
-    if not toolchain.startswith("leanprover/lean4:v"):
-        found.append(Finding("config", "lean-toolchain", f"unexpected toolchain {toolchain!r}"))
-    if rev is None or rev.group(1) != version:
-        found.append(Finding("config", LAKEFILE,
-                             f"Mathlib rev {rev.group(1) if rev else None!r} differs from toolchain {version!r}"))
-    if not AUTO_IMPLICIT_OFF.search(lake):
-        found.append(Finding("config", LAKEFILE, "autoImplicit must be set to false"))
-    return found
+    problems = [
+        ((root / "lakefile.toml").exists(), "lakefile.toml", f"two Lake configurations; keep only {LAKEFILE}"),
+        (not toolchain.startswith("leanprover/lean4:v"), "lean-toolchain", f"unexpected toolchain {toolchain!r}"),
+        (rev is None or rev.group(1) != version, LAKEFILE,
+         f"Mathlib rev {rev.group(1) if rev else None!r} differs from toolchain {version!r}"),
+        (not AUTO_IMPLICIT_OFF.search(lake), LAKEFILE, "autoImplicit must be set to false"),
+    ]
+    return [Finding("config", where, problem) for failed, where, problem in problems if failed]
 
 
 def audit(root: Path, claims: Sequence[Claim] = CLAIMS) -> list[Finding]:
     """Run every check on the repository at ``root``; an empty list means the audit passed."""
-    files = lean_files(root)
+    files, decls = _sources(root)
     if not files:
         return [Finding("sources", LEAN_DIR, "no Lean sources found")]
-    decls = [d for path in files for d in declarations(path)]
     return (_check_forbidden(root, files) + _check_axioms(root, decls) + _check_registry(root, decls, files, claims)
             + _check_docs(root, decls) + _check_config(root) + _check_style(root, files))
 
@@ -235,8 +235,7 @@ def main(args: argparse.Namespace) -> int:
     if findings:
         print(f"\naudit-lean: {len(findings)} problem(s)")
         return 1
-    files = lean_files(root)
-    decls = [d for path in files for d in declarations(path)]
+    files, decls = _sources(root)
     axioms = sorted(d.name for d in decls if d.keyword == "axiom")
     print(f"audit-lean: OK — {len(files)} files, {len(decls)} declarations, {len(axioms)} axioms "
           f"(all in the ledger, each cites an existing numerical test): {', '.join(axioms)}")

@@ -36,16 +36,12 @@ EXIT_CODES = """exit status:
 
 def select_claims(claim_ids: list[str] | None) -> list[Claim]:
     """The claims named by ``claim_ids`` (all by default); ``ValueError`` names an unknown id."""
-    if not claim_ids:
-        return list(CLAIMS)
-    chosen = []
-    for claim_id in claim_ids:
+    for claim_id in claim_ids or ():
         if claim_id not in CLAIMS_BY_ID:
             near = [known for known in CLAIMS_BY_ID if known.lower() == claim_id.lower()]
             hint = f" (did you mean {near[0]!r}?)" if near else ""
             raise ValueError(f"unknown claim {claim_id!r}{hint}; known claims: {', '.join(CLAIMS_BY_ID)}")
-        chosen.append(CLAIMS_BY_ID[claim_id])
-    return chosen
+    return [CLAIMS_BY_ID[claim_id] for claim_id in claim_ids] if claim_ids else list(CLAIMS)
 
 
 def check_writable_dir(folder: Path, what: str) -> Path:
