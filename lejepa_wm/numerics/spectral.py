@@ -29,7 +29,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
-from lejepa_wm.numerics.gaussian_quadrature import check_rhos, gauss_hermite_rule
+from lejepa_wm.numerics.gaussian_quadrature import check_rhos, gauss_hermite_rule, tensor_rule
 from lejepa_wm.numerics.hermite import hermite_values
 from lejepa_wm.validation import check_nonnegative_int, check_positive_int, check_rho
 
@@ -60,10 +60,8 @@ def pair_moments(rhos: ArrayLike, max_degree: int, num_points: int | None = None
     if num_points < needed:
         raise ValueError(f"max_degree={max_degree} needs at least {needed} Gauss-Hermite points for exact "
                          f"pair moments; got num_points={num_points}")
-    rule = gauss_hermite_rule(num_points)
-    z, xi = np.meshgrid(rule.nodes, rule.nodes, indexing="ij")
-    weights = np.multiply.outer(rule.weights, rule.weights).ravel()
-    z, xi = z.ravel(), xi.ravel()
+    nodes, weights = tensor_rule(gauss_hermite_rule(num_points), 2)
+    z, xi = nodes.T
     z_prime = rhos[:, None] * z + np.sqrt(1.0 - rhos**2)[:, None] * xi  # (B, P)
     h_z = hermite_values(max_degree, z) * weights  # (D+1, P), weighted once
     h_zp = np.moveaxis(hermite_values(max_degree, z_prime), 0, 1)  # (B, D+1, P)

@@ -133,19 +133,6 @@ class GeneratorSpectrum:
     flux: NDArray[np.float64]
     half_width: float
 
-    def expectation(self, values: NDArray[np.float64]) -> float:
-        """``E_p g`` for ``g`` given at the nodes."""
-        return float(self.weights @ (self.sqrt_density**2 * values))
-
-    def correlation_with_identity(self, k: int) -> float:
-        """``corr(phi_k(z), z)`` under ``p``."""
-        mean_z = self.expectation(self.nodes)
-        var_z = self.expectation((self.nodes - mean_z) ** 2)
-        mean_phi = float(self.weights @ (self.sqrt_density * self.psi[k]))
-        cov = float(self.weights @ (self.sqrt_density * self.psi[k] * self.nodes)) - mean_phi * mean_z
-        var_phi = float(self.weights @ self.psi[k] ** 2) - mean_phi**2
-        return cov / math.sqrt(var_z * var_phi)
-
 
 def chebyshev_lobatto(n: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Nodes ``x_j = -cos(j pi / n)`` on ``[-1, 1]`` (increasing), differentiation matrix and Clenshaw–Curtis weights.
@@ -274,8 +261,18 @@ def uniform_problem(half_width: float = gn.UNIFORM_HALF_WIDTH) -> GeneratorProbl
 
 
 def linearity(spectrum: GeneratorSpectrum) -> float:
-    """``l = corr^2(phi_1(z), z)`` under ``p``: the linear-probe R^2 of the best whitened feature."""
-    return spectrum.correlation_with_identity(1) ** 2
+    """``l = corr^2(phi_1(z), z)`` under ``p``: the linear-probe R^2 of the best whitened feature.
+
+    Expectations are ``E_p g = sum(weights * p * g)`` and, for ``phi_1 = psi_1 / sqrt(p)``,
+    ``E_p[phi_1 g] = sum(weights * sqrt(p) * psi_1 * g)``.
+    """
+    weights, sqrt_p, z, psi = spectrum.weights, spectrum.sqrt_density, spectrum.nodes, spectrum.psi[1]
+    mean_z = float(weights @ (sqrt_p**2 * z))
+    var_z = float(weights @ (sqrt_p**2 * (z - mean_z) ** 2))
+    mean_phi = float(weights @ (sqrt_p * psi))
+    cov = float(weights @ (sqrt_p * psi * z)) - mean_phi * mean_z
+    var_phi = float(weights @ psi**2) - mean_phi**2
+    return (cov / math.sqrt(var_z * var_phi)) ** 2
 
 
 def sign_changes(values: NDArray[np.float64], relative_floor: float = 1e-8) -> int:
