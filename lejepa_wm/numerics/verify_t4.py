@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from lejepa_wm.numerics import planning as pl
+from lejepa_wm.numerics.check_rows import worst
 from lejepa_wm.records import Bound, CheckResult
 
 CLAIM = "T4"
@@ -117,21 +118,14 @@ def run_checks() -> list[CheckResult]:
     """All T4 rows of ``lejepa-wm verify``."""
     lqr = {n: _lqr_case(n) for n in DIMENSIONS}
     cem = {n: _planner_case(n) for n in DIMENSIONS}
-
-    def worst(cases: dict[int, dict[str, float]], *keys: str) -> float:
-        return max(case[key] for case in cases.values() for key in keys)
-
-    def least(cases: dict[int, dict[str, float]], key: str) -> float:
-        return min(case[key] for case in cases.values())
-
     dims = f"n = {', '.join(map(str, DIMENSIONS))}"
     riccati = worst(lqr, "riccati_error")
     rollout = worst(lqr, "action_error", "stage_cost_error")
-    lqr_gap = least(lqr, "skewed_cost_gap")
+    lqr_gap = worst(lqr, "skewed_cost_gap", pick=min)
     spread = np.array(random_system_gaps())
     conjugated = worst(lqr, "conjugated_error")
     plan_error = worst(cem, "plan_error", "cost_error")
-    cem_gap = least(cem, "skewed_cost_gap")
+    cem_gap = worst(cem, "skewed_cost_gap", pick=min)
     return [
         CheckResult.compare(CLAIM, "lqr_riccati_rotated",
                             f"{dims}: max rel |P_Q - Q P Q^T|, |K_Q - K Q^T| = {riccati:.1e}",
