@@ -13,7 +13,6 @@ path that cannot be written).
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 import time
 import traceback
@@ -51,9 +50,8 @@ def check_writable_dir(folder: Path, what: str) -> Path:
         raise ValueError(f"{what} {folder} is a file, not a folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        handle, probe = tempfile.mkstemp(dir=folder, prefix=".write-test-")
-        os.close(handle)
-        os.unlink(probe)
+        with tempfile.TemporaryFile(dir=folder, prefix=".write-test-"):
+            pass
     except OSError as exc:
         raise ValueError(f"{what} {folder} is not writable: {exc.strerror or exc}") from None
     return folder
