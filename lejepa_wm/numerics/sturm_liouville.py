@@ -240,12 +240,8 @@ def generalized_normal_problem(beta: float, tail_exponent: float = DEFAULT_TAIL_
     if b < 1.0:
         raise ValueError(f"the generator solver needs beta >= 1 (bounded score); got beta={beta!r}")
     half_width = gn.tail_half_width(b, tail_exponent)
-    return GeneratorProblem(
-        score=lambda z: gn.score(z, b),
-        score_derivative=lambda z: gn.score_derivative(z, b),
-        log_density=lambda z: gn.log_density(z, b),
-        edges=(-half_width, 0.0, half_width),
-    )
+    return GeneratorProblem(score=lambda z: gn.score(z, b), score_derivative=lambda z: gn.score_derivative(z, b),
+                            log_density=lambda z: gn.log_density(z, b), edges=(-half_width, 0.0, half_width))
 
 
 def uniform_problem(half_width: float = gn.UNIFORM_HALF_WIDTH) -> GeneratorProblem:
@@ -342,7 +338,5 @@ def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES
             f"moves from {lam_coarse:.6g} (L={coarse.half_width:.4g}) to {lam_fine:.6g} (L={fine.half_width:.4g}), "
             f"drift {drift:.3g} > {drift_tolerance:g}; essential spectrum starts at {threshold:.6g}; "
             f"{tail_mass(fine):.2f} of the candidate's L2(p) mass lies in the outer half of the box",
-            candidates={coarse.half_width: lam_coarse, fine.half_width: lam_fine},
-            threshold=threshold,
-        )
+            candidates={coarse.half_width: lam_coarse, fine.half_width: lam_fine}, threshold=threshold)
     return fine
