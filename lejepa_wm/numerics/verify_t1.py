@@ -61,8 +61,8 @@ def t1_measurements(dimensions: tuple[int, ...] = DIMENSIONS, rhos: tuple[float,
                                        ("descent", descent.frames, descent.values)):
                 track(f"{key}_error", np.abs(values - target).max())
                 track(f"{key}_nonlinear", np.sum(frame[:, n:, :] ** 2, axis=(1, 2)).max())
-                # (starts, n outputs, n linear features)
-                track(f"{key}_orthogonality", whitening_defect(np.swapaxes(frame[:, :n, :], 1, 2)).max())
+                linear = np.swapaxes(frame[:, :n, :], 1, 2)  # (starts, n outputs, n linear features)
+                track(f"{key}_orthogonality", whitening_defect(linear).max())
             if n > 1:
                 linear = np.swapaxes(descent.frames[:, :n, :], 1, 2)
                 spread = np.linalg.norm(linear[:, None] - linear[None, :], axis=(2, 3))
@@ -95,4 +95,4 @@ def run_checks() -> list[CheckResult]:
         (at_least, "unique_up_to_rotation", "smallest spectral gap lambda_{n+1} - lambda_n (= 2rho(1-rho))",
          m["smallest_gap"], 0.9 * 2 * min(r * (1 - r) for r in RHOS)),
     ]
-    return [row(CLAIM, name, what, value, limit, m) for row, name, what, value, limit in rows]
+    return [make(CLAIM, name, what, value, limit, m) for make, name, what, value, limit in rows]
