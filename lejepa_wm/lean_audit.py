@@ -165,8 +165,7 @@ def _check_axioms(root: Path, decls: list[Declaration]) -> list[Finding]:
     return found
 
 
-def _check_registry(root: Path, decls: list[Declaration], files: list[Path],
-                    claims: Sequence[Claim]) -> list[Finding]:
+def _check_registry(decls: list[Declaration], files: list[Path], claims: Sequence[Claim]) -> list[Finding]:
     found = []
     kinds = {d.name: d.keyword for d in decls}
     printed = {m for path in files for m in PRINT_AXIOMS.findall(path.read_text(encoding="utf-8"))}
@@ -211,7 +210,7 @@ def audit(root: Path, claims: Sequence[Claim] = CLAIMS) -> list[Finding]:
     files, decls = _sources(root)
     if not files:
         return [Finding("sources", LEAN_DIR, "no Lean sources found")]
-    return (_check_forbidden(root, files) + _check_axioms(root, decls) + _check_registry(root, decls, files, claims)
+    return (_check_forbidden(root, files) + _check_axioms(root, decls) + _check_registry(decls, files, claims)
             + _check_docs(root, decls) + _check_config(root) + _check_style(root, files))
 
 

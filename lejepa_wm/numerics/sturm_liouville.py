@@ -145,8 +145,7 @@ def chebyshev_lobatto(n: int) -> tuple[NDArray[np.float64], NDArray[np.float64],
     n = check_positive_int(n, "n")
     x = -np.cos(np.pi * np.arange(n + 1) / n)
     c = np.where((np.arange(n + 1) == 0) | (np.arange(n + 1) == n), 2.0, 1.0) * (-1.0) ** np.arange(n + 1)
-    dx = x[:, None] - x[None, :]
-    d = np.outer(c, 1.0 / c) / (dx + np.eye(n + 1))
+    d = np.outer(c, 1.0 / c) / (x[:, None] - x[None, :] + np.eye(n + 1))
     d -= np.diag(d.sum(axis=1))
     moments = np.zeros(n + 1)
     even = np.arange(0, n + 1, 2)
