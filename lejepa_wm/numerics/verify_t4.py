@@ -19,6 +19,8 @@ Rows of ``lejepa-wm verify`` (claim ``T4``), each over latent dimensions
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from lejepa_wm.numerics import planning as pl
@@ -99,11 +101,10 @@ def _planner_case(n: int) -> dict[str, float]:
     Q, M = _coordinate_changes(n)
     start = np.zeros(n)
     goal = 1.5 * np.random.default_rng(400 + n).standard_normal(n)
-    plan, cost = pl.cem_plan(model.step, start, goal, n, seed=500 + n, settings=SETTINGS)
-    plan_Q, cost_Q = pl.cem_plan(pl.conjugate_step(model.step, Q), Q @ start, Q @ goal, n, seed=500 + n,
-                                 settings=SETTINGS)
-    plan_M, _ = pl.cem_plan(pl.conjugate_step(model.step, M), M @ start, M @ goal, n, seed=500 + n,
-                            settings=SETTINGS)
+    cem = functools.partial(pl.cem_plan, action_dim=n, seed=500 + n, settings=SETTINGS)  # same draws everywhere
+    plan, cost = cem(model.step, start, goal)
+    plan_Q, cost_Q = cem(pl.conjugate_step(model.step, Q), Q @ start, Q @ goal)
+    plan_M, _ = cem(pl.conjugate_step(model.step, M), M @ start, M @ goal)
     true_cost_M = pl.goal_costs(model.step, start, goal, plan_M[None], SETTINGS.action_weight)[0]
     return {
         "plan_error": float(np.max(np.abs(plan - plan_Q))),
