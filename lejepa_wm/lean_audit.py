@@ -90,11 +90,9 @@ def read_ledger(root: Path) -> list[LedgerRow]:
     in_table = False
     for line in path.read_text(encoding="utf-8").splitlines():
         cells = tuple(cell.strip() for cell in line.strip().strip("|").split("|"))
-        if not line.strip().startswith("|"):
-            in_table = False
-            continue
-        if cells == LEDGER_HEADER:
-            in_table = True
+        is_row = line.strip().startswith("|")
+        if not is_row or cells == LEDGER_HEADER:  # a table ends at a line that is not a row; ours starts at its header
+            in_table = is_row
             continue
         if not in_table or set("".join(cells)) <= set("-: "):
             continue
