@@ -42,130 +42,62 @@ class Claim:
         return list(module.run_checks())
 
 
+def _claim(claim_id: str, kind: str, title: str, statement: str, lean: str, experiment: str | None = None,
+           paper: str | None = None) -> Claim:
+    """A registry entry: ``lean`` lists declaration names of namespace ``LeJEPA`` separated by spaces; the
+    check module is ``lejepa_wm.numerics.verify_<id in lower case>``."""
+    return Claim(claim_id, title, statement, kind, tuple(f"LeJEPA.{name}" for name in lean.split()),
+                 f"lejepa_wm.numerics.verify_{claim_id.lower()}", (experiment,) if experiment else (), paper)
+
+
 CLAIMS: tuple[Claim, ...] = (
-    Claim(
-        id="HERMITE",
-        title="Hermite basis of L2(gamma_n)",
-        statement=(
-            "Normalized probabilists' Hermite polynomials H_alpha are orthonormal in L2(gamma_n) and "
-            "complete: E||h||^2 = sum_d ||h_d||^2 (Parseval) for every square-integrable h."
-        ),
-        kind="axiom",
-        lean=("LeJEPA.hermite_mehler_decomposition",),
-        checks="lejepa_wm.numerics.verify_hermite",
-    ),
-    Claim(
-        id="MEHLER",
-        title="Mehler's formula",
-        statement=(
-            "Under the OU channel z' = rho z + sqrt(1-rho^2) xi, E[H_alpha(z') H_beta(z)] = "
-            "delta_{alpha beta} rho^{|alpha|} (anisotropic: prod rho_i^{alpha_i})."
-        ),
-        kind="axiom",
-        lean=("LeJEPA.hermite_mehler_decomposition", "LeJEPA.ou_stationary"),
-        checks="lejepa_wm.numerics.verify_mehler",
-    ),
-    Claim(
-        id="LOSS",
-        title="Closed-form alignment loss",
-        statement="L(h) = E||h(z') - h(z)||^2 = 2 sum_{d>=1} (1 - rho^d) ||h_d||^2.",
-        kind="theorem",
-        lean=("LeJEPA.alignmentLoss_eq_spectral", "LeJEPA.coord_loss_eq"),
-        checks="lejepa_wm.numerics.verify_loss",
-    ),
-    Claim(
-        id="T1",
-        title="Forward identifiability",
-        statement=(
-            "If m = n, E h = 0 and Cov h = I, then L(h) >= 2n(1-rho), with equality iff h(z) = Qz "
-            "almost surely for an orthogonal Q."
-        ),
-        kind="theorem",
-        lean=("LeJEPA.forward_identifiability", "LeJEPA.alignmentLoss_ge_of_whitened"),
-        checks="lejepa_wm.numerics.verify_t1",
-        experiments=("scaling",),
-        paper="linear-probe R^2 > 0.999 for n up to 1024",
-    ),
-    Claim(
-        id="C1",
-        title="Inherited dynamics",
-        statement="If h = Qz then h(z') | h(z) ~ N(rho h(z), (1 - rho^2) I_n).",
-        kind="corollary",
-        lean=("LeJEPA.inherited_dynamics", "LeJEPA.inherited_dynamics_of_optimal"),
-        checks="lejepa_wm.numerics.verify_c1",
-    ),
-    Claim(
-        id="T2",
-        title="Converse: only the Gaussian works",
-        statement=(
-            "For Langevin dynamics with stationary density p, the best whitened 1-D feature phi_1 is "
-            "affine iff p is Gaussian; phi_1 is always strictly monotone."
-        ),
-        kind="theorem",
-        lean=(
-            "LeJEPA.affine_eigenfunction_iff_gaussian",
-            "LeJEPA.linear_identifiability_iff_gaussian",
-            "LeJEPA.gaussian_of_affine_score",
-        ),
-        checks="lejepa_wm.numerics.verify_t2",
-        experiments=("distribution",),
-        paper="linear R^2 peaks at beta = 2",
-    ),
-    Claim(
-        id="T3",
-        title="Approximate identifiability",
-        statement=(
-            "With m = n, E h = 0, delta = L(h) - 2(1-rho) E||h||^2, eps = ||Cov h - I||_F and "
-            "D = delta / (2 rho (1-rho)): sum_{d>=2} ||h_d||^2 <= D and "
-            "min_Q E||h(z) - Qz||^2 <= D + (eps + D)^2."
-        ),
-        kind="theorem",
-        lean=("LeJEPA.nonlinear_energy_le", "LeJEPA.approximate_identifiability",
-              "LeJEPA.approximate_identifiability_whitening"),
-        checks="lejepa_wm.numerics.verify_t3",
-        experiments=("bounds",),
-    ),
-    Claim(
-        id="T4",
-        title="Planning equivalence",
-        statement=(
-            "For orthogonal Q, the conjugated model F_Q(y,a) = Q F(Q^T y, a), c_Q(y,a) = c(Q^T y, a) "
-            "has V^Q(Qz) = V(z) and the same optimal plans; norm-built costs are the same formula."
-        ),
-        kind="theorem",
-        lean=("LeJEPA.planning_equivalence_expected", "LeJEPA.bellmanValue_conj",
-              "LeJEPA.isOptimalPolicy_conj_iff", "LeJEPA.planning_equivalence_goal_reaching"),
-        checks="lejepa_wm.numerics.verify_t4",
-        experiments=("reacher",),
-        paper="OU-trained latent plans match the oracle; trajectory-trained ones curve",
-    ),
-    Claim(
-        id="P5",
-        title="Anisotropic rates: eigenvalue interleaving",
-        statement=(
-            "With rho_i = exp(-kappa_i tau), the whitened minimizers of L are linear iff "
-            "min_i rho_i > max_i rho_i^2, i.e. kappa_max < 2 kappa_min."
-        ),
-        kind="proposition",
-        lean=("LeJEPA.linear_family_optimal_iff", "LeJEPA.ky_fan_diagonal"),
-        checks="lejepa_wm.numerics.verify_p5",
-        experiments=("anisotropic",),
-        paper="fast latent must be less than twice as fast as the slowest",
-    ),
-    Claim(
-        id="M1",
-        title="Output dimension m != n (beyond the paper)",
-        statement=(
-            "Under the second-moment constraint the whitened optimum selects the top-m Mehler "
-            "eigenvalues: m < n gives h = Wz with W W^T = I_m; m > n contains all of degree 1 "
-            "(linear probe R^2 = 1) plus degree-2 harmonics."
-        ),
-        kind="proposition",
-        lean=("LeJEPA.top_eigenvalues_output_dim", "LeJEPA.alignmentLoss_ge_output_dim"),
-        checks="lejepa_wm.numerics.verify_m1",
-        experiments=("output_dim",),
-        paper="open in the paper",
-    ),
+    _claim("HERMITE", "axiom", "Hermite basis of L2(gamma_n)",
+           "Normalized probabilists' Hermite polynomials H_alpha are orthonormal in L2(gamma_n) and "
+           "complete: E||h||^2 = sum_d ||h_d||^2 (Parseval) for every square-integrable h.",
+           "hermite_mehler_decomposition"),
+    _claim("MEHLER", "axiom", "Mehler's formula",
+           "Under the OU channel z' = rho z + sqrt(1-rho^2) xi, E[H_alpha(z') H_beta(z)] = "
+           "delta_{alpha beta} rho^{|alpha|} (anisotropic: prod rho_i^{alpha_i}).",
+           "hermite_mehler_decomposition ou_stationary"),
+    _claim("LOSS", "theorem", "Closed-form alignment loss",
+           "L(h) = E||h(z') - h(z)||^2 = 2 sum_{d>=1} (1 - rho^d) ||h_d||^2.",
+           "alignmentLoss_eq_spectral coord_loss_eq"),
+    _claim("T1", "theorem", "Forward identifiability",
+           "If m = n, E h = 0 and Cov h = I, then L(h) >= 2n(1-rho), with equality iff h(z) = Qz "
+           "almost surely for an orthogonal Q.",
+           "forward_identifiability alignmentLoss_ge_of_whitened",
+           "scaling", "linear-probe R^2 > 0.999 for n up to 1024"),
+    _claim("C1", "corollary", "Inherited dynamics",
+           "If h = Qz then h(z') | h(z) ~ N(rho h(z), (1 - rho^2) I_n).",
+           "inherited_dynamics inherited_dynamics_of_optimal"),
+    _claim("T2", "theorem", "Converse: only the Gaussian works",
+           "For Langevin dynamics with stationary density p, the best whitened 1-D feature phi_1 is "
+           "affine iff p is Gaussian; phi_1 is always strictly monotone.",
+           "affine_eigenfunction_iff_gaussian linear_identifiability_iff_gaussian gaussian_of_affine_score",
+           "distribution", "linear R^2 peaks at beta = 2"),
+    _claim("T3", "theorem", "Approximate identifiability",
+           "With m = n, E h = 0, delta = L(h) - 2(1-rho) E||h||^2, eps = ||Cov h - I||_F and "
+           "D = delta / (2 rho (1-rho)): sum_{d>=2} ||h_d||^2 <= D and "
+           "min_Q E||h(z) - Qz||^2 <= D + (eps + D)^2.",
+           "nonlinear_energy_le approximate_identifiability approximate_identifiability_whitening",
+           "bounds"),
+    _claim("T4", "theorem", "Planning equivalence",
+           "For orthogonal Q, the conjugated model F_Q(y,a) = Q F(Q^T y, a), c_Q(y,a) = c(Q^T y, a) "
+           "has V^Q(Qz) = V(z) and the same optimal plans; norm-built costs are the same formula.",
+           "planning_equivalence_expected bellmanValue_conj isOptimalPolicy_conj_iff "
+           "planning_equivalence_goal_reaching",
+           "reacher", "OU-trained latent plans match the oracle; trajectory-trained ones curve"),
+    _claim("P5", "proposition", "Anisotropic rates: eigenvalue interleaving",
+           "With rho_i = exp(-kappa_i tau), the whitened minimizers of L are linear iff "
+           "min_i rho_i > max_i rho_i^2, i.e. kappa_max < 2 kappa_min.",
+           "linear_family_optimal_iff ky_fan_diagonal",
+           "anisotropic", "fast latent must be less than twice as fast as the slowest"),
+    _claim("M1", "proposition", "Output dimension m != n (beyond the paper)",
+           "Under the second-moment constraint the whitened optimum selects the top-m Mehler "
+           "eigenvalues: m < n gives h = Wz with W W^T = I_m; m > n contains all of degree 1 "
+           "(linear probe R^2 = 1) plus degree-2 harmonics.",
+           "top_eigenvalues_output_dim alignmentLoss_ge_output_dim",
+           "output_dim", "open in the paper"),
 )
 
 CLAIMS_BY_ID: dict[str, Claim] = {claim.id: claim for claim in CLAIMS}

@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-from typing import Sequence
 
 from lejepa_wm.claims import CLAIMS, Claim
 from lejepa_wm.lean_source import Declaration, declarations
@@ -37,7 +36,7 @@ LEAN_DIR = "LeJEPAProofs"
 LEDGER = Path(LEAN_DIR) / "AXIOMS.md"
 LEDGER_HEADER = ("Axiom", "File", "Statement", "Reference", "Python test")
 FORBIDDEN = re.compile(r"\b(sorry|admit|native_decide)\b")
-TEST_ID = re.compile(r"(tests/[\w/.-]+\.py)::(test_\w+)")
+TEST_ID = re.compile(r"tests/[\w/.-]+\.py::test_\w+")
 PRINT_AXIOMS = re.compile(r"^\s*#print\s+axioms\s+(\S+)", re.M)
 LEAN_NAME = re.compile(r"`(LeJEPA\.[A-Za-z_][\w.']*)`")
 DOC_FILES = ("README.md", "docs/THEORY.md", str(LEDGER))
@@ -76,6 +75,12 @@ def lean_files(root: Path) -> list[Path]:
     return ([top] if top.exists() else []) + files
 
 
+def _sources(root: Path) -> tuple[list[Path], list[Declaration]]:
+    """The Lean files (:func:`lean_files`) and all their declarations."""
+    files = lean_files(root)
+    return files, [d for path in files for d in declarations(path)]
+
+
 def read_ledger(root: Path) -> list[LedgerRow]:
     """Parse the ledger's markdown table (header ``| Axiom | File | Statement | Reference | Python test |``)."""
     path = root / LEDGER
@@ -85,18 +90,15 @@ def read_ledger(root: Path) -> list[LedgerRow]:
     in_table = False
     for line in path.read_text(encoding="utf-8").splitlines():
         cells = tuple(cell.strip() for cell in line.strip().strip("|").split("|"))
-        if not line.strip().startswith("|"):
-            in_table = False
-            continue
-        if cells == LEDGER_HEADER:
-            in_table = True
+        is_row = line.strip().startswith("|")
+        if not is_row or cells == LEDGER_HEADER:  # a table ends at a line that is not a row; ours starts at its header
+            in_table = is_row
             continue
         if not in_table or set("".join(cells)) <= set("-: "):
             continue
         if len(cells) != len(LEDGER_HEADER):
             raise ValueError(f"ledger row has {len(cells)} cells, expected {len(LEDGER_HEADER)}: {line!r}")
-        tests = tuple(f"{file}::{name}" for file, name in TEST_ID.findall(cells[4]))
-        rows.append(LedgerRow(cells[0].strip("`"), cells[1].strip("`"), tests))
+        rows.append(LedgerRow(cells[0].strip("`"), cells[1].strip("`"), tuple(TEST_ID.findall(cells[4]))))
     return rows
 
 
@@ -108,38 +110,33 @@ def test_exists(root: Path, test_id: str) -> bool:
                                        re.M) is not None
 
 
-def _check_forbidden(root: Path, files: list[Path]) -> list[Finding]:
-    found = []
-    for path in files:
+def _numbered_lines(root: Path, paths: Sequence[Path]) -> Iterator[tuple[str, str]]:
+    """``("file:line", text)`` for every line of ``paths``, the file relative to ``root``."""
+    for path in paths:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            match = FORBIDDEN.search(line)
-            if match:
-                found.append(Finding("forbidden", f"{path.relative_to(root)}:{number}",
-                                     f"contains '{match.group(1)}'"))
-    return found
+            yield f"{path.relative_to(root)}:{number}", line
+
+
+def _check_forbidden(root: Path, files: list[Path]) -> list[Finding]:
+    return [Finding("forbidden", where, f"contains '{match.group(1)}'")
+            for where, line in _numbered_lines(root, files) if (match := FORBIDDEN.search(line))]
 
 
 def _check_style(root: Path, files: list[Path]) -> list[Finding]:
-    found = []
-    for path in files:
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if len(line) > MAX_LINE:
-                found.append(Finding("style", f"{path.relative_to(root)}:{number}",
-                                     f"line has {len(line)} characters (max {MAX_LINE})"))
-    return found
+    return [Finding("style", where, f"line has {len(line)} characters (max {MAX_LINE})")
+            for where, line in _numbered_lines(root, files) if len(line) > MAX_LINE]
 
 
 def _check_axioms(root: Path, decls: list[Declaration]) -> list[Finding]:
-    found: list[Finding] = []
     try:
         ledger = {row.axiom: row for row in read_ledger(root)}
     except (FileNotFoundError, ValueError) as exc:
         return [Finding("ledger", str(LEDGER), str(exc))]
     axioms = {d.name: d for d in decls if d.keyword == "axiom"}
-    for name in sorted(set(axioms) - set(ledger)):
-        found.append(Finding("ledger", name, "axiom declared in the sources but missing from the ledger"))
-    for name in sorted(set(ledger) - set(axioms)):
-        found.append(Finding("ledger", name, "listed in the ledger but not declared in the sources"))
+    found = [Finding("ledger", name, "axiom declared in the sources but missing from the ledger")
+             for name in sorted(set(axioms) - set(ledger))]
+    found += [Finding("ledger", name, "listed in the ledger but not declared in the sources")
+              for name in sorted(set(ledger) - set(axioms))]
     type_names = {d.name for d in decls if d.keyword in TYPE_KEYWORDS}
     short_names = {name.rsplit(".", 1)[-1]: name for name in type_names}
     for name, decl in sorted(axioms.items()):
@@ -147,7 +144,7 @@ def _check_axioms(root: Path, decls: list[Declaration]) -> list[Finding]:
         row = ledger.get(name)
         if row is not None and row.file != str(decl.path.relative_to(root)):
             found.append(Finding("ledger", name, f"ledger says file {row.file}, declared in {where}"))
-        doc_tests = tuple(f"{f}::{t}" for f, t in TEST_ID.findall(decl.docstring or ""))
+        doc_tests = tuple(TEST_ID.findall(decl.docstring or ""))
         if not decl.docstring:
             found.append(Finding("axiom-docs", where, f"axiom {name} has no doc comment"))
         elif not doc_tests:
@@ -166,8 +163,7 @@ def _check_axioms(root: Path, decls: list[Declaration]) -> list[Finding]:
     return found
 
 
-def _check_registry(root: Path, decls: list[Declaration], files: list[Path],
-                    claims: Sequence[Claim]) -> list[Finding]:
+def _check_registry(decls: list[Declaration], files: list[Path], claims: Sequence[Claim]) -> list[Finding]:
     found = []
     kinds = {d.name: d.keyword for d in decls}
     printed = {m for path in files for m in PRINT_AXIOMS.findall(path.read_text(encoding="utf-8"))}
@@ -183,49 +179,36 @@ def _check_registry(root: Path, decls: list[Declaration], files: list[Path],
 def _check_docs(root: Path, decls: list[Declaration]) -> list[Finding]:
     """Every backticked ``LeJEPA.*`` name in the README, docs/THEORY.md and the ledger is declared."""
     declared = {d.name for d in decls}
-    found = []
-    for relative in DOC_FILES:
-        path = root / relative
-        if not path.exists():
-            continue
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            for name in LEAN_NAME.findall(line):
-                name = name.rstrip(".'")
-                if name not in declared:
-                    found.append(Finding("docs", f"{relative}:{number}",
-                                         f"names Lean declaration {name}, which does not exist"))
-    return found
+    docs = [root / relative for relative in DOC_FILES if (root / relative).exists()]
+    return [Finding("docs", where, f"names Lean declaration {name}, which does not exist")
+            for where, line in _numbered_lines(root, docs)
+            for name in (found.rstrip(".'") for found in LEAN_NAME.findall(line)) if name not in declared]
 
 
 def _check_config(root: Path) -> list[Finding]:
     toolchain_path, lakefile = root / "lean-toolchain", root / LAKEFILE
     if not toolchain_path.exists() or not lakefile.exists():
         return [Finding("config", ".", f"lean-toolchain and {LAKEFILE} are both required")]
-    found = []
-    if (root / "lakefile.toml").exists():
-        found.append(Finding("config", "lakefile.toml",
-                             f"two Lake configurations; keep only {LAKEFILE}"))
     toolchain = toolchain_path.read_text(encoding="utf-8").strip()
     lake = lakefile.read_text(encoding="utf-8")
     version = toolchain.rpartition(":")[2]
     rev = MATHLIB_REQUIRE.search(lake)
-    if not toolchain.startswith("leanprover/lean4:v"):
-        found.append(Finding("config", "lean-toolchain", f"unexpected toolchain {toolchain!r}"))
-    if rev is None or rev.group(1) != version:
-        found.append(Finding("config", LAKEFILE,
-                             f"Mathlib rev {rev.group(1) if rev else None!r} differs from toolchain {version!r}"))
-    if not AUTO_IMPLICIT_OFF.search(lake):
-        found.append(Finding("config", LAKEFILE, "autoImplicit must be set to false"))
-    return found
+    problems = [
+        ((root / "lakefile.toml").exists(), "lakefile.toml", f"two Lake configurations; keep only {LAKEFILE}"),
+        (not toolchain.startswith("leanprover/lean4:v"), "lean-toolchain", f"unexpected toolchain {toolchain!r}"),
+        (rev is None or rev.group(1) != version, LAKEFILE,
+         f"Mathlib rev {rev.group(1) if rev else None!r} differs from toolchain {version!r}"),
+        (not AUTO_IMPLICIT_OFF.search(lake), LAKEFILE, "autoImplicit must be set to false"),
+    ]
+    return [Finding("config", where, problem) for failed, where, problem in problems if failed]
 
 
 def audit(root: Path, claims: Sequence[Claim] = CLAIMS) -> list[Finding]:
     """Run every check on the repository at ``root``; an empty list means the audit passed."""
-    files = lean_files(root)
+    files, decls = _sources(root)
     if not files:
         return [Finding("sources", LEAN_DIR, "no Lean sources found")]
-    decls = [d for path in files for d in declarations(path)]
-    return (_check_forbidden(root, files) + _check_axioms(root, decls) + _check_registry(root, decls, files, claims)
+    return (_check_forbidden(root, files) + _check_axioms(root, decls) + _check_registry(decls, files, claims)
             + _check_docs(root, decls) + _check_config(root) + _check_style(root, files))
 
 
@@ -249,8 +232,7 @@ def main(args: argparse.Namespace) -> int:
     if findings:
         print(f"\naudit-lean: {len(findings)} problem(s)")
         return 1
-    files = lean_files(root)
-    decls = [d for path in files for d in declarations(path)]
+    files, decls = _sources(root)
     axioms = sorted(d.name for d in decls if d.keyword == "axiom")
     print(f"audit-lean: OK — {len(files)} files, {len(decls)} declarations, {len(axioms)} axioms "
           f"(all in the ledger, each cites an existing numerical test): {', '.join(axioms)}")

@@ -49,25 +49,17 @@ def mask_comments(source: str) -> tuple[str, dict[int, str]]:
     while i < n:
         ch = source[i]
         if in_string:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == '"':
-                in_string = False
-            i += 1
-            continue
-        if ch == '"':
+            in_string = ch != '"'
+            i += 2 if ch == "\\" else 1
+        elif ch == '"':
             in_string = True
             i += 1
-            continue
-        if source.startswith("--", i):
+        elif source.startswith("--", i):
             end = source.find("\n", i)
             end = n if end == -1 else end
-            for k in range(i, end):
-                out[k] = " "
+            out[i:end] = " " * (end - i)
             i = end
-            continue
-        if source.startswith("/-", i):
+        elif source.startswith("/-", i):
             depth, k = 1, i + 2
             while k < n and depth:
                 if source.startswith("/-", k):
@@ -78,12 +70,10 @@ def mask_comments(source: str) -> tuple[str, dict[int, str]]:
                     k += 1
             if source.startswith("/--", i):
                 docs[k] = source[i + 3:k - 2].strip()
-            for j in range(i, k):
-                if out[j] != "\n":
-                    out[j] = " "
+            out[i:k] = [c if c == "\n" else " " for c in source[i:k]]
             i = k
-            continue
-        i += 1
+        else:
+            i += 1
     return "".join(out), docs
 
 
@@ -112,12 +102,9 @@ def declarations(path: Path) -> list[Declaration]:
     matches = list(DECLARATION_PATTERN.finditer(masked))
     result = []
     for index, match in enumerate(matches):
-        keyword, raw_name = match.group(1), match.group(2)
-        if raw_name.startswith("_root_."):
-            name = raw_name[len("_root_."):]
-        else:
-            prefix = _namespace_at(masked, match.start())
-            name = f"{prefix}.{raw_name}" if prefix else raw_name
+        keyword, raw_name = match.groups()
+        prefix = "" if raw_name.startswith("_root_.") else _namespace_at(masked, match.start())
+        name = f"{prefix}.{raw_name}" if prefix else raw_name.removeprefix("_root_.")
         end = matches[index + 1].start() if index + 1 < len(matches) else len(masked)
         scope = SCOPE_PATTERN.search(masked, match.end(), end)
         signature = masked[match.end():scope.start() if scope else end]

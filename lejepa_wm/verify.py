@@ -13,7 +13,6 @@ path that cannot be written).
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 import time
 import traceback
@@ -36,16 +35,12 @@ EXIT_CODES = """exit status:
 
 def select_claims(claim_ids: list[str] | None) -> list[Claim]:
     """The claims named by ``claim_ids`` (all by default); ``ValueError`` names an unknown id."""
-    if not claim_ids:
-        return list(CLAIMS)
-    chosen = []
-    for claim_id in claim_ids:
+    for claim_id in claim_ids or ():
         if claim_id not in CLAIMS_BY_ID:
             near = [known for known in CLAIMS_BY_ID if known.lower() == claim_id.lower()]
             hint = f" (did you mean {near[0]!r}?)" if near else ""
             raise ValueError(f"unknown claim {claim_id!r}{hint}; known claims: {', '.join(CLAIMS_BY_ID)}")
-        chosen.append(CLAIMS_BY_ID[claim_id])
-    return chosen
+    return [CLAIMS_BY_ID[claim_id] for claim_id in claim_ids] if claim_ids else list(CLAIMS)
 
 
 def check_writable_dir(folder: Path, what: str) -> Path:
@@ -55,9 +50,8 @@ def check_writable_dir(folder: Path, what: str) -> Path:
         raise ValueError(f"{what} {folder} is a file, not a folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        handle, probe = tempfile.mkstemp(dir=folder, prefix=".write-test-")
-        os.close(handle)
-        os.unlink(probe)
+        with tempfile.TemporaryFile(dir=folder, prefix=".write-test-"):
+            pass
     except OSError as exc:
         raise ValueError(f"{what} {folder} is not writable: {exc.strerror or exc}") from None
     return folder

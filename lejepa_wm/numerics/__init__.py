@@ -14,11 +14,12 @@ Library modules (importable by every check):
   Riemannian (Stiefel) descent for whitened encoders;
 - :mod:`~lejepa_wm.numerics.procrustes`: polar factor and the T3 quantities;
 - :mod:`~lejepa_wm.numerics.check_rows`: constructors for rows of the
-  ``verify`` table and the single-threaded-BLAS wrapper for ``run_checks``;
+  ``verify`` table;
 - :mod:`~lejepa_wm.numerics.generalized_normal`,
   :mod:`~lejepa_wm.numerics.sturm_liouville` (T2) and
   :mod:`~lejepa_wm.numerics.planning` (T4).
 
 Check modules ``verify_*.py`` define ``run_checks() -> list[CheckResult]``
-and are listed in :mod:`lejepa_wm.claims`.
+and are listed in :mod:`lejepa_wm.claims`; ``lejepa-wm verify`` runs them with
+one BLAS thread.
 """

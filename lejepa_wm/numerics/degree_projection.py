@@ -58,12 +58,6 @@ class HermiteProjection:
         return self.second_moment - np.cumsum(self.energies)
 
 
-def total_degree_grid(n: int, max_degree: int) -> NDArray[np.int64]:
-    """``|alpha|`` on the box ``[0, max_degree]^n`` (shape ``(max_degree + 1,) * n``)."""
-    grids = np.meshgrid(*([np.arange(max_degree + 1)] * n), indexing="ij")
-    return np.sum(grids, axis=0)
-
-
 def project_onto_degrees(h: Encoder, n: int, max_degree: int, rule: Rule1D) -> HermiteProjection:
     """Hermite coefficients of ``h`` up to total degree ``max_degree`` by the tensor rule ``rule^n``.
 
@@ -85,7 +79,6 @@ def project_onto_degrees(h: Encoder, n: int, max_degree: int, rule: Rule1D) -> H
     grid = values.reshape(*([rule.size] * n), values.shape[1])
     for axis in range(n):
         grid = np.moveaxis(np.tensordot(table, grid, axes=([1], [axis])), 0, axis)
-    degree_grid = total_degree_grid(n, max_degree)
-    energy_grid = np.sum(grid**2, axis=-1)
-    energies = np.bincount(degree_grid.ravel(), weights=energy_grid.ravel(), minlength=n * max_degree + 1)
+    degree_grid = np.indices((max_degree + 1,) * n).sum(axis=0)  # |alpha| on the box [0, D]^n
+    energies = np.bincount(degree_grid.ravel(), weights=np.sum(grid**2, axis=-1).ravel(), minlength=n * max_degree + 1)
     return HermiteProjection(grid, energies[: max_degree + 1], second_moment)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, reduce
 
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
@@ -80,14 +80,19 @@ def _resolved_degree(nodes: NDArray[np.float64], weights: NDArray[np.float64], c
     return int(np.count_nonzero(block_error <= GRAM_TOLERANCE)) - 1
 
 
+def _read_only(*arrays: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
+    """The arrays, made read-only (rules are cached and shared)."""
+    for array in arrays:
+        array.setflags(write=False)
+    return arrays
+
+
 @lru_cache(maxsize=64)
 def gauss_hermite_rule(num_points: int) -> Rule1D:
     """The ``num_points``-point Gauss–Hermite rule of ``gamma_1`` (exact to degree ``2N - 1``)."""
     check_positive_int(num_points, "num_points")
     nodes, weights = hermegauss(num_points)
-    weights = weights / math.sqrt(2.0 * math.pi)
-    nodes.setflags(write=False)
-    weights.setflags(write=False)
+    nodes, weights = _read_only(nodes, weights / math.sqrt(2.0 * math.pi))
     return Rule1D(nodes, weights, 2 * num_points - 1, _resolved_degree(nodes, weights, num_points - 1))
 
 
@@ -111,33 +116,26 @@ def split_legendre_rule(max_degree: int, kinks: tuple[float, ...] = (0.0,), poin
     if bad:
         raise ValueError(f"kinks {bad} lie outside the integration interval (-{half_width:.1f}, {half_width:.1f})")
     edges = np.unique(np.concatenate([[-half_width, half_width], np.asarray(kinks, dtype=float)]))
+    # Each gap between edges is cut into panels of width <= panel_width; a, b are the panels' ends (column vectors).
+    panels = np.concatenate([np.linspace(left, right, max(1, math.ceil((right - left) / panel_width)) + 1)[:-1]
+                             for left, right in zip(edges[:-1], edges[1:])] + [edges[-1:]])
+    a, b = panels[:-1, None], panels[1:, None]
     ref_nodes, ref_weights = leggauss(points_per_panel)
-    nodes, weights = [], []
-    for left, right in zip(edges[:-1], edges[1:]):
-        pieces = max(1, math.ceil((right - left) / panel_width))
-        for a, b in zip(np.linspace(left, right, pieces + 1)[:-1], np.linspace(left, right, pieces + 1)[1:]):
-            x = 0.5 * (b - a) * ref_nodes + 0.5 * (a + b)
-            nodes.append(x)
-            weights.append(0.5 * (b - a) * ref_weights * np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi))
-    node_array, weight_array = np.concatenate(nodes), np.concatenate(weights)
+    x = 0.5 * (b - a) * ref_nodes + 0.5 * (a + b)
+    node_array = x.ravel()
+    weight_array = (0.5 * (b - a) * ref_weights * np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)).ravel()
     resolved = _resolved_degree(node_array, weight_array, max_degree)
     if resolved < max_degree:
         raise ValueError(f"max_degree={max_degree} is not resolved by {points_per_panel} points per panel "
                          f"(only up to degree {resolved}); use more points per panel")
-    node_array.setflags(write=False)
-    weight_array.setflags(write=False)
-    return Rule1D(node_array, weight_array, None, resolved)
+    return Rule1D(*_read_only(node_array, weight_array), None, resolved)
 
 
 def tensor_rule(rule: Rule1D, n: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Product rule for ``gamma_n``: nodes ``(N^n, n)`` in C order (axis 0 slowest), weights ``(N^n,)``."""
     check_positive_int(n, "n")
     grids = np.meshgrid(*([rule.nodes] * n), indexing="ij")
-    nodes = np.stack([g.ravel() for g in grids], axis=1)
-    weights = rule.weights
-    for _ in range(n - 1):
-        weights = np.multiply.outer(weights, rule.weights)
-    return nodes, np.asarray(weights).ravel()
+    return np.stack([g.ravel() for g in grids], axis=1), reduce(np.multiply.outer, [rule.weights] * n).ravel()
 
 
 def check_rhos(rhos: ArrayLike) -> NDArray[np.float64]:
@@ -164,11 +162,6 @@ def ou_pair_rule(rhos: ArrayLike, num_points: int) -> tuple[NDArray[np.float64],
     return z, rhos * z + np.sqrt(1.0 - rhos**2) * xi, weights
 
 
-def ou_pair_degree_points(max_degree: int) -> int:
-    """Fewest Gauss–Hermite points making ``E[H_a(z') H_b(z)]`` exact for ``a, b <= max_degree``."""
-    return max_degree + 1
-
-
 @lru_cache(maxsize=32)
 def polar_pair_rule(rho: float, radial_panels: int = 12, radial_points: int = 20,
                     angular_points: int = 48) -> tuple[NDArray[np.float64], NDArray[np.float64],
@@ -190,18 +183,12 @@ def polar_pair_rule(rho: float, radial_panels: int = 12, radial_points: int = 20
     cuts = np.sort(np.array([math.pi / 2, 3 * math.pi / 2, kink, kink + math.pi]) % (2 * math.pi))
     arcs = np.concatenate([cuts, [cuts[0] + 2 * math.pi]])
     t, wt = leggauss(angular_points)
-    thetas, theta_weights = [], []
-    for a, b in zip(arcs[:-1], arcs[1:]):
-        thetas.append(0.5 * (b - a) * t + 0.5 * (a + b))
-        theta_weights.append(0.5 * (b - a) * wt)
-    theta, w_theta = np.concatenate(thetas), np.concatenate(theta_weights) / (2 * math.pi)
+    a, b = arcs[:-1, None], arcs[1:, None]
+    theta, w_theta = (0.5 * (b - a) * t + 0.5 * (a + b)).ravel(), (0.5 * (b - a) * wt).ravel() / (2 * math.pi)
     x, wx = leggauss(radial_points)
     radius = np.concatenate([0.5 * x + 0.5 + k for k in range(radial_panels)])
     w_radius = np.tile(0.5 * wx, radial_panels) * radius * np.exp(-0.5 * radius**2)
     r, th = np.meshgrid(radius, theta, indexing="ij")
     u, v = r * np.cos(th), r * np.sin(th)
     weights = np.multiply.outer(w_radius, w_theta).ravel()
-    z, z_prime = u.ravel(), (rho * u + s * v).ravel()
-    for array in (z, z_prime, weights):
-        array.setflags(write=False)
-    return z, z_prime, weights
+    return _read_only(u.ravel(), (rho * u + s * v).ravel(), weights)

@@ -47,17 +47,11 @@ def unit_variance_scale(beta: float) -> float:
     return math.exp(0.5 * (gammaln(1.0 / b) - gammaln(3.0 / b)))
 
 
-def log_normalizer(beta: float) -> float:
-    """``log(beta / (2 s Gamma(1/beta)))``, the log of the density at the origin."""
-    b = check_beta(beta)
-    return math.log(b / (2.0 * unit_variance_scale(b))) - float(gammaln(1.0 / b))
-
-
 def log_density(z: ArrayLike, beta: float) -> NDArray[np.float64]:
-    """``log p_beta(z)`` of the unit-variance generalized normal density."""
+    """``log p_beta(z) = log(beta / (2 s Gamma(1/beta))) - |z/s|^beta`` of the unit-variance density."""
     b = check_beta(beta)
     s = unit_variance_scale(b)
-    return log_normalizer(b) - np.abs(np.asarray(z, dtype=float) / s) ** b
+    return math.log(b / (2.0 * s)) - float(gammaln(1.0 / b)) - np.abs(np.asarray(z, dtype=float) / s) ** b
 
 
 def density(z: ArrayLike, beta: float) -> NDArray[np.float64]:

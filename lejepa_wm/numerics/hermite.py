@@ -14,7 +14,7 @@ Gauss–Hermite Gram matrix of ``H_0..H_199`` equals the identity to 1e-14).
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, pairwise
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -39,12 +39,9 @@ def hermite_values(max_degree: int, x: ArrayLike) -> NDArray[np.float64]:
 def _multi_indices(n: int, max_degree: int, min_degree: int) -> NDArray[np.int64]:
     rows: list[tuple[int, ...]] = []
     for degree in range(min_degree, max_degree + 1):
-        # Stars and bars: the n-1 bar positions among degree + n - 1 slots.
-        block = []
-        for bars in combinations(range(degree + n - 1), n - 1):
-            edges = (-1, *bars, degree + n - 1)
-            block.append(tuple(edges[i + 1] - edges[i] - 1 for i in range(n)))
-        rows.extend(sorted(block, reverse=True))
+        # Stars and bars: the n-1 bar positions among degree + n - 1 slots; alpha_i is the gap between bars.
+        rows += sorted((tuple(b - a - 1 for a, b in pairwise((-1, *bars, degree + n - 1)))
+                        for bars in combinations(range(degree + n - 1), n - 1)), reverse=True)
     array = np.array(rows, dtype=np.int64).reshape(-1, n)
     array.setflags(write=False)
     return array

@@ -43,8 +43,7 @@ def procrustes_distance_sq(matrix: ArrayLike) -> NDArray[np.float64]:
 def whitening_defect(matrix: ArrayLike) -> NDArray[np.float64]:
     """``||A A^T - I||_F`` (batched over leading axes)."""
     matrix = np.asarray(matrix, dtype=float)
-    identity = np.eye(matrix.shape[-2])
-    return np.linalg.norm(matrix @ np.swapaxes(matrix, -1, -2) - identity, axis=(-2, -1))
+    return np.linalg.norm(matrix @ np.swapaxes(matrix, -1, -2) - np.eye(matrix.shape[-2]), axis=(-2, -1))
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
-from lejepa_wm.numerics.gaussian_quadrature import check_rhos, gauss_hermite_rule, ou_pair_degree_points
+from lejepa_wm.numerics.gaussian_quadrature import check_rhos, gauss_hermite_rule, tensor_rule
 from lejepa_wm.numerics.hermite import hermite_values
 from lejepa_wm.validation import check_nonnegative_int, check_positive_int, check_rho
 
@@ -55,15 +55,13 @@ def pair_moments(rhos: ArrayLike, max_degree: int, num_points: int | None = None
     """
     rhos = check_rhos(rhos)
     check_nonnegative_int(max_degree, "max_degree")
-    needed = ou_pair_degree_points(max_degree)
+    needed = max_degree + 1  # E[H_a(z') H_b(z)] has degree <= 2D in each of z and xi: exact with D + 1 points
     num_points = needed if num_points is None else check_positive_int(num_points, "num_points")
     if num_points < needed:
         raise ValueError(f"max_degree={max_degree} needs at least {needed} Gauss-Hermite points for exact "
                          f"pair moments; got num_points={num_points}")
-    rule = gauss_hermite_rule(num_points)
-    z, xi = np.meshgrid(rule.nodes, rule.nodes, indexing="ij")
-    weights = np.multiply.outer(rule.weights, rule.weights).ravel()
-    z, xi = z.ravel(), xi.ravel()
+    nodes, weights = tensor_rule(gauss_hermite_rule(num_points), 2)
+    z, xi = nodes.T
     z_prime = rhos[:, None] * z + np.sqrt(1.0 - rhos**2)[:, None] * xi  # (B, P)
     h_z = hermite_values(max_degree, z) * weights  # (D+1, P), weighted once
     h_zp = np.moveaxis(hermite_values(max_degree, z_prime), 0, 1)  # (B, D+1, P)
@@ -108,9 +106,8 @@ def hermite_quadratic_forms(rhos: ArrayLike, alphas: ArrayLike) -> HermiteQuadra
                          f"{alphas.shape[1]}")
     max_degree = int(alphas.max())
     moments = [pair_moments(rho_array[:, i], max_degree) for i in range(alphas.shape[1])]
-    cross = _tensorize([m.cross for m in moments], alphas)
-    gram = _tensorize([m.gram for m in moments], alphas)
-    gram_prime = _tensorize([m.gram_prime for m in moments], alphas)
+    cross, gram, gram_prime = (_tensorize([getattr(m, field) for m in moments], alphas)
+                               for field in ("cross", "gram", "gram_prime"))
     loss = gram_prime + gram - cross - np.swapaxes(cross, 1, 2)
     return HermiteQuadraticForms(cross, gram, loss)
 
@@ -165,10 +162,15 @@ class DescentResult:
     iterations: int
 
 
+def _orthonormalize(matrices: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Q factors of a batch of QR decompositions, signed so that ``R`` has a positive diagonal."""
+    q, r = np.linalg.qr(matrices)
+    return q * np.sign(np.diagonal(r, axis1=1, axis2=2))[:, None, :]
+
+
 def random_frames(rng: np.random.Generator, count: int, size: int, m: int) -> NDArray[np.float64]:
     """``count`` Haar-random orthonormal ``m``-frames in ``R^size`` (QR of Gaussian matrices, sign-fixed)."""
-    q, r = np.linalg.qr(rng.standard_normal((count, size, m)))
-    return q * np.sign(np.diagonal(r, axis1=1, axis2=2))[:, None, :]
+    return _orthonormalize(rng.standard_normal((count, size, m)))
 
 
 def stiefel_descent(matrix: ArrayLike, m: int, starts: int, seed: int, max_iterations: int = 5000,
@@ -195,7 +197,6 @@ def stiefel_descent(matrix: ArrayLike, m: int, starts: int, seed: int, max_itera
         norms = np.linalg.norm(gradient, axis=(1, 2))
         if norms.max() <= gradient_tolerance:
             break
-        q, r = np.linalg.qr(frames - step * gradient)
-        frames = q * np.sign(np.diagonal(r, axis1=1, axis2=2))[:, None, :]
+        frames = _orthonormalize(frames - step * gradient)
     values = np.einsum("skm,kl,slm->s", frames, matrix, frames)
     return DescentResult(frames, values, norms, iteration)

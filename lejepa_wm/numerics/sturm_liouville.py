@@ -133,19 +133,6 @@ class GeneratorSpectrum:
     flux: NDArray[np.float64]
     half_width: float
 
-    def expectation(self, values: NDArray[np.float64]) -> float:
-        """``E_p g`` for ``g`` given at the nodes."""
-        return float(self.weights @ (self.sqrt_density**2 * values))
-
-    def correlation_with_identity(self, k: int) -> float:
-        """``corr(phi_k(z), z)`` under ``p``."""
-        mean_z = self.expectation(self.nodes)
-        var_z = self.expectation((self.nodes - mean_z) ** 2)
-        mean_phi = float(self.weights @ (self.sqrt_density * self.psi[k]))
-        cov = float(self.weights @ (self.sqrt_density * self.psi[k] * self.nodes)) - mean_phi * mean_z
-        var_phi = float(self.weights @ self.psi[k] ** 2) - mean_phi**2
-        return cov / math.sqrt(var_z * var_phi)
-
 
 def chebyshev_lobatto(n: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Nodes ``x_j = -cos(j pi / n)`` on ``[-1, 1]`` (increasing), differentiation matrix and Clenshaw–Curtis weights.
@@ -158,25 +145,13 @@ def chebyshev_lobatto(n: int) -> tuple[NDArray[np.float64], NDArray[np.float64],
     n = check_positive_int(n, "n")
     x = -np.cos(np.pi * np.arange(n + 1) / n)
     c = np.where((np.arange(n + 1) == 0) | (np.arange(n + 1) == n), 2.0, 1.0) * (-1.0) ** np.arange(n + 1)
-    dx = x[:, None] - x[None, :]
-    d = np.outer(c, 1.0 / c) / (dx + np.eye(n + 1))
+    d = np.outer(c, 1.0 / c) / (x[:, None] - x[None, :] + np.eye(n + 1))
     d -= np.diag(d.sum(axis=1))
     moments = np.zeros(n + 1)
     even = np.arange(0, n + 1, 2)
     moments[even] = 2.0 / (1.0 - even.astype(float) ** 2)
     weights = np.linalg.solve(chebyshev.chebvander(x, n).T, moments)
     return x, d, weights
-
-
-def _one_sided_scores(problem: GeneratorProblem, nodes: NDArray[np.float64], n_elem: int, n: int,
-                      edges: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``V'`` at every node, the element end nodes evaluated from inside their element."""
-    scores = problem.score(nodes)
-    for e in range(n_elem):
-        first, last = e * (n + 1), e * (n + 1) + n
-        scores[first] = problem.score(np.array([np.nextafter(edges[e], edges[e + 1])]))[0]
-        scores[last] = problem.score(np.array([np.nextafter(edges[e + 1], edges[e])]))[0]
-    return scores
 
 
 def solve_generator(problem: GeneratorProblem, nodes_per_element: int = DEFAULT_NODES_PER_ELEMENT,
@@ -186,6 +161,8 @@ def solve_generator(problem: GeneratorProblem, nodes_per_element: int = DEFAULT_
     Raises ``ValueError`` naming the value for fewer than
     :data:`MIN_NODES_PER_ELEMENT` nodes per element, a non-positive or too large
     ``n_eigenpairs``, or a discretization whose low spectrum is not real.
+    Runs with one BLAS thread: the matrices have a few hundred rows, and BLAS
+    threads only add contention (up to 30x slower on a busy machine).
     """
     n = check_positive_int(nodes_per_element, "nodes_per_element")
     if n < MIN_NODES_PER_ELEMENT:
@@ -195,72 +172,60 @@ def solve_generator(problem: GeneratorProblem, nodes_per_element: int = DEFAULT_
     n_elem = edges.size - 1
     if n_eig > n_elem * (n - 1) // 2:
         raise ValueError(f"n_eigenpairs={n_eigenpairs!r} exceeds half the {n_elem * (n - 1)} interior unknowns")
+    with threadpool_limits(limits=1, user_api="blas"):  # assemble the collocation matrices and solve
+        x, d_ref, w_ref = chebyshev_lobatto(n)
+        size = n_elem * (n + 1)
+        nodes = np.empty(size)
+        deriv = np.zeros((size, size))
+        weights = np.empty(size)
+        first = np.arange(n_elem) * (n + 1)
+        last = first + n
+        for e in range(n_elem):
+            half = 0.5 * (edges[e + 1] - edges[e])
+            block = slice(first[e], last[e] + 1)
+            nodes[block] = edges[e] + half * (x + 1.0)
+            deriv[block, block] = d_ref / half
+            weights[block] = w_ref * half
+        scores = problem.score(nodes)
+        for e in range(n_elem):  # element end nodes: the score evaluated from inside their element
+            scores[first[e]] = problem.score(np.array([np.nextafter(edges[e], edges[e + 1])]))[0]
+            scores[last[e]] = problem.score(np.array([np.nextafter(edges[e + 1], edges[e])]))[0]
+        flux_operator = deriv - 0.5 * np.diag(scores)  # psi -> psi' - V' psi / 2 = sqrt(p) phi'
 
-    # Matrices of a few hundred rows: BLAS threads only add contention (up to 30x slower on a busy machine).
-    with threadpool_limits(limits=1, user_api="blas"):
-        return _solve(problem, n, n_eig, edges)
+        ends = np.sort(np.concatenate([first, last]))
+        interior = np.setdiff1d(np.arange(size), ends)
+        potential = 0.25 * scores[interior] ** 2 + 0.5 * problem.score_derivative(nodes[interior])
+        schroedinger = -(deriv @ deriv)[interior] + np.eye(size)[interior] * potential[:, None]
 
+        # The 2E element-end conditions: zero flux at both ends, continuity of psi and of the flux inside.
+        conditions = [flux_operator[first[0]], flux_operator[last[-1]]]
+        for e in range(n_elem - 1):
+            jump = np.zeros(size)
+            jump[last[e]], jump[first[e + 1]] = 1.0, -1.0
+            conditions += [jump, flux_operator[last[e]] - flux_operator[first[e + 1]]]
+        cond = np.array(conditions)
+        # End values as a linear function of interior values: cond[:, ends] psi_e + cond[:, interior] psi_i = 0.
+        ends_from_interior = -np.linalg.solve(cond[:, ends], cond[:, interior])
+        reduced = schroedinger[:, interior] + schroedinger[:, ends] @ ends_from_interior
 
-def _solve(problem: GeneratorProblem, n: int, n_eig: int, edges: NDArray[np.float64]) -> GeneratorSpectrum:
-    """Assemble the collocation matrices on ``len(edges) - 1`` elements of ``n + 1`` nodes and solve."""
-    n_elem = edges.size - 1
-    x, d_ref, w_ref = chebyshev_lobatto(n)
-    size = n_elem * (n + 1)
-    nodes = np.empty(size)
-    deriv = np.zeros((size, size))
-    weights = np.empty(size)
-    for e in range(n_elem):
-        half = 0.5 * (edges[e + 1] - edges[e])
-        block = slice(e * (n + 1), (e + 1) * (n + 1))
-        nodes[block] = edges[e] + half * (x + 1.0)
-        deriv[block, block] = d_ref / half
-        weights[block] = w_ref * half
-    scores = _one_sided_scores(problem, nodes, n_elem, n, edges)
-    flux_operator = deriv - 0.5 * np.diag(scores)  # psi -> psi' - V' psi / 2 = sqrt(p) phi'
+        values, vectors = scipy.linalg.eig(reduced)
+        order = np.argsort(values.real)[:n_eig]
+        values, vectors = values[order], vectors[:, order]
+        if np.max(np.abs(values.imag)) > 1e-8 * max(1.0, float(np.max(np.abs(values.real)))):
+            raise ValueError(f"discretized low spectrum is not real (eigenvalues {values!r}); "
+                             f"increase nodes_per_element={n!r}")
 
-    first = np.arange(n_elem) * (n + 1)
-    last = first + n
-    ends = np.sort(np.concatenate([first, last]))
-    interior = np.setdiff1d(np.arange(size), ends)
-    potential = 0.25 * scores[interior] ** 2 + 0.5 * problem.score_derivative(nodes[interior])
-    schroedinger = -(deriv @ deriv)[interior] + np.eye(size)[interior] * potential[:, None]
-
-    # The 2E element-end conditions: zero flux at both ends, continuity of psi and of the flux inside.
-    conditions = [flux_operator[first[0]], flux_operator[last[-1]]]
-    for e in range(n_elem - 1):
-        jump = np.zeros(size)
-        jump[last[e]], jump[first[e + 1]] = 1.0, -1.0
-        conditions += [jump, flux_operator[last[e]] - flux_operator[first[e + 1]]]
-    cond = np.array(conditions)
-    # End values as a linear function of interior values: cond[:, ends] psi_e + cond[:, interior] psi_i = 0.
-    ends_from_interior = -np.linalg.solve(cond[:, ends], cond[:, interior])
-    reduced = schroedinger[:, interior] + schroedinger[:, ends] @ ends_from_interior
-
-    values, vectors = scipy.linalg.eig(reduced)
-    order = np.argsort(values.real)[:n_eig]
-    values, vectors = values[order], vectors[:, order]
-    if np.max(np.abs(values.imag)) > 1e-8 * max(1.0, float(np.max(np.abs(values.real)))):
-        raise ValueError(f"discretized low spectrum is not real (eigenvalues {values!r}); "
-                         f"increase nodes_per_element={n!r}")
-
-    psi = np.empty((size, n_eig))
-    psi[interior] = vectors.real
-    psi[ends] = ends_from_interior @ vectors.real
-    psi /= np.sqrt(weights @ psi**2)[None, :]
-    log_p = problem.log_density(nodes)
-    sqrt_p = np.exp(0.5 * (log_p - np.max(log_p)))
-    sqrt_p /= math.sqrt(float(weights @ sqrt_p**2))
-    signs = np.sign(weights @ (sqrt_p[:, None] * psi * nodes[:, None]))
-    psi *= np.where(signs == 0.0, 1.0, signs)[None, :]
-    return GeneratorSpectrum(
-        eigenvalues=values.real.copy(),
-        nodes=nodes,
-        weights=weights,
-        sqrt_density=sqrt_p,
-        psi=psi.T.copy(),
-        flux=(flux_operator @ psi).T.copy(),
-        half_width=float(max(abs(edges[0]), abs(edges[-1]))),
-    )
+        psi = np.empty((size, n_eig))
+        psi[interior] = vectors.real
+        psi[ends] = ends_from_interior @ vectors.real
+        psi /= np.sqrt(weights @ psi**2)[None, :]
+        log_p = problem.log_density(nodes)
+        sqrt_p = np.exp(0.5 * (log_p - np.max(log_p)))
+        sqrt_p /= math.sqrt(float(weights @ sqrt_p**2))
+        signs = np.sign(weights @ (sqrt_p[:, None] * psi * nodes[:, None]))
+        psi *= np.where(signs == 0.0, 1.0, signs)[None, :]
+        return GeneratorSpectrum(values.real.copy(), nodes, weights, sqrt_p, psi.T.copy(),
+                                 (flux_operator @ psi).T.copy(), float(max(abs(edges[0]), abs(edges[-1]))))
 
 
 def generalized_normal_problem(beta: float, tail_exponent: float = DEFAULT_TAIL_EXPONENT) -> GeneratorProblem:
@@ -274,12 +239,8 @@ def generalized_normal_problem(beta: float, tail_exponent: float = DEFAULT_TAIL_
     if b < 1.0:
         raise ValueError(f"the generator solver needs beta >= 1 (bounded score); got beta={beta!r}")
     half_width = gn.tail_half_width(b, tail_exponent)
-    return GeneratorProblem(
-        score=lambda z: gn.score(z, b),
-        score_derivative=lambda z: gn.score_derivative(z, b),
-        log_density=lambda z: gn.log_density(z, b),
-        edges=(-half_width, 0.0, half_width),
-    )
+    return GeneratorProblem(score=lambda z: gn.score(z, b), score_derivative=lambda z: gn.score_derivative(z, b),
+                            log_density=lambda z: gn.log_density(z, b), edges=(-half_width, 0.0, half_width))
 
 
 def uniform_problem(half_width: float = gn.UNIFORM_HALF_WIDTH) -> GeneratorProblem:
@@ -295,8 +256,18 @@ def uniform_problem(half_width: float = gn.UNIFORM_HALF_WIDTH) -> GeneratorProbl
 
 
 def linearity(spectrum: GeneratorSpectrum) -> float:
-    """``l = corr^2(phi_1(z), z)`` under ``p``: the linear-probe R^2 of the best whitened feature."""
-    return spectrum.correlation_with_identity(1) ** 2
+    """``l = corr^2(phi_1(z), z)`` under ``p``: the linear-probe R^2 of the best whitened feature.
+
+    Expectations are ``E_p g = sum(weights * p * g)`` and, for ``phi_1 = psi_1 / sqrt(p)``,
+    ``E_p[phi_1 g] = sum(weights * sqrt(p) * psi_1 * g)``.
+    """
+    weights, sqrt_p, z, psi = spectrum.weights, spectrum.sqrt_density, spectrum.nodes, spectrum.psi[1]
+    mean_z = float(weights @ (sqrt_p**2 * z))
+    var_z = float(weights @ (sqrt_p**2 * (z - mean_z) ** 2))
+    mean_phi = float(weights @ (sqrt_p * psi))
+    cov = float(weights @ (sqrt_p * psi * z)) - mean_phi * mean_z
+    var_phi = float(weights @ psi**2) - mean_phi**2
+    return (cov / math.sqrt(var_z * var_phi)) ** 2
 
 
 def sign_changes(values: NDArray[np.float64], relative_floor: float = 1e-8) -> int:
@@ -366,7 +337,5 @@ def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES
             f"moves from {lam_coarse:.6g} (L={coarse.half_width:.4g}) to {lam_fine:.6g} (L={fine.half_width:.4g}), "
             f"drift {drift:.3g} > {drift_tolerance:g}; essential spectrum starts at {threshold:.6g}; "
             f"{tail_mass(fine):.2f} of the candidate's L2(p) mass lies in the outer half of the box",
-            candidates={coarse.half_width: lam_coarse, fine.half_width: lam_fine},
-            threshold=threshold,
-        )
+            candidates={coarse.half_width: lam_coarse, fine.half_width: lam_fine}, threshold=threshold)
     return fine

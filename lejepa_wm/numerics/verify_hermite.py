@@ -20,7 +20,7 @@ import math
 import numpy as np
 from numpy.polynomial.hermite_e import hermeval
 
-from lejepa_wm.numerics.check_rows import at_most, holds, single_threaded_blas
+from lejepa_wm.numerics.check_rows import at_most
 from lejepa_wm.numerics.degree_projection import project_onto_degrees
 from lejepa_wm.numerics.gaussian_quadrature import gauss_hermite_rule, split_legendre_rule
 from lejepa_wm.numerics.hermite import hermite_values, multi_indices
@@ -86,11 +86,11 @@ NONPOLYNOMIAL = {
 def nonpolynomial_convergence(max_degree: int = 200) -> dict[str, dict[str, float]]:
     """Parseval deficits of the 1-D test functions on a rule split at the kink 0."""
     rule = split_legendre_rule(max_degree)
+    quarter = max_degree // 4
     report: dict[str, dict[str, float]] = {}
     for name, (function, exact_second_moment, _) in NONPOLYNOMIAL.items():
         projection = project_onto_degrees(lambda z, f=function: f(z[:, 0]), 1, max_degree, rule)
         deficits = projection.parseval_deficits
-        quarter = max_degree // 4
         report[name] = {
             "second_moment_error": (abs(projection.second_moment - exact_second_moment)
                                     if exact_second_moment is not None else 0.0),
@@ -111,7 +111,8 @@ def multivariate_convergence() -> dict[str, dict[str, float]]:
     """
     cases = {
         "2d_sign_tanh_abs": (lambda z: np.stack([np.sign(z[:, 0]) * np.tanh(z[:, 1]), np.abs(z[:, 0] * z[:, 1])],
-                                                axis=1), 2, 24, split_legendre_rule(24, points_per_panel=16, panel_width=2.0)),
+                                                axis=1), 2, 24,
+                             split_legendre_rule(24, points_per_panel=16, panel_width=2.0)),
         "3d_tanh_sin": (lambda z: np.stack([np.tanh(z[:, 0] + z[:, 1] - z[:, 2]), np.sin(z[:, 0]) * z[:, 1] * z[:, 2]],
                                            axis=1), 3, 20, gauss_hermite_rule(40)),
     }
@@ -124,7 +125,6 @@ def multivariate_convergence() -> dict[str, dict[str, float]]:
     return report
 
 
-@single_threaded_blas
 def run_checks() -> list[CheckResult]:
     """Rows of the HERMITE claim."""
     rng = np.random.default_rng(SEED)
@@ -136,12 +136,12 @@ def run_checks() -> list[CheckResult]:
     rows.append(at_most(CLAIM, "parseval_polynomials", "max |sum_d ||h_d||^2 - E||h||^2|, deg-4 polys, n<=3",
                         max(parseval.values()), 1e-10, parseval))
     report = nonpolynomial_convergence()
-    bessel_ok = all(r["most_negative_deficit"] >= -1e-13 and r["largest_increase"] <= 1e-13 for r in report.values())
     rate_ok = all(abs(report[name]["decay_exponent"] - exponent) <= 0.1
                   for name, (_, _, exponent) in NONPOLYNOMIAL.items() if exponent is not None)
     fast_ok = report["sin"]["deficit_at_max_degree"] <= 1e-13 and report["tanh"]["deficit_at_max_degree"] <= 1e-12
     moments_ok = max(r["second_moment_error"] for r in report.values()) <= 1e-12
-    rows.append(holds(
+    bessel_ok = all(r["most_negative_deficit"] >= -1e-13 and r["largest_increase"] <= 1e-13 for r in report.values())
+    rows.append(CheckResult.logical(
         CLAIM, "parseval_nonpolynomial",
         f"deficit@200 sign {report['sign']['deficit_at_max_degree']:.1e} (rate {report['sign']['decay_exponent']:.2f}),"
         f" abs {report['abs']['deficit_at_max_degree']:.1e} ({report['abs']['decay_exponent']:.2f})",
@@ -151,7 +151,8 @@ def run_checks() -> list[CheckResult]:
     multi = multivariate_convergence()
     shrink = max(r["deficit_at_max_degree"] / r["deficit_at_degree_1"] for r in multi.values())
     multi_ok = all(r["most_negative_deficit"] >= -1e-12 and r["largest_increase"] <= 1e-12 for r in multi.values())
-    rows.append(holds(CLAIM, "parseval_multivariate", f"n=2,3 non-polynomial: deficit(D)/deficit(1) <= {shrink:.2g}",
-                      multi_ok and shrink <= 0.2, "Bessel (deficit never negative, never increasing) and "
-                      "max deficit(D)/deficit(1) <= 0.2", shrink, "max deficit(D)/deficit(1)", multi))
+    rows.append(CheckResult.logical(
+        CLAIM, "parseval_multivariate", f"n=2,3 non-polynomial: deficit(D)/deficit(1) <= {shrink:.2g}",
+        multi_ok and shrink <= 0.2, "Bessel (deficit never negative, never increasing) and max deficit(D)/deficit(1) "
+        "<= 0.2", shrink, multi, "max deficit(D)/deficit(1)"))
     return rows

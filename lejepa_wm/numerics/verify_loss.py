@@ -18,10 +18,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from lejepa_wm.numerics.check_rows import at_most, single_threaded_blas
+from lejepa_wm.numerics.check_rows import at_most
 from lejepa_wm.numerics.degree_projection import Encoder, HermiteProjection, project_onto_degrees
 from lejepa_wm.numerics.gaussian_quadrature import (gauss_hermite_rule, ou_pair_rule, polar_pair_rule,
                                                     split_legendre_rule)
+from lejepa_wm.numerics.spectral import closed_form_loss
 from lejepa_wm.records import CheckResult
 from lejepa_wm.validation import check_rho
 
@@ -48,50 +49,45 @@ TWO_D: dict[str, Encoder] = {
 
 def spectral_loss(projection: HermiteProjection, rho: float) -> tuple[float, float]:
     """``2 sum_{d=1}^{D} (1 - rho^d) ||h_d||^2 + 2 deficit_D`` and its truncation error bound."""
-    rho = check_rho(rho)
-    degrees = np.arange(projection.max_degree + 1)
     deficit = float(projection.parseval_deficits[-1])
-    value = 2.0 * float(np.sum((1.0 - rho**degrees) * projection.energies)) + 2.0 * deficit
+    value = closed_form_loss(projection.energies, rho) + 2.0 * deficit
     return value, 2.0 * rho ** (projection.max_degree + 1) * abs(deficit)
 
 
-def direct_loss_1d(function: Callable[[np.ndarray], np.ndarray], rho: float) -> float:
-    """``E||h(z') - h(z)||^2`` for ``h`` smooth except at 0, by the split polar rule."""
-    z, z_prime, weights = polar_pair_rule(check_rho(rho))
-    difference = np.asarray(function(z_prime) - function(z)).reshape(z.size, -1)
-    return float(weights @ np.sum(difference**2, axis=1))
-
-
-def direct_loss(function: Encoder, n: int, rho: float, num_points: int) -> float:
-    """``E||h(z') - h(z)||^2`` by the tensor Gauss–Hermite rule of the ``n``-dimensional pair."""
-    z, z_prime, weights = ou_pair_rule(np.full(n, check_rho(rho)), num_points)
+def _mean_square_change(function: Encoder, z: np.ndarray, z_prime: np.ndarray, weights: np.ndarray) -> float:
+    """``E||h(z') - h(z)||^2`` by the rule with these nodes and weights."""
     difference = np.asarray(function(z_prime) - function(z)).reshape(z.shape[0], -1)
     return float(weights @ np.sum(difference**2, axis=1))
 
 
+def direct_loss_1d(function: Callable[[np.ndarray], np.ndarray], rho: float) -> float:
+    """``E||h(z') - h(z)||^2`` for ``h`` smooth except at 0, by the split polar rule."""
+    return _mean_square_change(function, *polar_pair_rule(check_rho(rho)))
+
+
+def direct_loss(function: Encoder, n: int, rho: float, num_points: int) -> float:
+    """``E||h(z') - h(z)||^2`` by the tensor Gauss–Hermite rule of the ``n``-dimensional pair."""
+    return _mean_square_change(function, *ou_pair_rule(np.full(n, check_rho(rho)), num_points))
+
+
 def loss_discrepancies() -> dict[str, dict[str, float]]:
     """``|direct - spectral|`` for every test function and ``rho``, with the truncation bounds."""
+    rule_1d, rule_2d = split_legendre_rule(MAX_DEGREE_1D), gauss_hermite_rule(MAX_DEGREE_2D + 1)
+    cases = [(name, lambda z, f=function: f(z[:, 0]), 1, MAX_DEGREE_1D, rule_1d,
+              lambda rho, f=function: direct_loss_1d(f, rho)) for name, function in ONE_D.items()]
+    cases += [(name, function, 2, MAX_DEGREE_2D, rule_2d, lambda rho, f=function: direct_loss(f, 2, rho, 30))
+              for name, function in TWO_D.items()]
     out: dict[str, dict[str, float]] = {}
-    rule_1d = split_legendre_rule(MAX_DEGREE_1D)
-    for name, function in ONE_D.items():
-        projection = project_onto_degrees(lambda z, f=function: f(z[:, 0]), 1, MAX_DEGREE_1D, rule_1d)
+    for name, function, n, max_degree, rule, direct_at in cases:
+        projection = project_onto_degrees(function, n, max_degree, rule)
         for rho in RHOS:
             spectral, truncation = spectral_loss(projection, rho)
-            out[f"{name}@rho={rho}"] = {"direct": direct_loss_1d(function, rho), "spectral": spectral,
-                                        "truncation_bound": truncation}
-    rule_2d = gauss_hermite_rule(MAX_DEGREE_2D + 1)
-    for name, function in TWO_D.items():
-        projection = project_onto_degrees(function, 2, MAX_DEGREE_2D, rule_2d)
-        for rho in RHOS:
-            spectral, truncation = spectral_loss(projection, rho)
-            out[f"{name}@rho={rho}"] = {"direct": direct_loss(function, 2, rho, 30), "spectral": spectral,
-                                        "truncation_bound": truncation}
-    for entry in out.values():
-        entry["difference"] = abs(entry["direct"] - entry["spectral"])
+            direct = direct_at(rho)
+            out[f"{name}@rho={rho}"] = {"direct": direct, "spectral": spectral, "truncation_bound": truncation,
+                                        "difference": abs(direct - spectral)}
     return out
 
 
-@single_threaded_blas
 def run_checks() -> list[CheckResult]:
     """Rows of the LOSS claim."""
     table = loss_discrepancies()

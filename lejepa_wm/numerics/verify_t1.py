@@ -16,9 +16,11 @@ degree-1 block; random whitened nonlinear encoders must lose strictly more
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from lejepa_wm.numerics.check_rows import at_least, at_most, single_threaded_blas
+from lejepa_wm.numerics.check_rows import at_least, at_most
 from lejepa_wm.numerics.hermite import multi_indices
 from lejepa_wm.numerics.procrustes import whitening_defect
 from lejepa_wm.numerics.spectral import ky_fan_minimum, random_frames, stiefel_descent, hermite_quadratic_forms
@@ -41,62 +43,56 @@ def t1_measurements(dimensions: tuple[int, ...] = DIMENSIONS, rhos: tuple[float,
              "descent_error": 0.0, "descent_nonlinear": 0.0, "descent_orthogonality": 0.0,
              "smallest_gap": np.inf, "smallest_random_excess": np.inf, "smallest_margin_over_t3a": np.inf,
              "descent_distinct_rotations": np.inf}
+
+    def track(key: str, value: float, pick: Callable[[float, float], float] = max) -> None:
+        """Keep the worst value: the largest error (``pick=max``), the smallest gap, excess or spread (``min``)."""
+        worst[key] = pick(worst[key], float(value))
+
     rng = np.random.default_rng(seed)
     for n in dimensions:
         alphas = multi_indices(n, max_degree, min_degree=1)  # first n rows: the linear features
         for rho in rhos:
             forms = hermite_quadratic_forms(np.full(n, rho), alphas)
             loss_matrix, target = forms.loss[0], 2.0 * n * (1.0 - rho)
-            worst["gram_error"] = max(worst["gram_error"], float(np.abs(forms.gram[0] - np.eye(len(alphas))).max()))
+            track("gram_error", np.abs(forms.gram[0] - np.eye(len(alphas))).max())
             solution = ky_fan_minimum(loss_matrix, n)
-            frames = {"ky_fan": solution.frame[None], "descent": None}
             descent = stiefel_descent(loss_matrix, n, starts, seed=int(rng.integers(2**31)))
-            frames["descent"] = descent.frames
-            values = {"ky_fan": np.array([solution.value]), "descent": descent.values}
-            for key, frame in frames.items():
+            for key, frame, values in (("ky_fan", solution.frame[None], np.array([solution.value])),
+                                       ("descent", descent.frames, descent.values)):
+                track(f"{key}_error", np.abs(values - target).max())
+                track(f"{key}_nonlinear", np.sum(frame[:, n:, :] ** 2, axis=(1, 2)).max())
                 linear = np.swapaxes(frame[:, :n, :], 1, 2)  # (starts, n outputs, n linear features)
-                worst[f"{key}_error"] = max(worst[f"{key}_error"], float(np.abs(values[key] - target).max()))
-                worst[f"{key}_nonlinear"] = max(worst[f"{key}_nonlinear"],
-                                                float(np.sum(frame[:, n:, :] ** 2, axis=(1, 2)).max()))
-                worst[f"{key}_orthogonality"] = max(worst[f"{key}_orthogonality"],
-                                                    float(whitening_defect(linear).max()))
+                track(f"{key}_orthogonality", whitening_defect(linear).max())
             if n > 1:
                 linear = np.swapaxes(descent.frames[:, :n, :], 1, 2)
                 spread = np.linalg.norm(linear[:, None] - linear[None, :], axis=(2, 3))
-                worst["descent_distinct_rotations"] = min(worst["descent_distinct_rotations"],
-                                                          float(spread[np.triu_indices(starts, 1)].min()))
-            worst["smallest_gap"] = min(worst["smallest_gap"], solution.gap)
+                track("descent_distinct_rotations", spread[np.triu_indices(starts, 1)].min(), min)
+            track("smallest_gap", solution.gap, min)
             random_coefficients = np.swapaxes(random_frames(rng, random_encoders, len(alphas), n), 1, 2)
             random_losses = np.einsum("bik,kl,bil->b", random_coefficients, loss_matrix, random_coefficients)
             nonlinear = np.sum(random_coefficients[:, :, n:] ** 2, axis=(1, 2))
-            worst["smallest_random_excess"] = min(worst["smallest_random_excess"],
-                                                  float((random_losses - target).min()))
-            worst["smallest_margin_over_t3a"] = min(
-                worst["smallest_margin_over_t3a"],
-                float((random_losses - target - 2.0 * rho * (1.0 - rho) * nonlinear).min()))
+            track("smallest_random_excess", (random_losses - target).min(), min)
+            margin = random_losses - target - 2.0 * rho * (1.0 - rho) * nonlinear
+            track("smallest_margin_over_t3a", margin.min(), min)
     return {key: float(value) for key, value in worst.items()}
 
 
-@single_threaded_blas
 def run_checks() -> list[CheckResult]:
     """Rows of the T1 claim."""
     m = t1_measurements()
-    return [
-        at_most(CLAIM, "whitened_features", "max |E[Phi Phi^T] - I| (so whitened <=> C C^T = I)",
-                m["gram_error"], 1e-12, m),
-        at_most(CLAIM, "ky_fan_minimum", "Ky Fan: max |min L - 2n(1-rho)|, n <= 4, deg <= 4", m["ky_fan_error"], 1e-9, m),
-        at_most(CLAIM, "ky_fan_minimizer_linear_orthogonal",
-                "Ky Fan minimizer: max(E_nonlin, ||AA^T - I||_F)",
-                max(m["ky_fan_nonlinear"], m["ky_fan_orthogonality"]), 1e-9, m),
-        at_most(CLAIM, "descent_minimum", "Stiefel descent: max |L - 2n(1-rho)|",
-                m["descent_error"], 1e-9, m),
-        at_most(CLAIM, "descent_minimizers_linear_orthogonal",
-                "descent minimizers: max(E_nonlin, ||AA^T - I||_F)",
-                max(m["descent_nonlinear"], m["descent_orthogonality"]), 1e-9, m),
-        at_least(CLAIM, "random_nonlinear_strictly_worse", "random whitened h: min (L - 2n(1-rho))",
-                 m["smallest_random_excess"], 1e-12, m),
-        at_least(CLAIM, "random_excess_above_t3a_margin", "random whitened h: min(L - 2n(1-rho) - 2rho(1-rho)E_nl)",
-                 m["smallest_margin_over_t3a"], -1e-12, m),
-        at_least(CLAIM, "unique_up_to_rotation", "smallest spectral gap lambda_{n+1} - lambda_n (= 2rho(1-rho))",
-                 m["smallest_gap"], 0.9 * 2 * min(r * (1 - r) for r in RHOS), m),
+    rows = [
+        (at_most, "whitened_features", "max |E[Phi Phi^T] - I| (so whitened <=> C C^T = I)", m["gram_error"], 1e-12),
+        (at_most, "ky_fan_minimum", "Ky Fan: max |min L - 2n(1-rho)|, n <= 4, deg <= 4", m["ky_fan_error"], 1e-9),
+        (at_most, "ky_fan_minimizer_linear_orthogonal", "Ky Fan minimizer: max(E_nonlin, ||AA^T - I||_F)",
+         max(m["ky_fan_nonlinear"], m["ky_fan_orthogonality"]), 1e-9),
+        (at_most, "descent_minimum", "Stiefel descent: max |L - 2n(1-rho)|", m["descent_error"], 1e-9),
+        (at_most, "descent_minimizers_linear_orthogonal", "descent minimizers: max(E_nonlin, ||AA^T - I||_F)",
+         max(m["descent_nonlinear"], m["descent_orthogonality"]), 1e-9),
+        (at_least, "random_nonlinear_strictly_worse", "random whitened h: min (L - 2n(1-rho))",
+         m["smallest_random_excess"], 1e-12),
+        (at_least, "random_excess_above_t3a_margin", "random whitened h: min(L - 2n(1-rho) - 2rho(1-rho)E_nl)",
+         m["smallest_margin_over_t3a"], -1e-12),
+        (at_least, "unique_up_to_rotation", "smallest spectral gap lambda_{n+1} - lambda_n (= 2rho(1-rho))",
+         m["smallest_gap"], 0.9 * 2 * min(r * (1 - r) for r in RHOS)),
     ]
+    return [make(CLAIM, name, what, value, limit, m) for make, name, what, value, limit in rows]

@@ -72,12 +72,9 @@ def check_uniform_limit() -> CheckResult:
     exact_phi = math.sqrt(2.0) * np.sin(np.pi * spectrum.nodes / (2.0 * a))  # unit norm under the uniform law
     phi = spectrum.psi[1] / spectrum.sqrt_density
     return CheckResult.compare(
-        CLAIM, "uniform_limit", f"l = {ell:.9f} vs 96/pi^4 = {UNIFORM_LINEARITY:.9f}: error {error:.1e}",
-        error, Bound.at_most(1e-5),
-        {"lambda_1": float(spectrum.eigenvalues[1]), "lambda_1_exact": (math.pi / (2.0 * a)) ** 2,
-         "max_phi1_error": float(np.max(np.abs(phi - exact_phi)))},
-        quantity="|l - 96/pi^4|",
-    )
+        CLAIM, "uniform_limit", f"l = {ell:.9f} vs 96/pi^4 = {UNIFORM_LINEARITY:.9f}: error {error:.1e}", error,
+        Bound.at_most(1e-5), {"lambda_1": float(spectrum.eigenvalues[1]), "lambda_1_exact": (math.pi / (2.0 * a)) ** 2,
+                              "max_phi1_error": float(np.max(np.abs(phi - exact_phi)))}, quantity="|l - 96/pi^4|")
 
 
 def check_linearity_grid() -> list[CheckResult]:
@@ -93,8 +90,7 @@ def check_linearity_grid() -> list[CheckResult]:
     off = grid != 2.0
     gap = float(1.0 - ell[off].max())
     argmax = float(grid[np.argmax(ell)])
-    reference_errors = {b: abs(float(ell[grid == b][0]) - ref) for b, ref in THEORY_REFERENCE_LINEARITY.items()}
-    worst_reference = max(reference_errors.values())
+    worst_reference = max(abs(float(ell[grid == b][0]) - ref) for b, ref in THEORY_REFERENCE_LINEARITY.items())
     ell_at = {f"{b:g}": float(ell[grid == b][0]) for b in (1.5, 2.0, 3.0, 4.0, 8.0)}
     details = {"beta": grid.tolist(), "linearity": ell.tolist(), "monotone_margin": margins, "sign_changes": changes}
     return [
@@ -124,15 +120,11 @@ def check_convergence() -> CheckResult:
     """Change of ``l`` and ``lambda_1`` when nodes and tail exponent are both doubled (grid resolution vs 2x)."""
     deltas = {}
     for beta in CONVERGENCE_BETAS:
-        coarse = sl.solve_generator(sl.generalized_normal_problem(beta, sl.DEFAULT_TAIL_EXPONENT), GRID_NODES, 2)
-        fine = sl.solve_generator(sl.generalized_normal_problem(beta, 2 * sl.DEFAULT_TAIL_EXPONENT),
-                                  2 * GRID_NODES, 2)
-        deltas[f"{beta:g}"] = {
-            "linearity": abs(sl.linearity(fine) - sl.linearity(coarse)),
-            "lambda_1": abs(float(fine.eigenvalues[1] - coarse.eigenvalues[1])),
-            "linearity_fine": sl.linearity(fine),
-            "lambda_1_fine": float(fine.eigenvalues[1]),
-        }
+        coarse, fine = (sl.solve_generator(sl.generalized_normal_problem(beta, k * sl.DEFAULT_TAIL_EXPONENT),
+                                           k * GRID_NODES, 2) for k in (1, 2))
+        deltas[f"{beta:g}"] = {"linearity": abs(sl.linearity(fine) - sl.linearity(coarse)),
+                               "lambda_1": abs(float(fine.eigenvalues[1] - coarse.eigenvalues[1])),
+                               "linearity_fine": sl.linearity(fine), "lambda_1_fine": float(fine.eigenvalues[1])}
     worst = max(max(d["linearity"], d["lambda_1"]) for d in deltas.values())
     return CheckResult.compare(
         CLAIM, "solver_convergence",

@@ -19,10 +19,12 @@ Rows of ``lejepa-wm verify`` (claim ``T4``), each over latent dimensions
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from lejepa_wm.numerics import planning as pl
+from lejepa_wm.numerics.check_rows import worst
 from lejepa_wm.records import Bound, CheckResult
 
 CLAIM = "T4"
@@ -36,11 +38,23 @@ SETTINGS = pl.CEMSettings()
 RANDOM_SYSTEMS = 40
 
 
+def _coordinate_changes(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The orthogonal ``Q`` and the skewing ``M`` (condition number 10) used in dimension ``n``, seeded by ``n``."""
+    return (pl.random_orthogonal(n, seed=100 + n),
+            pl.random_nonorthogonal(n, seed=200 + n, condition_number=CONDITION_NUMBER))
+
+
+def _skewed_policy(model: pl.LinearQuadratic, K: np.ndarray, M: np.ndarray) -> tuple[np.ndarray, float]:
+    """LQR solved in coordinates ``y = M z`` with the same cost formula, as a gain on ``z`` (``K_M M``), and the
+    relative rise of its expected cost from ``z0 ~ N(0, I)`` over the optimal gain ``K``."""
+    skewed = pl.solve_lqr(model.in_coordinates(M))[1] @ M
+    return skewed, float(np.trace(pl.closed_loop_value(model, skewed)) / np.trace(pl.closed_loop_value(model, K)) - 1.0)
+
+
 def _lqr_case(n: int) -> dict[str, float]:
     """All LQR measurements for latent dimension ``n`` (actions of dimension ``ceil(n/2)``), seeded by ``n``."""
     model = pl.random_linear_quadratic(n, (n + 1) // 2, seed=n)
-    Q = pl.random_orthogonal(n, seed=100 + n)
-    M = pl.random_nonorthogonal(n, seed=200 + n, condition_number=CONDITION_NUMBER)
+    Q, M = _coordinate_changes(n)
     M_inv = np.linalg.inv(M)
     P, K = pl.solve_lqr(model)
     P_Q, K_Q = pl.solve_lqr(model.in_coordinates(Q))
@@ -49,18 +63,16 @@ def _lqr_case(n: int) -> dict[str, float]:
     noise = NOISE_STD * rng.standard_normal((HORIZON, n))
     true_run = pl.lqr_rollout(model, K, z0, noise)
     rotated_run = pl.lqr_rollout(model.in_coordinates(Q), K_Q, Q @ z0, noise @ Q.T)
-    _, K_M = pl.solve_lqr(model.in_coordinates(M))
+    skewed, skewed_gap = _skewed_policy(model, K, M)
     P_Mc, K_Mc = pl.solve_lqr(model.in_coordinates(M, conjugate_cost=True))
-    skewed_run = pl.lqr_rollout(model, K_M @ M, z0, noise)
-    optimal_cost = np.trace(pl.closed_loop_value(model, K))  # expected cost from z0 ~ N(0, I)
-    skewed_cost = np.trace(pl.closed_loop_value(model, K_M @ M))
+    skewed_run = pl.lqr_rollout(model, skewed, z0, noise)
     scale = np.max(np.abs(P))
     return {
         "riccati_error": float(max(np.max(np.abs(P_Q - Q @ P @ Q.T)) / scale, np.max(np.abs(K_Q - K @ Q.T)))),
         "action_error": float(np.max(np.abs(true_run.actions - rotated_run.actions))),
         "stage_cost_error": float(np.max(np.abs(true_run.stage_costs - rotated_run.stage_costs))),
         "rollout_cost": float(true_run.stage_costs.sum()),
-        "skewed_cost_gap": float(skewed_cost / optimal_cost - 1.0),
+        "skewed_cost_gap": skewed_gap,
         "skewed_action_difference": float(np.max(np.abs(skewed_run.actions - true_run.actions))),
         "skewed_rollout_gap": float(skewed_run.stage_costs.sum() / true_run.stage_costs.sum() - 1.0),
         "conjugated_error": float(max(np.max(np.abs(P_Mc - M_inv.T @ P @ M_inv)) / scale,
@@ -79,24 +91,20 @@ def random_system_gaps(count: int = RANDOM_SYSTEMS) -> list[float]:
         model = pl.random_linear_quadratic(n, (n + 1) // 2, seed=1000 + seed)
         M = pl.random_nonorthogonal(n, seed=2000 + seed, condition_number=CONDITION_NUMBER)
         _, K = pl.solve_lqr(model)
-        _, K_M = pl.solve_lqr(model.in_coordinates(M))
-        gaps.append(float(np.trace(pl.closed_loop_value(model, K_M @ M)) / np.trace(pl.closed_loop_value(model, K))
-                          - 1.0))
+        gaps.append(_skewed_policy(model, K, M)[1])
     return gaps
 
 
 def _planner_case(n: int) -> dict[str, float]:
     """CEM plans in true, rotated and skewed coordinates for latent dimension ``n``, seeded by ``n``."""
     model = pl.random_nonlinear_model(n, n, seed=n)
-    Q = pl.random_orthogonal(n, seed=100 + n)
-    M = pl.random_nonorthogonal(n, seed=200 + n, condition_number=CONDITION_NUMBER)
+    Q, M = _coordinate_changes(n)
     start = np.zeros(n)
     goal = 1.5 * np.random.default_rng(400 + n).standard_normal(n)
-    plan, cost = pl.cem_plan(model.step, start, goal, n, seed=500 + n, settings=SETTINGS)
-    plan_Q, cost_Q = pl.cem_plan(pl.conjugate_step(model.step, Q), Q @ start, Q @ goal, n, seed=500 + n,
-                                 settings=SETTINGS)
-    plan_M, _ = pl.cem_plan(pl.conjugate_step(model.step, M), M @ start, M @ goal, n, seed=500 + n,
-                            settings=SETTINGS)
+    cem = functools.partial(pl.cem_plan, action_dim=n, seed=500 + n, settings=SETTINGS)  # same draws everywhere
+    plan, cost = cem(model.step, start, goal)
+    plan_Q, cost_Q = cem(pl.conjugate_step(model.step, Q), Q @ start, Q @ goal)
+    plan_M, _ = cem(pl.conjugate_step(model.step, M), M @ start, M @ goal)
     true_cost_M = pl.goal_costs(model.step, start, goal, plan_M[None], SETTINGS.action_weight)[0]
     return {
         "plan_error": float(np.max(np.abs(plan - plan_Q))),
@@ -108,30 +116,17 @@ def _planner_case(n: int) -> dict[str, float]:
 
 
 def run_checks() -> list[CheckResult]:
-    """All T4 rows of ``lejepa-wm verify``, with one BLAS thread (small matrices: threads only add contention)."""
-    with threadpool_limits(limits=1, user_api="blas"):
-        return _rows()
-
-
-def _rows() -> list[CheckResult]:
-    """Compute the cases and turn them into rows."""
+    """All T4 rows of ``lejepa-wm verify``."""
     lqr = {n: _lqr_case(n) for n in DIMENSIONS}
     cem = {n: _planner_case(n) for n in DIMENSIONS}
-
-    def worst(cases: dict[int, dict[str, float]], *keys: str) -> float:
-        return max(case[key] for case in cases.values() for key in keys)
-
-    def least(cases: dict[int, dict[str, float]], key: str) -> float:
-        return min(case[key] for case in cases.values())
-
     dims = f"n = {', '.join(map(str, DIMENSIONS))}"
     riccati = worst(lqr, "riccati_error")
     rollout = worst(lqr, "action_error", "stage_cost_error")
-    lqr_gap = least(lqr, "skewed_cost_gap")
+    lqr_gap = worst(lqr, "skewed_cost_gap", pick=min)
     spread = np.array(random_system_gaps())
     conjugated = worst(lqr, "conjugated_error")
     plan_error = worst(cem, "plan_error", "cost_error")
-    cem_gap = least(cem, "skewed_cost_gap")
+    cem_gap = worst(cem, "skewed_cost_gap", pick=min)
     return [
         CheckResult.compare(CLAIM, "lqr_riccati_rotated",
                             f"{dims}: max rel |P_Q - Q P Q^T|, |K_Q - K Q^T| = {riccati:.1e}",
@@ -145,8 +140,7 @@ def _rows() -> list[CheckResult]:
                             f">= {100 * lqr_gap:.1f} % (max {100 * worst(lqr, 'skewed_cost_gap'):.1f} %)",
                             lqr_gap, Bound.above(VISIBLE_GAP),
                             {"random_systems": {"count": int(spread.size), "min_gap": float(spread.min()),
-                                                "median_gap": float(np.median(spread)),
-                                                "max_gap": float(spread.max()),
+                                                "median_gap": float(np.median(spread)), "max_gap": float(spread.max()),
                                                 "never_better": bool(spread.min() > -1e-10)}},
                             quantity="min relative cost increase of the skewed model (negative control)"),
         CheckResult.compare(CLAIM, "lqr_conjugated_cost_restores",
