@@ -33,9 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from lejepa_wm.experiments.base import RunSpec, execute_run
-from lejepa_wm.sweep.state import (Heartbeat, RunOwnedElsewhere, claim_run, clear_failure,
-                                   clear_running, describe_owner, read_marker, record_failure, release_run,
-                                   stale_reason)
+from lejepa_wm.sweep.state import (ERROR_FILE, RUNNING_FILE, Heartbeat, RunOwnedElsewhere, claim_run,
+                                   describe_owner, read_marker, record_failure, release_run, stale_reason)
 
 THREAD_ENV_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                    "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
@@ -135,6 +134,11 @@ def init_pool_worker(threads: int, parent_pid: int) -> None:
     pin_threads(threads)
 
 
+def error_line(exc: BaseException) -> str:
+    """The one-line summary of a failure: ``TypeName: message``."""
+    return f"{type(exc).__name__}: {exc}"
+
+
 def run_task(task: RunTask) -> RunOutcome:
     """Execute one attempt of one run (skipped if it is already done) and report how it ended."""
     if parent_gone():  # never start a queued run for a launcher that no longer exists
@@ -153,12 +157,12 @@ def run_task(task: RunTask) -> RunOutcome:
             experiment = import_module(task.module).EXPERIMENT
             execute_run(experiment, spec, Path(task.out), task.device)
     except Exception as exc:  # noqa: BLE001 - any failure of a run is reported, never propagated
-        error = f"{type(exc).__name__}: {exc}"
+        error = error_line(exc)
         record_failure(run_dir, spec.run_id, task.attempt, error, traceback.format_exc())
         return RunOutcome(spec.run_id, False, error, reclaimed=reclaimed)
     finally:
         release_run(run_dir, marker)
-    clear_failure(run_dir)
+    (run_dir / ERROR_FILE).unlink(missing_ok=True)
     return RunOutcome(spec.run_id, True, reclaimed=reclaimed)
 
 
@@ -170,10 +174,9 @@ def outcome_from_exception(task: RunTask, exc: BaseException) -> RunOutcome:
     """
     run_dir = task.run_dir()
     run_dir.mkdir(parents=True, exist_ok=True)
-    error = f"{type(exc).__name__}: {exc}"
-    text = "".join(traceback.format_exception(exc))
-    record_failure(run_dir, task.run_id, task.attempt, error, text)
+    error = error_line(exc)
+    record_failure(run_dir, task.run_id, task.attempt, error, "".join(traceback.format_exception(exc)))
     marker = read_marker(run_dir)
     if marker is not None and (stale_reason(marker) is not None or marker.get("attempt") == task.attempt):
-        clear_running(run_dir)
+        (run_dir / RUNNING_FILE).unlink(missing_ok=True)
     return RunOutcome(task.run_id, False, error)
