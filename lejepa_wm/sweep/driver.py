@@ -131,20 +131,17 @@ def check_launch(out: Path, executor: str = "serial", jobs: int | None = None, s
     return check_writable_dir(Path(out), "--out")
 
 
-def remove_dead_temporaries(folder: Path, older_than_s: float = TEMPORARY_TIMEOUT_S) -> list[Path]:
+def remove_dead_temporaries(folder: Path, older_than_s: float = TEMPORARY_TIMEOUT_S) -> None:
     """Delete temporary files of killed atomic writes in ``folder`` (not below it) older than ``older_than_s``.
 
     An atomic write lasts milliseconds, so an older temporary file belongs to a
     write that was killed (the run folders are cleaned when each run starts).
     """
     now = time.time()
-    dead = []
     for path in Path(folder).glob(".*.tmp"):
         with contextlib.suppress(OSError):
             if path.is_file() and now - path.stat().st_mtime > older_than_s:
                 path.unlink()
-                dead.append(path)
-    return dead
 
 
 def aggregate_plan(plan: SweepPlan) -> tuple[Path, ...]:
@@ -225,8 +222,8 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
             bar.close()
     complete = all(is_done(spec, plan.out) for spec in plan.specs)
     files = aggregate_plan(plan) if complete else ()
-    return SweepResult(name, scale, executor, tuple(sorted(executed)), reused, tuple(sorted(failed)), complete, files,
-                       time.perf_counter() - start, tuple(sorted(elsewhere.items())),
+    return SweepResult(name, scale, executor, tuple(sorted(executed)), reused, tuple(sorted(failed)), complete,
+                       files, time.perf_counter() - start, tuple(sorted(elsewhere.items())),
                        tuple(sorted(reclaimed.items())), damaged)
 
 
@@ -284,5 +281,4 @@ def aggregate_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, se
     finished = sum(is_done(spec, plan.out) for spec in plan.specs)
     if finished == 0:
         raise ValueError(f"no finished run of {name!r} ({scale}) below {plan.exp_dir}; nothing to aggregate")
-    files = list(aggregate_plan(plan))
-    return files, finished, len(plan.specs)
+    return list(aggregate_plan(plan)), finished, len(plan.specs)

@@ -45,9 +45,8 @@ class SlurmSettings:
     array_parallelism: int
 
     def __post_init__(self) -> None:
-        check_positive_int(self.time_min, "time_min")
-        check_positive_int(self.cpus_per_run, "cpus_per_run")
-        check_positive_int(self.array_parallelism, "array_parallelism")
+        for name in ("time_min", "cpus_per_run", "array_parallelism"):
+            check_positive_int(getattr(self, name), name)
         if self.gpus_per_run < 0:
             raise ValueError(f"gpus_per_run must be >= 0; got {self.gpus_per_run!r}")
         if not self.mem_gb > 0:

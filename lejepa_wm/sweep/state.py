@@ -119,8 +119,7 @@ def _process_exists(pid: int) -> bool:
     except PermissionError:
         return True
     try:  # Linux: a killed process that nobody has reaped yet still answers kill(pid, 0)
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+        return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z"
     except (OSError, IndexError):
         return True
 
