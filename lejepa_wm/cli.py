@@ -66,8 +66,7 @@ def one_line(exc: BaseException) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``lejepa-wm`` console script; exit status as in :data:`EXIT_CODES`."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     module = importlib.import_module(args._module)
     # A command started in the background by a non-interactive shell inherits SIGINT ignored, and Python then
     # installs no handler: Ctrl-C or `kill -INT` must still stop it, keeping finished results (exit 130).

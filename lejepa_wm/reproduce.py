@@ -186,12 +186,6 @@ def run_part(name: str, kind: str, action: Callable[[], tuple[str, bool]]) -> Pa
     return PartOutcome(name, kind, "ok", time.perf_counter() - start, detail, reused)
 
 
-def _announce(index: int, total: int, outcome: PartOutcome) -> None:
-    verdict = "done" if outcome.ok else "FAILED"
-    print(f"[{index}/{total}] {outcome.name}: {verdict} in {outcome.wall_time_s or 0.0:.1f} s — {outcome.detail}",
-          flush=True)
-
-
 def exit_status(parts: list[PartOutcome], claims: dict[str, str], strict: bool) -> int:
     """3 if a part crashed; else 1 if ``strict`` and a claim failed; else 0."""
     if not parts or not all(part.ok for part in parts):
@@ -257,7 +251,9 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
                           exit_status=exit_status([*parts, outcome], claims, strict))
         parts.append(outcome)
         save()
-        _announce(index, total, outcome)
+        verdict = "done" if outcome.ok else "FAILED"
+        print(f"[{index}/{total}] {name}: {verdict} in {outcome.wall_time_s or 0.0:.1f} s — {outcome.detail}",
+              flush=True)
     return record
 
 
