@@ -25,7 +25,7 @@ from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.config import config_from_mapping, read_toml
 from lejepa_wm.sweep.executors import SweepExecutor
 from lejepa_wm.sweep.worker import RunOutcome, RunTask, outcome_from_exception, run_task
-from lejepa_wm.validation import check_choice, check_positive_int
+from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int
 
 DEFAULTS_FILE = Path(__file__).with_name("slurm.toml")
 JOB_FILE = "job.json"
@@ -47,8 +47,7 @@ class SlurmSettings:
     def __post_init__(self) -> None:
         for name in ("time_min", "cpus_per_run", "array_parallelism"):
             check_positive_int(getattr(self, name), name)
-        if self.gpus_per_run < 0:
-            raise ValueError(f"gpus_per_run must be >= 0; got {self.gpus_per_run!r}")
+        check_nonnegative_int(self.gpus_per_run, "gpus_per_run")
         if not self.mem_gb > 0:
             raise ValueError(f"mem_gb must be positive; got {self.mem_gb!r}")
 

@@ -303,15 +303,15 @@ def record_failure(run_dir: Path, run_id: str, attempt: int, error: str, traceba
     atomic_write_json(path, {"run_id": run_id, "attempts": attempts})
 
 
-def run_state(spec: RunSpec, out: Path) -> RunState:
-    """State of one run, from the files in its folder (see the module docstring)."""
+def run_state(spec: RunSpec, out: Path) -> tuple[RunState, dict[str, Any] | None]:
+    """State of one run, from the files in its folder (see the module docstring), and its marker as
+    :func:`read_marker` returns it (live for a running run; otherwise ``None`` or stale)."""
     run_dir = spec.run_dir(out)
+    marker = read_marker(run_dir)
     if read_metrics(spec, out) is not None:
-        return RunState.DONE
-    if live_marker(run_dir) is not None:
-        return RunState.RUNNING
+        return RunState.DONE, marker
+    if marker is not None and stale_reason(marker) is None:
+        return RunState.RUNNING, marker
     if (run_dir / METRICS_FILE).exists():
-        return RunState.DAMAGED
-    if (run_dir / ERROR_FILE).exists():
-        return RunState.FAILED
-    return RunState.PENDING
+        return RunState.DAMAGED, marker
+    return (RunState.FAILED if (run_dir / ERROR_FILE).exists() else RunState.PENDING), marker

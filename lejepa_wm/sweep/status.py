@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from lejepa_wm.experiments.base import RunSpec, read_metrics, run_compute_seconds
-from lejepa_wm.sweep.state import RunState, describe_owner, live_marker, plan_sweep, read_marker, run_state
+from lejepa_wm.sweep.state import RunState, describe_owner, plan_sweep, run_state
 from lejepa_wm.validation import check_positive_int
 
 
@@ -70,9 +70,8 @@ def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: P
     left: list[tuple[tuple[tuple[str, str], ...], float]] = []  # (cost group, seconds already spent)
     listed = {RunState.FAILED: failed, RunState.DAMAGED: damaged}
     for spec in plan.specs:
-        state = run_state(spec, plan.out)
+        state, marker = run_state(spec, plan.out)
         counts[state] += 1
-        run_dir = spec.run_dir(plan.out)
         if state is RunState.DONE:
             wall = run_compute_seconds(read_metrics(spec, plan.out) or {})
             if wall is not None:
@@ -81,10 +80,9 @@ def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: P
         listed.get(state, []).append(spec.run_id)
         spent = 0.0
         if state is RunState.RUNNING:
-            marker = live_marker(run_dir, now=time.time())
-            running.append((spec.run_id, describe_owner(marker or {})))
-            spent = max(0.0, now - float(marker["started_at"])) if marker else 0.0
-        elif read_marker(run_dir) is not None:
+            running.append((spec.run_id, describe_owner(marker)))
+            spent = max(0.0, now - float(marker["started_at"]))
+        elif marker is not None:
             stale.append(spec.run_id)
         left.append((cost_group(spec), spent))
     wall_times = [wall for walls in wall_by_group.values() for wall in walls]

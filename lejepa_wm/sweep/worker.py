@@ -93,8 +93,7 @@ def pin_threads(threads: int) -> None:
     they start their thread pools) and, if torch is already imported, its
     intra-op thread count.
     """
-    for name in THREAD_ENV_VARS:
-        os.environ[name] = str(threads)
+    os.environ.update(dict.fromkeys(THREAD_ENV_VARS, str(threads)))
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(threads)
 
@@ -104,8 +103,7 @@ def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)) == 0
+        return int(ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)) == 0
     except (OSError, AttributeError):
         return False
 
@@ -147,8 +145,7 @@ def run_task(task: RunTask) -> RunOutcome:
         pin_threads(task.threads)
     spec = RunSpec.from_dict(task.spec)
     run_dir = task.run_dir()
-    run_dir.mkdir(parents=True, exist_ok=True)
-    try:
+    try:  # claiming writes the marker, which creates the run's folder
         marker, reclaimed = claim_run(run_dir, task.attempt)
     except RunOwnedElsewhere as exc:
         return RunOutcome(spec.run_id, False, str(exc), elsewhere=describe_owner(exc.marker))
@@ -173,7 +170,6 @@ def outcome_from_exception(task: RunTask, exc: BaseException) -> RunOutcome:
     process is known to have ended), never a live marker of another launch.
     """
     run_dir = task.run_dir()
-    run_dir.mkdir(parents=True, exist_ok=True)
     error = error_line(exc)
     record_failure(run_dir, task.run_id, task.attempt, error, "".join(traceback.format_exception(exc)))
     marker = read_marker(run_dir)
