@@ -99,8 +99,7 @@ class SeedStreams:
     def from_dict(cls, data: Mapping[str, Any]) -> "SeedStreams":
         if not isinstance(data, Mapping):
             raise ValueError(f"seed streams must be an object; got {data!r}")
-        keys = [field.name for field in fields(cls)]
-        missing = [key for key in keys if key not in data]
+        missing = [field.name for field in fields(cls) if field.name not in data]
         if missing:
             raise ValueError(f"seed streams lack {', '.join(missing)}")
-        return cls(**{key: data[key] for key in keys})
+        return cls(**{field.name: data[field.name] for field in fields(cls)})
