@@ -1,8 +1,8 @@
 """The ``lejepa-wm`` command line.
 
 Each subcommand lives in its own module, which defines
-``add_arguments(parser)`` and ``main(args) -> int`` (the exit status). Modules
-are imported only when their subcommand runs.
+``add_arguments(parser)`` and ``main(args) -> int`` (the exit status); every
+module is imported when the parser is built, to add its options.
 
 One error boundary for every subcommand: an expected failure (bad input, a
 path that cannot be read or written, a missing dependency, a damaged file)
@@ -51,8 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, (module_name, help_text) in SUBCOMMANDS.items():
         sub_parser = sub.add_parser(name, help=help_text, description=help_text)
         sub_parser.set_defaults(_module=module_name)
-        module = importlib.import_module(module_name)
-        module.add_arguments(sub_parser)
+        importlib.import_module(module_name).add_arguments(sub_parser)
     return parser
 
 
@@ -67,8 +66,7 @@ def one_line(exc: BaseException) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``lejepa-wm`` console script; exit status as in :data:`EXIT_CODES`."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     module = importlib.import_module(args._module)
     # A command started in the background by a non-interactive shell inherits SIGINT ignored, and Python then
     # installs no handler: Ctrl-C or `kill -INT` must still stop it, keeping finished results (exit 130).

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import tomllib
+import types
 import typing
 from pathlib import Path
 from typing import Any, Mapping, TypeVar
@@ -19,45 +20,34 @@ from typing import Any, Mapping, TypeVar
 T = TypeVar("T")
 
 SCALES = ("quick", "full")
+_KINDS = {int: "an integer", bool: "true or false", str: "a string"}
+"""The plain types a config value is checked against, and how an error message names them."""
 
 
 def _coerce(key: str, value: Any, annotation: Any) -> Any:
-    """Check ``value`` against a (simple) type annotation; lists become tuples."""
+    """Check ``value`` against a (simple) type annotation; lists become tuples; a mismatch is a ``ValueError``."""
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
-    if origin is typing.Union or str(origin) == "<class 'types.UnionType'>":
-        errors = []
+    if origin in (typing.Union, types.UnionType):
         for option in args:
             if option is type(None) and value is None:
                 return None
             try:
                 return _coerce(key, value, option)
-            except (TypeError, ValueError) as exc:
-                errors.append(str(exc))
-        raise TypeError(f"config key {key!r}: value {value!r} matches none of {annotation}")
+            except ValueError:
+                pass
+        raise ValueError(f"config key {key!r}: value {value!r} matches none of {annotation}")
     if origin in (tuple, list):
         if not isinstance(value, (list, tuple)):
-            raise TypeError(f"config key {key!r} must be a list; got {value!r}")
+            raise ValueError(f"config key {key!r} must be a list; got {value!r}")
         item_type = args[0] if args else Any
         return tuple(_coerce(key, item, item_type) for item in value)
-    if annotation is Any:
-        return value
     if annotation is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise TypeError(f"config key {key!r} must be a finite number; got {value!r}")
+            raise ValueError(f"config key {key!r} must be a finite number; got {value!r}")
         return float(value)
-    if annotation is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"config key {key!r} must be an integer; got {value!r}")
-        return value
-    if annotation is bool:
-        if not isinstance(value, bool):
-            raise TypeError(f"config key {key!r} must be true or false; got {value!r}")
-        return value
-    if annotation is str:
-        if not isinstance(value, str):
-            raise TypeError(f"config key {key!r} must be a string; got {value!r}")
-        return value
+    if annotation in _KINDS and (isinstance(value, bool) != (annotation is bool) or not isinstance(value, annotation)):
+        raise ValueError(f"config key {key!r} must be {_KINDS[annotation]}; got {value!r}")
     return value
 
 
@@ -71,13 +61,7 @@ def config_from_mapping(cls: type[T], mapping: Mapping[str, Any]) -> T:
             f"known keys: {', '.join(sorted(fields))}"
         )
     hints = typing.get_type_hints(cls)
-    values = {}
-    for key, value in mapping.items():
-        try:
-            values[key] = _coerce(key, value, hints[key])
-        except TypeError as exc:
-            raise ValueError(str(exc)) from None
-    return cls(**values)
+    return cls(**{key: _coerce(key, value, hints[key]) for key, value in mapping.items()})
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -98,11 +82,15 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ValueError(f"config file {path} cannot be read: {exc.strerror or exc}") from None
 
 
-def _table(data: dict[str, Any], name: str, path: Path) -> dict[str, Any]:
-    table = data.get(name, {})
-    if not isinstance(table, dict):
-        raise ValueError(f"config file {path}: [{name}] must be a table; got {table!r}")
-    return table
+def _scale_table(data: dict[str, Any], scale: str, path: Path) -> dict[str, Any]:
+    """The ``[common]`` table of ``data`` updated by its ``[scale]`` table (either may be absent)."""
+    merged: dict[str, Any] = {}
+    for name in ("common", scale):
+        table = data.get(name, {})
+        if not isinstance(table, dict):
+            raise ValueError(f"config file {path}: [{name}] must be a table; got {table!r}")
+        merged.update(table)
+    return merged
 
 
 def load_scaled_config(cls: type[T], defaults: Path, scale: str, path: Path | None = None,
@@ -118,9 +106,7 @@ def load_scaled_config(cls: type[T], defaults: Path, scale: str, path: Path | No
     """
     if scale not in SCALES:
         raise ValueError(f"unknown scale {scale!r}; expected one of {', '.join(SCALES)}")
-    table = read_toml(defaults)
-    merged: dict[str, Any] = dict(_table(table, "common", defaults))
-    merged.update(_table(table, scale, defaults))
+    merged = _scale_table(read_toml(defaults), scale, defaults)
     if path is not None:
         user = read_toml(Path(path))
         tables = sorted(key for key, value in user.items() if isinstance(value, dict))
@@ -135,10 +121,8 @@ def load_scaled_config(cls: type[T], defaults: Path, scale: str, path: Path | No
             if scale not in user and "common" not in user:
                 raise ValueError(f"config file {path} has no [{scale}] or [common] table, so it would change "
                                  f"nothing at scale {scale!r}")
-            merged.update(_table(user, "common", path))
-            merged.update(_table(user, scale, path))
+            merged.update(_scale_table(user, scale, path))
         else:
             merged.update(user)
-    if overrides:
-        merged.update(overrides)
+    merged.update(overrides or {})
     return config_from_mapping(cls, merged)

@@ -39,22 +39,22 @@ from lejepa_wm import __version__
 from lejepa_wm.atomic import atomic_write_json, read_json
 from lejepa_wm.claims import CLAIMS
 from lejepa_wm.config import SCALES
-from lejepa_wm.device import DEVICE_CHOICES, select_device
+from lejepa_wm.device import DEVICE_CHOICES
 from lejepa_wm.experiments import EXPERIMENT_MODULES, SYNTHETIC_EXPERIMENTS
 from lejepa_wm.experiments.base import experiment_dir
-from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, VERDICTS, CheckResult, PartOutcome,
-                               records_from_list)
+from lejepa_wm.records import FAILED, HELD, VERDICTS, CheckResult, PartOutcome, records_from_list
 from lejepa_wm.report import HTML_FILE, MARKDOWN_FILE, write_report
 from lejepa_wm.report.environment import collect_environment
 from lejepa_wm.report.gather import REPRODUCE_FILE, VERIFY_FILE, Gathered, gather
-from lejepa_wm.sweep.driver import run_sweep
-from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int
-from lejepa_wm.verify import check_writable_dir, run_verify
+from lejepa_wm.sweep.driver import DEFAULT_OUT, check_launch, run_sweep
+from lejepa_wm.sweep.state import ERROR_FILE
+from lejepa_wm.sweep.worker import error_line
+from lejepa_wm.validation import check_choice
+from lejepa_wm.verify import run_verify
 
 SERIAL_EXPERIMENTS = ("reacher",)
 """Experiments whose runs share data made by the first of them: run one at a time."""
 
-DEFAULT_OUT = Path("results")
 REPRODUCED_EXPERIMENTS: tuple[str, ...] = (*SYNTHETIC_EXPERIMENTS, "reacher")
 EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_PART_CRASHED = 0, 1, 2, 3
 EXIT_CODES = """exit status:
@@ -130,17 +130,14 @@ def verify_part(out: Path, fresh: bool, progress: bool) -> tuple[str, bool]:
         summary = run_verify([claim.id])
         rows += summary["rows"]
         seconds.update(summary["seconds_per_claim"])
-    result = {"passed": all(row["passed"] for row in rows), "rows": rows, "seconds_per_claim": seconds,
-              "wall_time_s": time.perf_counter() - start, "package_version": __version__}
-    atomic_write_json(path, result)
+    atomic_write_json(path, {"passed": all(row["passed"] for row in rows), "rows": rows, "seconds_per_claim": seconds,
+                             "wall_time_s": time.perf_counter() - start, "package_version": __version__})
     failed = sum(not row["passed"] for row in rows)
     return f"ran {len(rows)} checks ({why}): {len(rows) - failed} passed, {failed} failed", False
 
 
 def _run_failure(folder: Path, run_id: str) -> tuple[str, str]:
     """The last recorded error and traceback of a failed run (from its ``error.json``)."""
-    from lejepa_wm.sweep.state import ERROR_FILE
-
     path = folder / "runs" / run_id / ERROR_FILE
     try:
         last = read_json(path)["attempts"][-1]
@@ -173,34 +170,7 @@ def experiment_part(name: str, out: Path, scale: str, seed: int, device: str, fr
     executed, reused = len(result.executed), len(result.reused)
     if executed == 0 and reused:
         return f"reused {reused} finished run(s), nothing recomputed", True
-    detail = f"executed {executed} run(s)"
-    return detail + (f", reused {reused} finished run(s)" if reused else ""), False
-
-
-class ReproduceLog:
-    """The ``reproduce.json`` record, rewritten atomically whenever a part finishes."""
-
-    def __init__(self, out: Path, scale: str, seed: int, device: str, fresh: bool, strict: bool) -> None:
-        self.path = Path(out) / REPRODUCE_FILE
-        self.start = time.perf_counter()
-        self.parts: list[PartOutcome] = []
-        self.record: dict[str, Any] = {
-            "package_version": __version__, "scale": scale, "seed": seed, "device": device, "fresh": fresh,
-            "strict": strict, "started_at": _stamp(), "finished_at": None, "wall_time_s": 0.0, "parts": [],
-            "environment": collect_environment(),
-        }
-        self.save()
-
-    def save(self) -> None:
-        """Write the record (with the wall time so far)."""
-        self.record["wall_time_s"] = time.perf_counter() - self.start
-        self.record["parts"] = [part.to_dict() for part in self.parts]
-        atomic_write_json(self.path, self.record)
-
-    def add(self, outcome: PartOutcome) -> None:
-        """Append a finished part and save."""
-        self.parts.append(outcome)
-        self.save()
+    return f"executed {executed} run(s)" + (f", reused {reused} finished run(s)" if reused else ""), False
 
 
 def run_part(name: str, kind: str, action: Callable[[], tuple[str, bool]]) -> PartOutcome:
@@ -208,21 +178,12 @@ def run_part(name: str, kind: str, action: Callable[[], tuple[str, bool]]) -> Pa
     start = time.perf_counter()
     try:
         detail, reused = action()
-    except PartFailed as exc:
-        error = str(exc)
-        return PartOutcome(name, kind, "failed", time.perf_counter() - start, error, False, error,
-                           exc.details or None)
     except Exception as exc:  # recorded and reported; the next part still runs
-        error = f"{type(exc).__name__}: {exc}"
-        return PartOutcome(name, kind, "failed", time.perf_counter() - start, error, False, error,
-                           traceback.format_exc())
+        planned = isinstance(exc, PartFailed)
+        error = str(exc) if planned else error_line(exc)
+        details = (exc.details or None) if planned else traceback.format_exc()
+        return PartOutcome(name, kind, "failed", time.perf_counter() - start, error, False, error, details)
     return PartOutcome(name, kind, "ok", time.perf_counter() - start, detail, reused)
-
-
-def _announce(index: int, total: int, outcome: PartOutcome) -> None:
-    verdict = "done" if outcome.ok else "FAILED"
-    print(f"[{index}/{total}] {outcome.name}: {verdict} in {outcome.wall_time_s or 0.0:.1f} s — {outcome.detail}",
-          flush=True)
 
 
 def exit_status(parts: list[PartOutcome], claims: dict[str, str], strict: bool) -> int:
@@ -243,24 +204,29 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
     ``jobs``: runs at a time for the synthetic experiments on the CPU (default:
     the available cores; 1 runs everything in this process). Bad
     input raises ``ValueError`` (or ``RuntimeError`` for a missing device) before
-    any part starts.
+    any part starts: the scale and experiments here, the rest as for a sweep
+    (:func:`~lejepa_wm.sweep.driver.check_launch`; a CUDA device that is not
+    there stops us here, once).
     """
     check_choice(scale, SCALES, "scale")
-    check_choice(device, DEVICE_CHOICES, "device")
-    check_nonnegative_int(seed, "seed")
-    if jobs is not None:
-        check_positive_int(jobs, "jobs")
     for name in experiments:
         check_choice(name, tuple(EXPERIMENT_MODULES), "experiment")
-    if device != "cpu":
-        select_device(device)  # a CUDA device that is not there stops us here, once
-    out = check_writable_dir(Path(out), "--out")
+    out = check_launch(out, "local", jobs, seed, device)
     if progress is None:
         progress = sys.stderr.isatty()
     if not fresh:
         check_same_seed(out, scale, seed)
-    log = ReproduceLog(out, scale, seed, device, fresh, strict)
-    total = 2 + len(experiments)
+    start = time.perf_counter()
+    parts: list[PartOutcome] = []
+    record: dict[str, Any] = {"package_version": __version__, "scale": scale, "seed": seed, "device": device,
+                              "fresh": fresh, "strict": strict, "started_at": _stamp(), "finished_at": None,
+                              "environment": collect_environment()}
+
+    def save() -> None:  # reproduce.json, rewritten atomically whenever a part finishes
+        record.update(wall_time_s=time.perf_counter() - start, parts=[part.to_dict() for part in parts])
+        atomic_write_json(out / REPRODUCE_FILE, record)
+
+    save()
     steps: list[tuple[str, str, Callable[[], tuple[str, bool]]]] = [
         ("verify", "verify", lambda: verify_part(out, fresh, progress))]
     steps += [(name, "experiment",
@@ -273,19 +239,22 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
         return f"wrote {written[0].markdown} and {written[0].html}", False
 
     steps.append(("report", "report", report_action))
+    total = len(steps)
     for index, (name, kind, action) in enumerate(steps, 1):
         if progress:  # on a terminal the bars follow; in a log, one line per part
             print(f"[{index}/{total}] {name} ...", flush=True)
         outcome = run_part(name, kind, action)
         if name == "report":
-            gathered = written[0].gathered if written else None
-            claims = _claim_statuses(gathered, out, scale)
-            log.record.update(finished_at=_stamp(), claims=claims,
-                              all_claims_held=bool(claims) and all(s == HELD for s in claims.values()),
-                              exit_status=exit_status([*log.parts, outcome], claims, strict))
-        log.add(outcome)
-        _announce(index, total, outcome)
-    return log.record
+            claims = _claim_statuses(written[0].gathered if written else None, out, scale)
+            record.update(finished_at=_stamp(), claims=claims,
+                          all_claims_held=bool(claims) and all(s == HELD for s in claims.values()),
+                          exit_status=exit_status([*parts, outcome], claims, strict))
+        parts.append(outcome)
+        save()
+        verdict = "done" if outcome.ok else "FAILED"
+        print(f"[{index}/{total}] {name}: {verdict} in {outcome.wall_time_s or 0.0:.1f} s — {outcome.detail}",
+              flush=True)
+    return record
 
 
 def _claim_statuses(gathered: Gathered | None, out: Path, scale: str) -> dict[str, str]:
@@ -303,7 +272,7 @@ def summary_lines(record: dict[str, Any], out: Path) -> list[str]:
     """The closing summary: every claim by verdict, the parts that failed, where the report is, the exit status."""
     claims: dict[str, str] = record.get("claims") or {}
     groups = []
-    for status in (HELD, FAILED, UNRESOLVED, MEASURED, NOT_RUN):
+    for status in VERDICTS:
         names = [claim for claim, verdict in claims.items() if verdict == status]
         groups.append(f"{len(names)} {status}" + (f" ({', '.join(names)})" if names else ""))
     others = [claim for claim, verdict in claims.items() if verdict not in VERDICTS]
@@ -315,12 +284,11 @@ def summary_lines(record: dict[str, Any], out: Path) -> list[str]:
              f"Parts: {len(parts) - len(failed)} of {len(parts)} ran, {len(failed)} crashed; "
              f"{record['wall_time_s']:.0f} s in all."]
     lines += [f"CRASHED part {part.name}: {part.error}" for part in failed]
-    report = Path(out) / HTML_FILE
-    report_ok = any(part.name == "report" and part.ok for part in parts)
-    if report_ok and report.exists():
-        lines.append(f"Report: {report} (and {Path(out) / MARKDOWN_FILE}); record: {Path(out) / REPRODUCE_FILE}")
+    out = Path(out)
+    if any(part.name == "report" and part.ok for part in parts) and (out / HTML_FILE).exists():
+        lines.append(f"Report: {out / HTML_FILE} (and {out / MARKDOWN_FILE}); record: {out / REPRODUCE_FILE}")
     else:
-        lines.append(f"No report was written (see the report part above); record: {Path(out) / REPRODUCE_FILE}")
+        lines.append(f"No report was written (see the report part above); record: {out / REPRODUCE_FILE}")
     status = record["exit_status"]
     meaning = {EXIT_OK: "every part ran; verdicts are findings, see the report"
                         + ("" if record.get("strict") else " (--strict exits 1 on a failed claim)"),

@@ -21,7 +21,7 @@ stream for a ``torch.Generator`` or a ``numpy.random.Generator``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -35,6 +35,12 @@ def _check_seed(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < SEED_LIMIT:
         raise ValueError(f"{name} must be an integer in [0, 2^62); got {value!r}")
     return value
+
+
+def _check_stream(name: str) -> str:
+    if name not in STREAMS:
+        raise ValueError(f"unknown seed stream {name!r}; streams are {', '.join(STREAMS)}")
+    return name
 
 
 def spawn_seeds(seed: int, count: int) -> list[int]:
@@ -56,8 +62,8 @@ class SeedStreams:
     test: int
 
     def __post_init__(self) -> None:
-        for name in ("run_seed", *STREAMS):
-            _check_seed(getattr(self, name), f"seed stream {name!r}")
+        for field in fields(self):
+            _check_seed(getattr(self, field.name), f"seed stream {field.name!r}")
 
     @classmethod
     def derive(cls, run_seed: int, **fixed: int) -> "SeedStreams":
@@ -70,9 +76,7 @@ class SeedStreams:
 
     def with_stream(self, name: str, seed: int) -> "SeedStreams":
         """A copy with stream ``name`` set to ``seed``."""
-        if name not in STREAMS:
-            raise ValueError(f"unknown seed stream {name!r}; streams are {', '.join(STREAMS)}")
-        return replace(self, **{name: seed})
+        return replace(self, **{_check_stream(name): seed})
 
     def torch_generator(self, name: str, device: Any = "cpu") -> "torch.Generator":  # noqa: F821
         """A fresh ``torch.Generator`` on ``device`` seeded with stream ``name``."""
@@ -86,9 +90,7 @@ class SeedStreams:
 
     def seed(self, name: str) -> int:
         """The seed of stream ``name``."""
-        if name not in STREAMS:
-            raise ValueError(f"unknown seed stream {name!r}; streams are {', '.join(STREAMS)}")
-        return int(getattr(self, name))
+        return int(getattr(self, _check_stream(name)))
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -97,7 +99,7 @@ class SeedStreams:
     def from_dict(cls, data: Mapping[str, Any]) -> "SeedStreams":
         if not isinstance(data, Mapping):
             raise ValueError(f"seed streams must be an object; got {data!r}")
-        missing = [key for key in ("run_seed", *STREAMS) if key not in data]
+        missing = [field.name for field in fields(cls) if field.name not in data]
         if missing:
             raise ValueError(f"seed streams lack {', '.join(missing)}")
-        return cls(**{key: data[key] for key in ("run_seed", *STREAMS)})
+        return cls(**{field.name: data[field.name] for field in fields(cls)})

@@ -13,7 +13,10 @@ from lejepa_wm.sweep.executors import available_cores
 from lejepa_wm.sweep.status import format_status, sweep_status
 from lejepa_wm.validation import check_nonnegative_int, check_positive_int
 
-SLURM_OPTIONS = ("partition", "time_min", "cpus_per_run", "gpus_per_run", "mem_gb", "array_parallelism")
+SLURM_OPTIONS = {"partition": (str, None), "time_min": (int, "wall-clock limit of one run in minutes"),
+                 "cpus_per_run": (int, None), "gpus_per_run": (int, None), "mem_gb": (float, None),
+                 "array_parallelism": (int, "most runs of the array at once")}
+"""Resources of one run on SLURM, each an option ``--time-min`` etc.: its type and help."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,24 +38,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="aggregate the runs finished so far, start nothing")
     slurm = parser.add_argument_group("slurm", "resources of one run (defaults: the [slurm] table of slurm.toml)")
     slurm.add_argument("--slurm-config", type=Path, default=None, help="TOML file with a [slurm] table")
-    slurm.add_argument("--partition", default=None)
-    slurm.add_argument("--time-min", type=int, default=None, help="wall-clock limit of one run in minutes")
-    slurm.add_argument("--cpus-per-run", type=int, default=None)
-    slurm.add_argument("--gpus-per-run", type=int, default=None)
-    slurm.add_argument("--mem-gb", type=float, default=None)
-    slurm.add_argument("--array-parallelism", type=int, default=None, help="most runs of the array at once")
+    for name, (kind, help_text) in SLURM_OPTIONS.items():
+        slurm.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=help_text)
 
 
 def main(args: argparse.Namespace) -> int:
     """Show the status, aggregate, or run the sweep; exit status 3 if a run failed.
 
-    ``--jobs``, ``--seed`` and ``--out`` are checked first, in every mode.
+    ``--jobs`` and ``--seed`` are checked first, in every mode (``--out`` is checked by
+    :func:`lejepa_wm.cli.main` before any subcommand runs).
     """
     if args.jobs is not None:
         check_positive_int(args.jobs, "--jobs")
     check_nonnegative_int(args.seed, "the seed offset (--seed)")
-    if args.out.exists() and not args.out.is_dir():
-        raise ValueError(f"--out {args.out} is a file, not a folder")
     if args.status:
         status = sweep_status(args.experiment, args.scale, args.out, args.seed, args.config)
         print(format_status(status, available_cores() if args.jobs is None else args.jobs))

@@ -30,7 +30,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Iterator, Mapping
 
 from tqdm import tqdm
 
@@ -39,7 +39,7 @@ from lejepa_wm.device import DEVICE_CHOICES, select_device
 from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, is_done
 from lejepa_wm.records import HeadlineEntry, records_from_list
 from lejepa_wm.sweep.executors import PoolExecutor, SerialExecutor, SweepExecutor, available_cores
-from lejepa_wm.sweep.state import SweepPlan, describe_owner, plan_sweep, read_marker, reclaim_stale, stale_reason
+from lejepa_wm.sweep.state import SweepPlan, describe_owner, live_marker, plan_sweep, reclaim_stale
 from lejepa_wm.sweep.worker import RunOutcome, RunTask
 from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int
 from lejepa_wm.verify import check_writable_dir
@@ -82,11 +82,8 @@ def make_executor(kind: str, plan: SweepPlan, jobs: int | None = None, device: s
     ``jobs`` is the number of concurrent runs of the local pool (default: the
     cores available). For ``slurm``, resources come from
     :func:`~lejepa_wm.sweep.slurm.load_slurm_settings`; ``submitit_cluster="local"``
-    runs the submitit path as local subprocesses.
+    runs the submitit path as local subprocesses. ``kind`` and ``jobs`` were checked by :func:`check_launch`.
     """
-    check_choice(kind, EXECUTORS, "executor")
-    if jobs is not None:
-        check_positive_int(jobs, "--jobs")
     if kind == "serial":
         return SerialExecutor()
     if kind == "local":
@@ -100,24 +97,20 @@ def make_executor(kind: str, plan: SweepPlan, jobs: int | None = None, device: s
                             submitit_cluster)
 
 
-def execute_with_retry(executor: SweepExecutor, tasks: list[RunTask],
-                       on_end: Callable[[RunTask, RunOutcome], None]) -> dict[str, RunOutcome]:
-    """Run ``tasks`` on ``executor``; resubmit each failed attempt until ``MAX_ATTEMPTS``; return final outcomes.
+def execute_with_retry(executor: SweepExecutor,
+                       tasks: list[RunTask]) -> Iterator[tuple[RunTask, RunOutcome]]:
+    """Run ``tasks`` on ``executor``; resubmit each failed attempt until ``MAX_ATTEMPTS``.
 
     A run found running elsewhere is not a failure and is not resubmitted.
-
-    ``on_end`` is called once per run, with its final outcome, as soon as it is known.
+    Each run's final outcome is yielded once, as soon as it is known.
     """
-    final: dict[str, RunOutcome] = {}
     executor.submit(tasks)
     while executor.in_flight():
         for task, outcome in executor.wait_some():
             if not outcome.ok and outcome.elsewhere is None and task.attempt < MAX_ATTEMPTS:
                 executor.submit([replace(task, attempt=task.attempt + 1)])
-                continue
-            final[task.run_id] = outcome
-            on_end(task, outcome)
-    return final
+            else:
+                yield task, outcome
 
 
 def check_launch(out: Path, executor: str = "serial", jobs: int | None = None, seed: int = 0,
@@ -138,25 +131,17 @@ def check_launch(out: Path, executor: str = "serial", jobs: int | None = None, s
     return check_writable_dir(Path(out), "--out")
 
 
-def _damaged_metrics(plan: SweepPlan, spec_ids: set[str]) -> tuple[str, ...]:
-    return tuple(sorted(spec.run_id for spec in plan.specs
-                        if spec.run_id in spec_ids and (spec.run_dir(plan.out) / METRICS_FILE).exists()))
-
-
-def remove_dead_temporaries(folder: Path, older_than_s: float = TEMPORARY_TIMEOUT_S) -> list[Path]:
+def remove_dead_temporaries(folder: Path, older_than_s: float = TEMPORARY_TIMEOUT_S) -> None:
     """Delete temporary files of killed atomic writes in ``folder`` (not below it) older than ``older_than_s``.
 
     An atomic write lasts milliseconds, so an older temporary file belongs to a
     write that was killed (the run folders are cleaned when each run starts).
     """
     now = time.time()
-    dead = []
     for path in Path(folder).glob(".*.tmp"):
         with contextlib.suppress(OSError):
             if path.is_file() and now - path.stat().st_mtime > older_than_s:
                 path.unlink()
-                dead.append(path)
-    return dead
 
 
 def aggregate_plan(plan: SweepPlan) -> tuple[Path, ...]:
@@ -204,46 +189,41 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
     for spec in plan.specs:
         if spec.run_id in reused:
             continue
-        marker = read_marker(spec.run_dir(plan.out))
-        if marker is not None and stale_reason(marker) is None:
+        marker = live_marker(spec.run_dir(plan.out))
+        if marker is not None:
             elsewhere[spec.run_id] = describe_owner(marker)
             continue
-        if marker is not None:
-            reason = reclaim_stale(spec.run_dir(plan.out))
-            if reason is not None:
-                reclaimed[spec.run_id] = reason
+        reason = reclaim_stale(spec.run_dir(plan.out))
+        if reason is not None:
+            reclaimed[spec.run_id] = reason
         todo.append(spec)
-    damaged = _damaged_metrics(plan, {spec.run_id for spec in todo})
-    final: dict[str, RunOutcome] = {}
+    damaged = tuple(sorted(spec.run_id for spec in todo if (spec.run_dir(plan.out) / METRICS_FILE).exists()))
+    executed: list[str] = []
+    failed: list[str] = []
     if todo:
         runner = make_executor(executor, plan, jobs, device, slurm_config, slurm_overrides, submitit_cluster)
         tasks = [RunTask(plan.module, spec.to_dict(), str(plan.out), device, runner.threads_per_run)
                  for spec in todo]
         bar = tqdm(total=len(tasks), desc=f"{name} ({scale}, {executor})", unit="run", disable=not progress)
-        failures: list[str] = []
-
-        def on_end(task: RunTask, outcome: RunOutcome) -> None:
-            if outcome.reclaimed is not None:
-                reclaimed.setdefault(task.run_id, outcome.reclaimed)
-            if outcome.elsewhere is not None:
-                elsewhere[task.run_id] = outcome.elsewhere
-            elif not outcome.ok:
-                failures.append(task.run_id)
-                bar.set_postfix(failed=len(failures))
-            bar.update(1)
-
         try:
-            final = execute_with_retry(runner, tasks, on_end)
+            for task, outcome in execute_with_retry(runner, tasks):
+                if outcome.reclaimed is not None:
+                    reclaimed.setdefault(task.run_id, outcome.reclaimed)
+                if outcome.elsewhere is not None:
+                    elsewhere[task.run_id] = outcome.elsewhere
+                elif outcome.ok:
+                    executed.append(task.run_id)
+                else:
+                    failed.append(task.run_id)
+                    bar.set_postfix(failed=len(failed))
+                bar.update(1)
         finally:
             runner.close()
             bar.close()
-    executed = tuple(sorted(run_id for run_id, outcome in final.items() if outcome.ok))
-    failed = tuple(sorted(run_id for run_id, outcome in final.items()
-                          if not outcome.ok and outcome.elsewhere is None))
     complete = all(is_done(spec, plan.out) for spec in plan.specs)
     files = aggregate_plan(plan) if complete else ()
-    return SweepResult(name, scale, executor, executed, reused, failed, complete, files,
-                       time.perf_counter() - start, tuple(sorted(elsewhere.items())),
+    return SweepResult(name, scale, executor, tuple(sorted(executed)), reused, tuple(sorted(failed)), complete,
+                       files, time.perf_counter() - start, tuple(sorted(elsewhere.items())),
                        tuple(sorted(reclaimed.items())), damaged)
 
 
@@ -301,5 +281,4 @@ def aggregate_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, se
     finished = sum(is_done(spec, plan.out) for spec in plan.specs)
     if finished == 0:
         raise ValueError(f"no finished run of {name!r} ({scale}) below {plan.exp_dir}; nothing to aggregate")
-    files = list(aggregate_plan(plan))
-    return files, finished, len(plan.specs)
+    return list(aggregate_plan(plan)), finished, len(plan.specs)

@@ -2,8 +2,10 @@
 
 Every executor has the same small interface, :class:`SweepExecutor`: ``submit``
 hands it attempts, ``wait_some`` blocks until at least one has ended and returns
-the ended ones with their :class:`~lejepa_wm.sweep.worker.RunOutcome`. Retries
-and bookkeeping live in the driver, so they behave the same everywhere.
+the ended ones with their :class:`~lejepa_wm.sweep.worker.RunOutcome`, and
+``in_flight`` counts the attempts held in ``_pending`` that have not been
+returned yet. Retries and bookkeeping live in the driver, so they behave the
+same everywhere.
 """
 
 from __future__ import annotations
@@ -12,37 +14,33 @@ import concurrent.futures as cf
 import multiprocessing
 import os
 from collections import deque
-from typing import Protocol, Sequence
+from typing import Any, Sequence
 
+from lejepa_wm.machine import usable_cores as available_cores
 from lejepa_wm.sweep.state import reclaim_stale
 from lejepa_wm.sweep.worker import RunOutcome, RunTask, init_pool_worker, outcome_from_exception, run_task
 from lejepa_wm.validation import check_positive_int
 
 
-class SweepExecutor(Protocol):
-    """What the sweep driver needs from an executor."""
+class SweepExecutor:
+    """What the sweep driver needs from an executor (the base of every executor)."""
 
     name: str
     threads_per_run: int | None
+    _pending: Any  # the attempts submitted and not yet returned by wait_some
 
     def submit(self, tasks: Sequence[RunTask]) -> None:
         """Start (or queue) these attempts."""
 
     def in_flight(self) -> int:
         """Number of submitted attempts that have not been returned by :meth:`wait_some`."""
+        return len(self._pending)
 
     def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
         """Block until at least one attempt has ended; return every ended one (requires ``in_flight() > 0``)."""
 
     def close(self) -> None:
         """Release workers; attempts still in flight are stopped (their finished runs are kept)."""
-
-
-def available_cores() -> int:
-    """CPU cores this process may use (its affinity mask where the OS reports one)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def threads_per_run(jobs: int, cores: int) -> int:
@@ -52,30 +50,27 @@ def threads_per_run(jobs: int, cores: int) -> int:
     return max(1, cores // jobs)
 
 
-class SerialExecutor:
+class SerialExecutor(SweepExecutor):
     """Runs each attempt in this process, one at a time, when the driver waits for it."""
 
     name = "serial"
     threads_per_run = None
 
     def __init__(self) -> None:
-        self._queue: deque[RunTask] = deque()
+        self._pending: deque[RunTask] = deque()
 
     def submit(self, tasks: Sequence[RunTask]) -> None:
-        self._queue.extend(tasks)
-
-    def in_flight(self) -> int:
-        return len(self._queue)
+        self._pending.extend(tasks)
 
     def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
-        task = self._queue.popleft()
+        task = self._pending.popleft()
         return [(task, run_task(task))]
 
     def close(self) -> None:
-        self._queue.clear()
+        self._pending.clear()
 
 
-class PoolExecutor:
+class PoolExecutor(SweepExecutor):
     """A ``concurrent.futures`` process pool of ``jobs`` spawned workers, each pinned to its thread share.
 
     Workers are started with the ``spawn`` method (a fresh interpreter, no state
@@ -95,7 +90,7 @@ class PoolExecutor:
         self.jobs = check_positive_int(jobs, "jobs")
         self.threads_per_run = threads_per_run(jobs, available_cores() if cores is None else cores)
         self._pool: cf.ProcessPoolExecutor | None = None
-        self._futures: dict[cf.Future[RunOutcome], tuple[RunTask, cf.ProcessPoolExecutor]] = {}
+        self._pending: dict[cf.Future[RunOutcome], tuple[RunTask, cf.ProcessPoolExecutor]] = {}
 
     def _live_pool(self) -> cf.ProcessPoolExecutor:
         if self._pool is None:
@@ -113,22 +108,18 @@ class PoolExecutor:
                 self._discard_pool(pool)
                 pool = self._live_pool()
                 future = pool.submit(run_task, task)
-            self._futures[future] = (task, pool)
-
-    def in_flight(self) -> int:
-        return len(self._futures)
+            self._pending[future] = (task, pool)
 
     def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
-        finished, _ = cf.wait(self._futures, return_when=cf.FIRST_COMPLETED)
+        finished, _ = cf.wait(self._pending, return_when=cf.FIRST_COMPLETED)
         ended = []
         for future in finished:
-            task, pool = self._futures.pop(future)
+            task, pool = self._pending.pop(future)
             try:
                 outcome = future.result()
-            except cf.BrokenExecutor as exc:
-                self._discard_pool(pool)
-                outcome = outcome_from_exception(task, exc)
-            except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable result
+            except Exception as exc:  # noqa: BLE001 - a dead worker (the pool is broken), an unpicklable result
+                if isinstance(exc, cf.BrokenExecutor):
+                    self._discard_pool(pool)
                 outcome = outcome_from_exception(task, exc)
             ended.append((task, outcome))
         return ended
@@ -140,17 +131,16 @@ class PoolExecutor:
             self._pool = None
 
     def close(self) -> None:
-        if self._pool is not None and self._futures:  # interrupted: stop the runs in flight now
-            processes = list((getattr(self._pool, "_processes", None) or {}).values())
+        pool, self._pool = self._pool, None
+        if pool is not None and self._pending:  # interrupted: stop the runs in flight now
+            processes = list((getattr(pool, "_processes", None) or {}).values())
             for process in processes:
                 process.terminate()
             for process in processes:
                 process.join(timeout=10.0)
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            for task, _ in self._futures.values():
+            pool.shutdown(wait=False, cancel_futures=True)
+            for task, _ in self._pending.values():
                 reclaim_stale(task.run_dir())
-            self._pool = None
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-        self._futures.clear()
+        elif pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        self._pending.clear()

@@ -23,8 +23,9 @@ import submitit
 
 from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.config import config_from_mapping, read_toml
+from lejepa_wm.sweep.executors import SweepExecutor
 from lejepa_wm.sweep.worker import RunOutcome, RunTask, outcome_from_exception, run_task
-from lejepa_wm.validation import check_choice, check_positive_int
+from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int
 
 DEFAULTS_FILE = Path(__file__).with_name("slurm.toml")
 JOB_FILE = "job.json"
@@ -44,11 +45,9 @@ class SlurmSettings:
     array_parallelism: int
 
     def __post_init__(self) -> None:
-        check_positive_int(self.time_min, "time_min")
-        check_positive_int(self.cpus_per_run, "cpus_per_run")
-        check_positive_int(self.array_parallelism, "array_parallelism")
-        if self.gpus_per_run < 0:
-            raise ValueError(f"gpus_per_run must be >= 0; got {self.gpus_per_run!r}")
+        for name in ("time_min", "cpus_per_run", "array_parallelism"):
+            check_positive_int(getattr(self, name), name)
+        check_nonnegative_int(self.gpus_per_run, "gpus_per_run")
         if not self.mem_gb > 0:
             raise ValueError(f"mem_gb must be positive; got {self.mem_gb!r}")
 
@@ -90,7 +89,7 @@ class CheckpointableRun(submitit.helpers.Checkpointable):
         return run_task(task)
 
 
-class SubmititExecutor:
+class SubmititExecutor(SweepExecutor):
     """Submits attempts as a job array and polls them until they end."""
 
     name = "slurm"
@@ -106,7 +105,7 @@ class SubmititExecutor:
         self._local = cluster == "local"
         self._executor = submitit.AutoExecutor(folder=Path(log_dir) / "%j", cluster=cluster)
         self._executor.update_parameters(**submitit_parameters(settings, job_name))
-        self._jobs: dict[submitit.Job[RunOutcome], RunTask] = {}
+        self._pending: dict[submitit.Job[RunOutcome], RunTask] = {}
 
     def submit(self, tasks: Sequence[RunTask]) -> None:
         jobs = self._executor.map_array(CheckpointableRun(), list(tasks))
@@ -118,17 +117,14 @@ class SubmititExecutor:
             atomic_write_json(task.run_dir() / JOB_FILE, {
                 "job_id": job.job_id, "attempt": task.attempt,
                 "stdout": str(job.paths.stdout), "stderr": str(job.paths.stderr)})
-            self._jobs[job] = task
-
-    def in_flight(self) -> int:
-        return len(self._jobs)
+            self._pending[job] = task
 
     def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
-        while not (finished := [job for job in self._jobs if job.done()]):
+        while not (finished := [job for job in self._pending if job.done()]):
             time.sleep(self.poll_s)
         ended = []
         for job in finished:
-            task = self._jobs.pop(job)
+            task = self._pending.pop(job)
             try:
                 outcome = job.result()
             except Exception as exc:  # noqa: BLE001 - killed, preempted past requeueing, node failure
@@ -137,6 +133,6 @@ class SubmititExecutor:
         return ended
 
     def close(self) -> None:
-        for job in self._jobs:
+        for job in self._pending:
             job.cancel(check=False)
-        self._jobs.clear()
+        self._pending.clear()

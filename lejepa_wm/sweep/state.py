@@ -32,12 +32,14 @@ same run at the same time.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 import socket
 import threading
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -95,14 +97,12 @@ def plan_sweep(name: str, scale: str, out: Path, seed: int = 0, config_path: Pat
     """
     check_nonnegative_int(seed, "the seed offset (--seed)")
     experiment = get_experiment(name)
-    module = EXPERIMENT_MODULES[name]
     config = experiment.load_config(scale, config_path, overrides)
     specs = tuple(experiment.grid(config, scale, seed))
-    run_ids = [spec.run_id for spec in specs]
-    duplicates = sorted({run_id for run_id in run_ids if run_ids.count(run_id) > 1})
+    duplicates = sorted(run_id for run_id, count in Counter(spec.run_id for spec in specs).items() if count > 1)
     if duplicates:
         raise ValueError(f"experiment {name!r} produced duplicate run ids {duplicates}")
-    return SweepPlan(name, module, scale, Path(out), experiment, config, specs)
+    return SweepPlan(name, EXPERIMENT_MODULES[name], scale, Path(out), experiment, config, specs)
 
 
 # --- markers -----------------------------------------------------------------------------------------------
@@ -119,21 +119,16 @@ def _process_exists(pid: int) -> bool:
     except PermissionError:
         return True
     try:  # Linux: a killed process that nobody has reaped yet still answers kill(pid, 0)
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+        return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z"
     except (OSError, IndexError):
         return True
 
 
-def read_marker(run_dir: Path) -> dict[str, Any] | None:
-    """The run's ``running.json`` as a dict, ``None`` if absent, ``{}`` if damaged (unreadable, wrong shape)."""
-    return read_marker_file(Path(run_dir) / RUNNING_FILE)
-
-
-def read_marker_file(path: Path) -> dict[str, Any] | None:
-    """The marker in ``path`` (any name): ``None`` if absent, ``{}`` if damaged."""
+def read_marker(run_dir: Path, name: str = RUNNING_FILE) -> dict[str, Any] | None:
+    """The run's marker (``running.json``, or the file ``name``) as a dict: ``None`` if absent, ``{}`` if damaged
+    (unreadable, wrong shape)."""
     try:
-        marker = read_json(path)
+        marker = read_json(Path(run_dir) / name)
     except FileNotFoundError:
         return None
     except (OSError, ValueError):
@@ -156,16 +151,14 @@ def stale_reason(marker: Mapping[str, Any], now: float | None = None) -> str | N
     """Why the marker is stale (its owner is gone), or ``None`` if it is live (see the module docstring)."""
     if not marker:
         return f"its {RUNNING_FILE} is damaged"
-    now = time.time() if now is None else now
-    beat = float(marker.get("heartbeat_at", marker["started_at"]))
-    interval = float(marker.get("heartbeat_s", HEARTBEAT_S))
-    silent = now - beat
-    if marker["host"] == socket.gethostname() and not _process_exists(int(marker["pid"])):
+    silent = (time.time() if now is None else now) - float(marker.get("heartbeat_at", marker["started_at"]))
+    here = marker["host"] == socket.gethostname()
+    if here and not _process_exists(int(marker["pid"])):
         return f"its owner ({describe_owner(marker)}) is gone"
     job = marker.get("slurm_job")
-    if job and job == os.environ.get("SLURM_JOB_ID") and marker["host"] != socket.gethostname():
+    if job and job == os.environ.get("SLURM_JOB_ID") and not here:
         return f"its SLURM job {job} was requeued (it ran on host {marker['host']})"
-    if silent > STALE_BEATS * interval:
+    if silent > STALE_BEATS * float(marker.get("heartbeat_s", HEARTBEAT_S)):
         return f"its owner ({describe_owner(marker)}) has sent no heartbeat for {silent:.0f} s"
     return None
 
@@ -173,9 +166,7 @@ def stale_reason(marker: Mapping[str, Any], now: float | None = None) -> str | N
 def live_marker(run_dir: Path, now: float | None = None) -> dict[str, Any] | None:
     """The run's ``running.json`` if it is live (its owner is at work), else ``None`` (absent or stale)."""
     marker = read_marker(run_dir)
-    if marker is None or stale_reason(marker, now) is not None:
-        return None
-    return marker
+    return marker if marker is not None and stale_reason(marker, now) is None else None
 
 
 def new_marker(attempt: int) -> dict[str, Any]:
@@ -218,9 +209,7 @@ def reclaim_stale(run_dir: Path, now: float | None = None) -> str | None:
     """Remove the run's marker if it is stale; return the reason (``None``: no marker, or a live one)."""
     path = Path(run_dir) / RUNNING_FILE
     marker = read_marker(run_dir)
-    if marker is None:
-        return None
-    reason = stale_reason(marker, now)
+    reason = None if marker is None else stale_reason(marker, now)
     if reason is None:
         return None
     aside = path.with_name(f".{RUNNING_FILE}.{uuid.uuid4().hex}.stale")
@@ -228,14 +217,10 @@ def reclaim_stale(run_dir: Path, now: float | None = None) -> str | None:
         os.rename(path, aside)
     except FileNotFoundError:  # its owner finished (or another launch reclaimed it) meanwhile
         return None
-    taken = read_marker_file(aside) or {}
-    if taken != marker:  # another owner claimed it between our read and the rename: put it back
-        try:
+    if (read_marker(run_dir, aside.name) or {}) != marker:  # claimed between our read and the rename: put it back
+        with contextlib.suppress(FileExistsError):
             os.link(aside, path)
-        except FileExistsError:
-            pass
-        aside.unlink(missing_ok=True)
-        return None
+        reason = None
     aside.unlink(missing_ok=True)
     return reason
 
@@ -245,8 +230,7 @@ def claim_run(run_dir: Path, attempt: int) -> tuple[dict[str, Any], str | None]:
 
     Raises :class:`RunOwnedElsewhere` when a live marker of another owner exists.
     """
-    run_dir = Path(run_dir)
-    path = run_dir / RUNNING_FILE
+    path = Path(run_dir) / RUNNING_FILE
     reclaimed = None
     for _ in range(3):
         marker = new_marker(attempt)
@@ -258,23 +242,13 @@ def claim_run(run_dir: Path, attempt: int) -> tuple[dict[str, Any], str | None]:
         if stale_reason(current) is None:
             raise RunOwnedElsewhere(run_dir, current)
         reclaimed = reclaim_stale(run_dir) or reclaimed
-    current = read_marker(run_dir) or {}
-    raise RunOwnedElsewhere(run_dir, current)
+    raise RunOwnedElsewhere(run_dir, read_marker(run_dir) or {})
 
 
 def owns(run_dir: Path, marker: Mapping[str, Any]) -> bool:
     """Whether the run's marker is still ``marker`` (same owner token)."""
     current = read_marker(run_dir)
     return bool(current) and current.get("token") == marker.get("token")
-
-
-def refresh_marker(run_dir: Path, marker: dict[str, Any]) -> bool:
-    """Renew the heartbeat of ``marker`` if it is still the run's marker; return whether it was."""
-    if not owns(run_dir, marker):
-        return False
-    marker["heartbeat_at"] = time.time()
-    atomic_write_json(Path(run_dir) / RUNNING_FILE, marker)
-    return True
 
 
 def release_run(run_dir: Path, marker: Mapping[str, Any]) -> None:
@@ -284,7 +258,8 @@ def release_run(run_dir: Path, marker: Mapping[str, Any]) -> None:
 
 
 class Heartbeat:
-    """A daemon thread that refreshes a marker every :data:`HEARTBEAT_S` seconds until stopped."""
+    """A daemon thread that renews a marker's heartbeat every :data:`HEARTBEAT_S` seconds until stopped,
+    as long as the marker is still the run's."""
 
     def __init__(self, run_dir: Path, marker: dict[str, Any], interval: float | None = None) -> None:
         self.run_dir, self.marker = Path(run_dir), marker
@@ -295,8 +270,10 @@ class Heartbeat:
     def _beat(self) -> None:
         while not self._stop.wait(self.interval):
             try:
-                if not refresh_marker(self.run_dir, self.marker):
+                if not owns(self.run_dir, self.marker):
                     return  # taken over (we were presumed dead): leave the new owner's marker alone
+                self.marker["heartbeat_at"] = time.time()
+                atomic_write_json(self.run_dir / RUNNING_FILE, self.marker)
             except OSError:
                 continue  # a full disk or a network file system hiccup: try again at the next beat
 
@@ -309,11 +286,6 @@ class Heartbeat:
         self._thread.join(timeout=5.0)
 
 
-def clear_running(run_dir: Path) -> None:
-    """Remove ``running.json`` if present, whoever owns it (the launcher, for an attempt it saw die)."""
-    (Path(run_dir) / RUNNING_FILE).unlink(missing_ok=True)
-
-
 # --- failures and states -----------------------------------------------------------------------------------
 
 
@@ -321,30 +293,25 @@ def record_failure(run_dir: Path, run_id: str, attempt: int, error: str, traceba
     """Append one failed attempt to the run's ``error.json`` (rewritten atomically; a damaged one is replaced)."""
     path = Path(run_dir) / ERROR_FILE
     try:
-        attempts = read_json(path)["attempts"] if path.exists() else []
-        if not isinstance(attempts, list):
-            attempts = []
-    except (OSError, ValueError, KeyError, TypeError):
+        attempts = read_json(path)["attempts"]
+    except (OSError, ValueError, KeyError, TypeError):  # none yet, or damaged
+        attempts = []
+    if not isinstance(attempts, list):
         attempts = []
     attempts.append({"attempt": attempt, "error": error, "traceback": traceback_text,
                      "host": socket.gethostname(), "failed_at": time.time()})
     atomic_write_json(path, {"run_id": run_id, "attempts": attempts})
 
 
-def clear_failure(run_dir: Path) -> None:
-    """Remove ``error.json`` if present (the run has now succeeded)."""
-    (Path(run_dir) / ERROR_FILE).unlink(missing_ok=True)
-
-
-def run_state(spec: RunSpec, out: Path) -> RunState:
-    """State of one run, from the files in its folder (see the module docstring)."""
+def run_state(spec: RunSpec, out: Path) -> tuple[RunState, dict[str, Any] | None]:
+    """State of one run, from the files in its folder (see the module docstring), and its marker as
+    :func:`read_marker` returns it (live for a running run; otherwise ``None`` or stale)."""
     run_dir = spec.run_dir(out)
+    marker = read_marker(run_dir)
     if read_metrics(spec, out) is not None:
-        return RunState.DONE
-    if live_marker(run_dir) is not None:
-        return RunState.RUNNING
+        return RunState.DONE, marker
+    if marker is not None and stale_reason(marker) is None:
+        return RunState.RUNNING, marker
     if (run_dir / METRICS_FILE).exists():
-        return RunState.DAMAGED
-    if (run_dir / ERROR_FILE).exists():
-        return RunState.FAILED
-    return RunState.PENDING
+        return RunState.DAMAGED, marker
+    return (RunState.FAILED if (run_dir / ERROR_FILE).exists() else RunState.PENDING), marker

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from lejepa_wm.experiments.base import RunSpec, read_metrics, run_compute_seconds
-from lejepa_wm.sweep.state import RunState, describe_owner, live_marker, plan_sweep, read_marker, run_state
+from lejepa_wm.sweep.state import RunState, describe_owner, plan_sweep, run_state
 from lejepa_wm.validation import check_positive_int
 
 
@@ -68,34 +68,30 @@ def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: P
     failed, damaged, stale, running = [], [], [], []
     wall_by_group: dict[tuple[tuple[str, str], ...], list[float]] = {}
     left: list[tuple[tuple[tuple[str, str], ...], float]] = []  # (cost group, seconds already spent)
+    listed = {RunState.FAILED: failed, RunState.DAMAGED: damaged}
     for spec in plan.specs:
-        state = run_state(spec, plan.out)
+        state, marker = run_state(spec, plan.out)
         counts[state] += 1
-        run_dir = spec.run_dir(plan.out)
         if state is RunState.DONE:
             wall = run_compute_seconds(read_metrics(spec, plan.out) or {})
             if wall is not None:
                 wall_by_group.setdefault(cost_group(spec), []).append(wall)
-        elif state is RunState.FAILED:
-            failed.append(spec.run_id)
-        elif state is RunState.DAMAGED:
-            damaged.append(spec.run_id)
+            continue
+        listed.get(state, []).append(spec.run_id)
+        spent = 0.0
         if state is RunState.RUNNING:
-            marker = live_marker(run_dir, now=time.time())
-            running.append((spec.run_id, describe_owner(marker or {})))
-            left.append((cost_group(spec), max(0.0, now - float(marker["started_at"])) if marker else 0.0))
-        elif state is not RunState.DONE:
-            left.append((cost_group(spec), 0.0))
-            if read_marker(run_dir) is not None:
-                stale.append(spec.run_id)
-    runs_left = sum(counts[state] for state in RunState if state is not RunState.DONE)
+            running.append((spec.run_id, describe_owner(marker)))
+            spent = max(0.0, now - float(marker["started_at"]))
+        elif marker is not None:
+            stale.append(spec.run_id)
+        left.append((cost_group(spec), spent))
     wall_times = [wall for walls in wall_by_group.values() for wall in walls]
     mean_wall = sum(wall_times) / len(wall_times) if wall_times else None
     compute_left = None
     if mean_wall is not None:
         group_mean = {group: sum(walls) / len(walls) for group, walls in wall_by_group.items()}
         compute_left = sum(max(group_mean.get(group, mean_wall) - spent, 0.0) for group, spent in left)
-    return SweepStatus(name, scale, counts, tuple(failed), mean_wall, compute_left, runs_left, tuple(running),
+    return SweepStatus(name, scale, counts, tuple(failed), mean_wall, compute_left, len(left), tuple(running),
                        tuple(damaged), tuple(stale))
 
 
@@ -122,15 +118,12 @@ def format_status(status: SweepStatus, jobs: int) -> str:
     shown = [state for state in RunState if state is not RunState.DAMAGED or status.counts[state]]
     counts = ", ".join(f"{state.value} {status.counts[state]}" for state in shown)
     lines = [f"{status.experiment} ({status.scale}): {status.total} runs: {counts}"]
-    if status.running:
-        lines.append("running: " + ", ".join(f"{run_id} ({owner})" for run_id, owner in status.running))
-    if status.failed:
-        lines.append(f"failed (see error.json in each run folder): {', '.join(status.failed)}")
-    if status.damaged:
-        lines.append(f"damaged metrics.json (the next launch runs them again): {', '.join(status.damaged)}")
-    if status.stale:
-        lines.append(f"left behind by a process that is gone (the next launch reclaims them): "
-                     f"{', '.join(status.stale)}")
+    for title, runs in (("running", [f"{run_id} ({owner})" for run_id, owner in status.running]),
+                        ("failed (see error.json in each run folder)", status.failed),
+                        ("damaged metrics.json (the next launch runs them again)", status.damaged),
+                        ("left behind by a process that is gone (the next launch reclaims them)", status.stale)):
+        if runs:
+            lines.append(f"{title}: {', '.join(runs)}")
     if status.runs_left == 0:
         lines.append("nothing left to run")
     elif status.compute_left_s is None:
@@ -138,6 +131,7 @@ def format_status(status: SweepStatus, jobs: int) -> str:
     else:
         wall = status.wall_left_s(jobs)
         lines.append(f"{status.runs_left} runs left: about {format_duration(status.compute_left_s)} of compute "
-                     f"(each run costed as the finished runs of its grid point; mean {format_duration(status.mean_wall_s or 0.0)} per finished run), "
+                     f"(each run costed as the finished runs of its grid point; mean "
+                     f"{format_duration(status.mean_wall_s or 0.0)} per finished run), "
                      f"about {format_duration(wall or 0.0)} with {jobs} runs at a time")
     return "\n".join(lines)

@@ -33,9 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from lejepa_wm.experiments.base import RunSpec, execute_run
-from lejepa_wm.sweep.state import (Heartbeat, RunOwnedElsewhere, claim_run, clear_failure,
-                                   clear_running, describe_owner, read_marker, record_failure, release_run,
-                                   stale_reason)
+from lejepa_wm.sweep.state import (ERROR_FILE, RUNNING_FILE, Heartbeat, RunOwnedElsewhere, claim_run,
+                                   describe_owner, read_marker, record_failure, release_run, stale_reason)
 
 THREAD_ENV_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                    "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
@@ -94,8 +93,7 @@ def pin_threads(threads: int) -> None:
     they start their thread pools) and, if torch is already imported, its
     intra-op thread count.
     """
-    for name in THREAD_ENV_VARS:
-        os.environ[name] = str(threads)
+    os.environ.update(dict.fromkeys(THREAD_ENV_VARS, str(threads)))
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(threads)
 
@@ -105,8 +103,7 @@ def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)) == 0
+        return int(ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)) == 0
     except (OSError, AttributeError):
         return False
 
@@ -135,6 +132,11 @@ def init_pool_worker(threads: int, parent_pid: int) -> None:
     pin_threads(threads)
 
 
+def error_line(exc: BaseException) -> str:
+    """The one-line summary of a failure: ``TypeName: message``."""
+    return f"{type(exc).__name__}: {exc}"
+
+
 def run_task(task: RunTask) -> RunOutcome:
     """Execute one attempt of one run (skipped if it is already done) and report how it ended."""
     if parent_gone():  # never start a queued run for a launcher that no longer exists
@@ -143,8 +145,7 @@ def run_task(task: RunTask) -> RunOutcome:
         pin_threads(task.threads)
     spec = RunSpec.from_dict(task.spec)
     run_dir = task.run_dir()
-    run_dir.mkdir(parents=True, exist_ok=True)
-    try:
+    try:  # claiming writes the marker, which creates the run's folder
         marker, reclaimed = claim_run(run_dir, task.attempt)
     except RunOwnedElsewhere as exc:
         return RunOutcome(spec.run_id, False, str(exc), elsewhere=describe_owner(exc.marker))
@@ -153,12 +154,12 @@ def run_task(task: RunTask) -> RunOutcome:
             experiment = import_module(task.module).EXPERIMENT
             execute_run(experiment, spec, Path(task.out), task.device)
     except Exception as exc:  # noqa: BLE001 - any failure of a run is reported, never propagated
-        error = f"{type(exc).__name__}: {exc}"
+        error = error_line(exc)
         record_failure(run_dir, spec.run_id, task.attempt, error, traceback.format_exc())
         return RunOutcome(spec.run_id, False, error, reclaimed=reclaimed)
     finally:
         release_run(run_dir, marker)
-    clear_failure(run_dir)
+    (run_dir / ERROR_FILE).unlink(missing_ok=True)
     return RunOutcome(spec.run_id, True, reclaimed=reclaimed)
 
 
@@ -169,11 +170,9 @@ def outcome_from_exception(task: RunTask, exc: BaseException) -> RunOutcome:
     process is known to have ended), never a live marker of another launch.
     """
     run_dir = task.run_dir()
-    run_dir.mkdir(parents=True, exist_ok=True)
-    error = f"{type(exc).__name__}: {exc}"
-    text = "".join(traceback.format_exception(exc))
-    record_failure(run_dir, task.run_id, task.attempt, error, text)
+    error = error_line(exc)
+    record_failure(run_dir, task.run_id, task.attempt, error, "".join(traceback.format_exception(exc)))
     marker = read_marker(run_dir)
     if marker is not None and (stale_reason(marker) is not None or marker.get("attempt") == task.attempt):
-        clear_running(run_dir)
+        (run_dir / RUNNING_FILE).unlink(missing_ok=True)
     return RunOutcome(task.run_id, False, error)
