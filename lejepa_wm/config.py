@@ -30,8 +30,10 @@ def _coerce(key: str, value: Any, annotation: Any) -> Any:
     args = typing.get_args(annotation)
     if origin in (typing.Union, types.UnionType):
         for option in args:
-            if option is type(None) and value is None:
-                return None
+            if option is type(None):
+                if value is None:
+                    return None
+                continue
             try:
                 return _coerce(key, value, option)
             except ValueError:

@@ -59,8 +59,11 @@ def test_config_rejects_unknown_key_and_wrong_type() -> None:
         config_from_mapping(_Config, {"n": 2, "typo": 1})
     with pytest.raises(ValueError, match="'n'"):
         config_from_mapping(_Config, {"n": "two"})
+    with pytest.raises(ValueError, match="'name': value 7 matches none of"):
+        config_from_mapping(_Config, {"n": 2, "name": 7})
     config = config_from_mapping(_Config, {"n": 3, "rho": 1, "sizes": [8, 16]})
     assert config == _Config(3, 1.0, (8, 16))
+    assert config_from_mapping(_Config, {"n": 3, "name": None}).name is None
 
 
 def test_scaled_config_layers_defaults_file_and_overrides(tmp_path: Path) -> None:
