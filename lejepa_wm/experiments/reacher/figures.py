@@ -126,13 +126,17 @@ def marginals(edges: Sequence[float], histograms: Mapping[str, Mapping[str, Sequ
                                   "a Gaussian latent).")
 
 
-def planned_paths(panels: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray]], path: Path,
-                  max_paths: int = 6) -> Path:
-    """Per model (title, paths (P, K+1, 2), starts, goals): executed paths (solid) over the oracle lines (dashed)."""
+def planned_paths(panels: Sequence[tuple[str, Mapping[str, np.ndarray]]], path: Path, max_paths: int = 6) -> Path:
+    """Executed paths (solid) over the oracle lines (dashed), per model.
+
+    ``panels``: ``(title, plans)`` with the arrays of a run's ``plans.npz``: ``paths`` (P, K+1, 2), ``starts``
+    and ``goals`` (P, 2).
+    """
     fig, axes = plt.subplots(1, len(panels) + 1, figsize=(4.2 * len(panels) + 3.2, 4.4), squeeze=False,
                              gridspec_kw={"width_ratios": [4.2] * len(panels) + [3.2]})
     colors = plt.get_cmap("tab10").colors
-    for axis, (title, paths, starts, goals) in zip(axes[0][:-1], panels):
+    for axis, (title, plans) in zip(axes[0][:-1], panels):
+        paths, starts, goals = plans["paths"], plans["starts"], plans["goals"]
         for p in range(min(max_paths, len(paths))):
             color = colors[p % len(colors)]
             axis.plot(paths[p][:, 0], paths[p][:, 1], "-", marker=".", ms=3, lw=1.2, color=color)
