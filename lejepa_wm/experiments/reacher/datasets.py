@@ -117,12 +117,9 @@ def trajectory_pair_angles(episodes: list[np.ndarray], delta: int) -> tuple[np.n
 
     An episode is an array of shape (T, ...) indexed by step: its angles (T, 2) or its frames (T, H, W, 3).
     """
-    firsts, seconds = [], []
-    for angles in episodes:
-        first, second = trajectory_pair_indices(len(angles), delta)
-        firsts.append(angles[first])
-        seconds.append(angles[second])
-    return np.concatenate(firsts), np.concatenate(seconds)
+    firsts, seconds = zip(*(trajectory_pair_indices(len(rows), delta) for rows in episodes))
+    return (np.concatenate([rows[first] for rows, first in zip(episodes, firsts)]),
+            np.concatenate([rows[second] for rows, second in zip(episodes, seconds)]))
 
 
 def split_by_episode(episodes: np.ndarray, parts: int, rng: np.random.Generator) -> list[np.ndarray]:

@@ -33,6 +33,7 @@ import numpy as np
 import torch
 from scipy import stats
 
+from lejepa_wm.config import config_from_mapping
 from lejepa_wm.device import select_device
 from lejepa_wm.experiments.base import RunSpec, load_finished_metrics
 from lejepa_wm.experiments.evidence import by_seed, difference, over_seeds
@@ -94,7 +95,7 @@ class ReacherExperiment:
 
     def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict[str, Any]:
         params = spec.params
-        config = ReacherConfig.from_dict(params["config"])
+        config = config_from_mapping(ReacherConfig, params["config"])
         torch_device = select_device(device)
         if torch_device.type == "cpu":
             torch.set_num_threads(config.cpu_threads)

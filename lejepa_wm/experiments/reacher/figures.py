@@ -25,16 +25,13 @@ OU_COLOR = "#1f77b4"
 TRAJECTORY_COLOR = "#ff7f0e"
 PAPER_OU_R2 = 0.95
 QUANTITIES = (*JOINTS, "total")
+NAMED_MIXTURES = {1.0: "OU pairs only", 0.0: "trajectory pairs only", 0.5: "half OU, half trajectory"}
 
 
 def mixture_name(ou_fraction: float) -> str:
     """What a model was trained on, in words."""
-    if ou_fraction == 1.0:
-        return "OU pairs only"
-    if ou_fraction == 0.0:
-        return "trajectory pairs only"
-    if ou_fraction == 0.5:
-        return "half OU, half trajectory"
+    if ou_fraction in NAMED_MIXTURES:
+        return NAMED_MIXTURES[ou_fraction]
     percent = int(round(100 * ou_fraction))
     return f"{percent}% OU, {100 - percent}% trajectory"
 
@@ -49,13 +46,12 @@ def sample_frames(rows: Sequence[tuple[str, np.ndarray]], path: Path) -> Path:
     """One row of frames per (label, frames (K, H, W, 3)) entry."""
     columns = max(len(frames) for _, frames in rows)
     fig, axes = plt.subplots(len(rows), columns, figsize=(1.3 * columns, 1.5 * len(rows)), squeeze=False)
-    for r, (label, frames) in enumerate(rows):
-        for c in range(columns):
-            axis = axes[r][c]
-            axis.axis("off")
-            if c < len(frames):
-                axis.imshow(frames[c], interpolation="nearest")
-        axes[r][0].set_title(label, fontsize=8, loc="left")
+    for axis in axes.flat:
+        axis.axis("off")
+    for row, (label, frames) in zip(axes, rows):
+        for axis, frame in zip(row, frames):
+            axis.imshow(frame, interpolation="nearest")
+        row[0].set_title(label, fontsize=8, loc="left")
     return save_figure(fig, path, "Training frames (64×64, top-down camera) of the model trained on each kind of "
                                   "pairs: OU-sampled joint angles, and frames along SAC-policy episodes; the "
                                   "target sphere is fixed.")

@@ -36,14 +36,9 @@ class RenderingUnavailable(RuntimeError):
     """Offscreen rendering of Reacher cannot work here; the message says what to install."""
 
 
-def _configure_gl_backend() -> str:
-    """Default ``MUJOCO_GL`` to ``egl`` (headless) unless set; return the backend in use."""
-    return os.environ.setdefault("MUJOCO_GL", "egl")
-
-
 def import_simulator() -> tuple[Any, Any]:
     """Import ``mujoco`` and dm_control's reacher module, or raise :class:`RenderingUnavailable`."""
-    backend = _configure_gl_backend()
+    backend = os.environ.setdefault("MUJOCO_GL", "egl")  # headless EGL unless the user chose
     try:
         import mujoco
         from dm_control.suite import reacher
@@ -53,8 +48,7 @@ def import_simulator() -> tuple[Any, Any]:
         ) from None
     except Exception as exc:  # OpenGL bindings fail at import when the GL library is missing
         raise RenderingUnavailable(_gl_message(backend, exc)) from None
-    major = int(mujoco.__version__.split(".")[0])
-    if major >= 4:
+    if int(mujoco.__version__.split(".")[0]) >= 4:
         raise RenderingUnavailable(
             f"mujoco {mujoco.__version__} is installed, but dm-control 1.0.50 needs mujoco 3.17.0 "
             f"(MuJoCo 4 removed fields dm_control reads); install with:\n  {PIP_INSTALL}"
