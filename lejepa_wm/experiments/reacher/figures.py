@@ -92,8 +92,7 @@ def r2_bars(models: Sequence[tuple[float, Mapping[str, Mapping[str, Sequence[flo
         axis.set_ylabel("test R² (probe fitted on the fit sample)")
         axis.set_ylim(lowest - 0.05 if lowest < 0 else 0.0, 1.05)
         axis.set_title(f"{titles[test_set]}\nhatched: linear probe on {name}", fontsize=9)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    axes[0][-1].legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    axes[0][-1].legend(*axes[0][0].get_legend_handles_labels(), fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     seeds_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))} (dots)"
     return save_figure(fig, path, "Linear identifiability of the joint angles from each model's 2-d embedding: "
                                   "test R² of an affine probe fitted on the fit sample, per joint and for both "
@@ -132,13 +131,12 @@ def planned_paths(panels: Sequence[tuple[str, Mapping[str, np.ndarray]]], path: 
                              gridspec_kw={"width_ratios": [4.2] * len(panels) + [3.2]})
     colors = plt.get_cmap("tab10").colors
     for axis, (title, plans) in zip(axes[0][:-1], panels):
-        paths, starts, goals = plans["paths"], plans["starts"], plans["goals"]
-        for p in range(min(max_paths, len(paths))):
+        for p, (executed, start, goal) in enumerate(zip(plans["paths"][:max_paths], plans["starts"], plans["goals"])):
             color = colors[p % len(colors)]
-            axis.plot(paths[p][:, 0], paths[p][:, 1], "-", marker=".", ms=3, lw=1.2, color=color)
-            axis.plot([starts[p][0], goals[p][0]], [starts[p][1], goals[p][1]], "--", color=color, lw=1)
-            axis.plot(*starts[p], "o", color=color, mec="black", ms=6)
-            axis.plot(*goals[p], "*", color=color, mec="black", ms=10)
+            axis.plot(executed[:, 0], executed[:, 1], "-", marker=".", ms=3, lw=1.2, color=color)
+            axis.plot([start[0], goal[0]], [start[1], goal[1]], "--", color=color, lw=1)
+            axis.plot(*start, "o", color=color, mec="black", ms=6)
+            axis.plot(*goal, "*", color=color, mec="black", ms=10)
         axis.set_title(title, fontsize=9)
         axis.set_xlabel("shoulder angle (rad)")
         axis.set_ylabel("wrist angle (rad)")

@@ -143,37 +143,32 @@ def prepare_data(root: Path, config: ReacherConfig, data_seed: int, progress: bo
     root = Path(root)
     seeds = data_seeds(data_seed)
     data: dict[str, Any] = {"seeds": seeds}
-    folders: dict[str, str] = {}
+    folders: dict[str, Path] = {}
     with ReacherRenderer(config.image_size, config.target_xy) as renderer:
         for name, count in (("train", config.train_pairs), *((split, config.heldout_pairs) for split in SPLITS)):
-            data[f"ou_{name}"], folder = build_ou_dataset(root, f"ou-{name}", renderer, count, config.chunk_pairs,
-                                                          config.ou_rho, config.angle_scale, seeds[f"ou_{name}"],
-                                                          progress)
-            folders[f"ou_{name}"] = folder.name
+            data[f"ou_{name}"], folders[f"ou_{name}"] = build_ou_dataset(
+                root, f"ou-{name}", renderer, count, config.chunk_pairs, config.ou_rho, config.angle_scale,
+                seeds[f"ou_{name}"], progress)
         model, env, info, policy_id = prepare_policy(root, config, seeds, progress)
         episodes_per_chunk = max(1, config.chunk_pairs // config.pairs_per_episode)
         for name, n_episodes in (("train", -(-config.train_pairs // config.pairs_per_episode)),
                                  ("heldout", 3 * config.heldout_episodes)):
-            data[f"traj_{name}"], folder = build_trajectory_dataset(
+            data[f"traj_{name}"], folders[f"traj_{name}"] = build_trajectory_dataset(
                 root, f"traj-{name}", renderer, lambda s: sac.rollout_angles(model, env, s), policy_id,
                 n_episodes, episodes_per_chunk, config.traj_delta, seeds[f"traj_{name}"], progress)
-            folders[f"traj_{name}"] = folder.name
     heldout = data.pop("traj_heldout")
     parts = split_by_episode(heldout["episode"], len(SPLITS), np.random.default_rng(seeds["traj_split"]))
     for split, rows in zip(SPLITS, parts):
         data[f"traj_{split}"] = {key: value[rows] for key, value in heldout.items()}
-    settings = {"datasets": folders, "split_seed": seeds["traj_split"], "plan_seed": seeds["plans"],
+    settings = {"datasets": {key: folder.name for key, folder in folders.items()}, "split_seed": seeds["traj_split"], "plan_seed": seeds["plans"],
                 "pca_components": list(config.pca_components), "ridge_grid": list(RIDGE_GRID),
                 "plan": [config.plan_pairs, config.min_plan_distance, config.plan_steps, config.knn]}
     path = root / f"baselines-{digest(settings)}.json"
-    if path.exists():
-        baselines = read_json(path)
-    else:
+    if not path.exists():  # made once; every run reads them back from the file
         clock = time.perf_counter()
-        baselines = {**_baselines(data, config, seeds), "seconds": 0.0, "settings": settings}
-        baselines["seconds"] = time.perf_counter() - clock
-        atomic_write_json(path, baselines)
-    data.update(baselines=baselines, policy=info, seconds=time.perf_counter() - start)
+        baselines = _baselines(data, config, seeds)
+        atomic_write_json(path, {**baselines, "settings": settings, "seconds": time.perf_counter() - clock})
+    data.update(baselines=read_json(path), policy=info, seconds=time.perf_counter() - start)
     return data
 
 
