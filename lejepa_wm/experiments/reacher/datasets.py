@@ -83,7 +83,6 @@ def build_chunked(root: Path, name: str, metadata: Mapping[str, Any], n_chunks: 
 
 def load_chunks(folder: Path, n_chunks: int) -> dict[str, np.ndarray]:
     """Concatenate the arrays of chunks ``0 .. n_chunks-1`` key by key."""
-    folder = Path(folder)
     parts: dict[str, list[np.ndarray]] = {}
     for index in range(n_chunks):
         with np.load(_chunk_path(folder, index)) as chunk:

@@ -162,8 +162,7 @@ def pixel_baselines(fit: tuple[np.ndarray, np.ndarray], validation: tuple[np.nda
 
 def pair_diagnostics(angles: np.ndarray, angles_pos: np.ndarray) -> dict[str, Any]:
     """Per-joint marginal histogram, bimodality coefficient, lag correlation and wrap-around count."""
-    angles = np.asarray(angles, dtype=np.float64)
-    angles_pos = np.asarray(angles_pos, dtype=np.float64)
+    angles, angles_pos = (np.asarray(a, dtype=np.float64) for a in (angles, angles_pos))
     if angles.shape != angles_pos.shape or angles.ndim != 2 or angles.shape[1] != 2:
         raise ValueError(f"angles must be two (N, 2) arrays of equal shape; got {angles.shape} and {angles_pos.shape}")
     wrapped, wrapped_pos = wrap(angles), wrap(angles_pos)
@@ -173,9 +172,8 @@ def pair_diagnostics(angles: np.ndarray, angles_pos: np.ndarray) -> dict[str, An
         counts, _ = np.histogram(wrapped[:, j], bins=HISTOGRAM_EDGES)
         out[f"histogram_{joint}"] = counts.tolist()
         if np.ptp(wrapped[:, j]) > 0 and np.ptp(beside[:, j]) > 0:
-            skew = stats.skew(wrapped[:, j])
-            kurtosis = stats.kurtosis(wrapped[:, j], fisher=False)
-            out[f"bimodality_{joint}"] = float((skew**2 + 1.0) / kurtosis)
+            out[f"bimodality_{joint}"] = float((stats.skew(wrapped[:, j]) ** 2 + 1.0)
+                                               / stats.kurtosis(wrapped[:, j], fisher=False))
             out[f"lag_corr_{joint}"] = float(np.corrcoef(wrapped[:, j], beside[:, j])[0, 1])
         else:  # moments and correlations of a constant joint are undefined: reported as null
             out[f"bimodality_{joint}"] = out[f"lag_corr_{joint}"] = None

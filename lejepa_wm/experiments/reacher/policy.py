@@ -52,8 +52,6 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
     check_choice(reward, REWARDS, "reward")
     _, reacher = import_simulator()
 
-    dense = reward == "dense"
-
     class FixedTargetReacher(gymnasium.Env):
         """dm_control reacher-easy with a fixed target, as a gymnasium environment."""
 
@@ -72,10 +70,9 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
             return self._env.physics
 
         def _observation(self) -> np.ndarray:
-            physics = self._env.physics
-            qpos = physics.position()
-            return np.concatenate([np.cos(qpos), np.sin(qpos), physics.velocity(),
-                                   physics.finger_to_target()]).astype(np.float32)
+            qpos = self.physics.position()
+            return np.concatenate([np.cos(qpos), np.sin(qpos), self.physics.velocity(),
+                                   self.physics.finger_to_target()]).astype(np.float32)
 
         def touching(self) -> bool:
             """Whether the finger touches the target (the task's reward is 1)."""
@@ -95,10 +92,10 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
         def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
             self._env.step(np.clip(action, -1.0, 1.0))
             self._steps += 1
-            reward = 1.0 if self.touching() else 0.0
-            if dense:
-                reward -= float(np.linalg.norm(self._env.physics.finger_to_target())) / 0.1
-            return self._observation(), reward, False, self._steps >= episode_steps, {}
+            value = 1.0 if self.touching() else 0.0
+            if reward == "dense":
+                value -= float(np.linalg.norm(self._env.physics.finger_to_target())) / 0.1
+            return self._observation(), value, False, self._steps >= episode_steps, {}
 
     return FixedTargetReacher()
 
