@@ -109,21 +109,8 @@ def train_sac(env: Any, steps: int, seed: int, net_width: int = 64, progress: bo
     """
     _, sb3 = _import_sb3()
     import torch
-    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import Logger
     from tqdm import tqdm
-
-    class ProgressBar(BaseCallback):
-        """A tqdm bar over environment steps."""
-
-        def _on_training_start(self) -> None:
-            self.bar = tqdm(total=steps, desc="train SAC", unit="step", disable=not progress)
-
-        def _on_step(self) -> bool:
-            self.bar.update(1)
-            return True
-
-        def _on_training_end(self) -> None:
-            self.bar.close()
 
     check_positive_int(steps, "sac steps")
     threads = torch.get_num_threads()
@@ -131,12 +118,18 @@ def train_sac(env: Any, steps: int, seed: int, net_width: int = 64, progress: bo
     model = sb3.SAC("MlpPolicy", env, seed=seed, learning_starts=min(1000, steps // 2), batch_size=128,
                     policy_kwargs={"net_arch": [net_width, net_width]}, device="cpu", verbose=0)
     # A logger with no outputs: SB3's default one creates a dated folder in the temp directory.
-    from stable_baselines3.common.logger import Logger
-
     model.set_logger(Logger(folder=None, output_formats=[]))
+    bar = tqdm(total=steps, desc="train SAC", unit="step", disable=not progress)
+
+    def advance(*_: Any) -> bool:
+        """SB3 calls a plain callback after every environment step (returning False would stop training)."""
+        bar.update(1)
+        return True
+
     try:
-        model.learn(total_timesteps=steps, callback=ProgressBar(), progress_bar=False)
+        model.learn(total_timesteps=steps, callback=advance, progress_bar=False)
     finally:
+        bar.close()
         torch.set_num_threads(threads)
     return model
 
