@@ -73,9 +73,8 @@ def summary_columns(config: ReacherConfig) -> list[str]:
         columns += [f"{kind}_pca{k}_test_r2_total" for k in config.pca_components]
     columns += ["plan_deviation", "plan_max_deviation", "plan_length_ratio", "plan_cost_ratio",
                 f"{PLAN_BASELINE}_plan_deviation", f"{PLAN_BASELINE}_plan_cost_ratio",
-                "data_lag_corr_shoulder", "data_lag_corr_wrist", "data_bimodality_shoulder", "data_bimodality_wrist",
-                "data_wraps_shoulder", "data_wraps_wrist", "sac_success_rate", "steps", "resumed_from",
-                "data_seconds", "train_seconds", "wall_time_s"]
+                *(f"data_{name}_{j}" for name in ("lag_corr", "bimodality", "wraps") for j in JOINTS),
+                "sac_success_rate", "steps", "resumed_from", "data_seconds", "train_seconds", "wall_time_s"]
     return columns
 
 

@@ -43,16 +43,13 @@ def import_simulator() -> tuple[Any, Any]:
         import mujoco
         from dm_control.suite import reacher
     except ImportError as exc:
-        raise RenderingUnavailable(
-            f"the reacher experiment needs dm_control and MuJoCo ({exc}); install them with:\n  {PIP_INSTALL}"
-        ) from None
+        raise RenderingUnavailable(f"the reacher experiment needs dm_control and MuJoCo ({exc}); install them "
+                                   f"with:\n  {PIP_INSTALL}") from None
     except Exception as exc:  # OpenGL bindings fail at import when the GL library is missing
         raise RenderingUnavailable(_gl_message(backend, exc)) from None
     if int(mujoco.__version__.split(".")[0]) >= 4:
-        raise RenderingUnavailable(
-            f"mujoco {mujoco.__version__} is installed, but dm-control 1.0.50 needs mujoco 3.17.0 "
-            f"(MuJoCo 4 removed fields dm_control reads); install with:\n  {PIP_INSTALL}"
-        )
+        raise RenderingUnavailable(f"mujoco {mujoco.__version__} is installed, but dm-control 1.0.50 needs mujoco "
+                                   f"3.17.0 (MuJoCo 4 removed fields dm_control reads); install with:\n  {PIP_INSTALL}")
     return mujoco, reacher
 
 
@@ -74,8 +71,7 @@ def place_target(physics: Any, target_xy: Sequence[float]) -> None:
     x, y = (float(v) for v in target_xy)
     if not np.hypot(x, y) <= 0.22:
         raise ValueError(f"target_xy {tuple(target_xy)!r} must lie within 0.22 m of the shoulder")
-    physics.named.model.geom_pos["target", "x"] = x
-    physics.named.model.geom_pos["target", "y"] = y
+    physics.named.model.geom_pos["target", ["x", "y"]] = x, y
     physics.forward()
 
 
