@@ -34,7 +34,7 @@ in the T1 headline.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -85,11 +85,9 @@ class ReacherConfig:
     residual_target: float = 0.25
 
     def __post_init__(self) -> None:
-        for name in ("train_pairs", "heldout_pairs", "heldout_episodes", "chunk_pairs", "sac_steps", "epochs",
-                     "seeds", "plan_pairs", "image_size", "episode_steps", "traj_delta", "success_episodes",
-                     "embed_dim", "sigreg_slices", "batch_size", "checkpoint_every", "cpu_threads", "plan_steps",
-                     "knn"):
-            check_positive_int(getattr(self, name), name)
+        for field in fields(self):  # every count is a positive integer; only eval_every may be 0
+            if field.type == "int" and field.name != "eval_every":
+                check_positive_int(getattr(self, field.name), field.name)
         if isinstance(self.eval_every, bool) or not isinstance(self.eval_every, int) or self.eval_every < 0:
             raise ValueError(f"eval_every must be an integer >= 0 (0: only at the end); got {self.eval_every!r}")
         check_choice(self.sac_reward, ("sparse", "dense"), "sac_reward")
