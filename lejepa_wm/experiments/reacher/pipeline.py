@@ -76,7 +76,7 @@ def prepare_policy(root: Path, config: ReacherConfig, seeds: Mapping[str, int],
     seed = seeds["policy"] % 2**32
     settings = {"sac_steps": config.sac_steps, "sac_reward": config.sac_reward, "seed": seed,
                 "episode_steps": config.episode_steps, "target_xy": list(config.target_xy)}
-    folder = Path(root) / f"policy-{digest(settings)}"
+    folder = root / f"policy-{digest(settings)}"
     env = sac.make_env(config.target_xy, config.episode_steps, config.sac_reward)
     model_path, info_path = folder / "policy.zip", folder / "policy.json"
     if info_path.exists():
@@ -140,7 +140,6 @@ def _baselines(data: Mapping[str, Any], config: ReacherConfig, seeds: Mapping[st
 def prepare_data(root: Path, config: ReacherConfig, data_seed: int, progress: bool = True) -> dict[str, Any]:
     """Policy, datasets, splits and baselines (made if missing), plus the time spent making them."""
     start = time.perf_counter()
-    root = Path(root)
     seeds = data_seeds(data_seed)
     data: dict[str, Any] = {"seeds": seeds}
     folders: dict[str, Path] = {}
