@@ -34,11 +34,11 @@ in the T1 headline.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Mapping
 
-from lejepa_wm.config import config_from_mapping, load_scaled_config
+from lejepa_wm.config import load_scaled_config
 from lejepa_wm.experiments.training import TrainSettings
 from lejepa_wm.seeds import SEED_LIMIT
 from lejepa_wm.validation import check_choice, check_positive_int, check_rho
@@ -85,11 +85,9 @@ class ReacherConfig:
     residual_target: float = 0.25
 
     def __post_init__(self) -> None:
-        for name in ("train_pairs", "heldout_pairs", "heldout_episodes", "chunk_pairs", "sac_steps", "epochs",
-                     "seeds", "plan_pairs", "image_size", "episode_steps", "traj_delta", "success_episodes",
-                     "embed_dim", "sigreg_slices", "batch_size", "checkpoint_every", "cpu_threads", "plan_steps",
-                     "knn"):
-            check_positive_int(getattr(self, name), name)
+        for field in fields(self):  # every count is a positive integer; only eval_every may be 0
+            if field.type == "int" and field.name != "eval_every":
+                check_positive_int(getattr(self, field.name), field.name)
         if isinstance(self.eval_every, bool) or not isinstance(self.eval_every, int) or self.eval_every < 0:
             raise ValueError(f"eval_every must be an integer >= 0 (0: only at the end); got {self.eval_every!r}")
         check_choice(self.sac_reward, ("sparse", "dense"), "sac_reward")
@@ -118,9 +116,8 @@ class ReacherConfig:
                                           for k in self.pca_components):
             raise ValueError(f"pca_components must be a non-empty list of integers in [1, {fit_frames}) (below "
                              f"the frames of a fit sample); got {self.pca_components!r}")
-        for seed in self.tuning_seeds:
-            if isinstance(seed, bool) or not 0 <= seed < SEED_LIMIT:
-                raise ValueError(f"tuning_seeds must be integers in [0, 2^62); got {self.tuning_seeds!r}")
+        if any(isinstance(seed, bool) or not 0 <= seed < SEED_LIMIT for seed in self.tuning_seeds):
+            raise ValueError(f"tuning_seeds must be integers in [0, 2^62); got {self.tuning_seeds!r}")
         try:
             self.train_settings()
         except ValueError as exc:
@@ -131,14 +128,10 @@ class ReacherConfig:
         """Pairs ``Δ`` apart in one episode of ``episode_steps`` steps (``episode_steps + 1`` frames)."""
         return self.episode_steps + 1 - self.traj_delta
 
-    @property
-    def steps_per_epoch(self) -> int:
-        """Full batches in one pass through the ``train_pairs`` training pairs (the rest of a pass is left out)."""
-        return max(1, self.train_pairs // self.batch_size)
-
     def train_settings(self) -> TrainSettings:
-        """The shared loop's settings: ``epochs · steps_per_epoch`` steps, warmup and cosine decay as fractions."""
-        max_steps = self.epochs * self.steps_per_epoch
+        """The shared loop's settings: ``epochs`` times the full batches in one pass through the ``train_pairs``
+        training pairs (at least one; the rest of a pass is left out), warmup and cosine decay as fractions."""
+        max_steps = self.epochs * max(1, self.train_pairs // self.batch_size)
         return TrainSettings(max_steps=max_steps, batch_size=self.batch_size, lr=self.lr,
                              warmup_steps=int(round(self.warmup_fraction * max_steps)),
                              decay_fraction=self.decay_fraction, weight_decay=0.0,
@@ -156,13 +149,8 @@ class ReacherConfig:
         return seeds
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (tuples become lists)."""
+        """JSON-ready form (tuples become lists); ``config_from_mapping(ReacherConfig, ...)`` reads it back."""
         return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "ReacherConfig":
-        """Inverse of :meth:`to_dict`, validated like a config file."""
-        return config_from_mapping(cls, data)
 
 
 def load_config(scale: str, path: Path | None = None, overrides: Mapping[str, Any] | None = None) -> ReacherConfig:

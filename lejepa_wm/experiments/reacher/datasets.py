@@ -40,49 +40,49 @@ from lejepa_wm.validation import check_positive_int, check_rho
 
 ARRAY_KEYS = ("frames", "frames_pos", "angles", "angles_pos")
 TRAJECTORY_KEYS = (*ARRAY_KEYS, "episode")
-METADATA_FILE = "metadata.json"
 
 
-def dataset_folder(root: Path, name: str, metadata: Mapping[str, Any]) -> Path:
-    """Folder for a dataset: ``root/<name>-<first 10 hex digits of the metadata's SHA-256>``."""
-    digest = hashlib.sha256(json.dumps(dict(metadata), sort_keys=True).encode()).hexdigest()[:10]
-    return Path(root) / f"{name}-{digest}"
+def digest(metadata: Mapping[str, Any]) -> str:
+    """The first 10 hex digits of the SHA-256 of ``metadata`` as sorted JSON (names cached data by content)."""
+    return hashlib.sha256(json.dumps(dict(metadata), sort_keys=True).encode()).hexdigest()[:10]
+
+
+def save_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
+    """Write ``arrays`` as one ``.npz`` file atomically."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 def _chunk_path(folder: Path, index: int) -> Path:
     return folder / f"chunk_{index:05d}.npz"
 
 
-def build_chunked(folder: Path, metadata: Mapping[str, Any], n_chunks: int,
-                  make_chunk: Callable[[int], dict[str, np.ndarray]], desc: str = "dataset",
-                  progress: bool = True) -> dict[str, np.ndarray]:
-    """Create (or resume, or load) a chunked dataset in ``folder`` and return its concatenated arrays.
+def build_chunked(root: Path, name: str, metadata: Mapping[str, Any], n_chunks: int,
+                  make_chunk: Callable[[int], dict[str, np.ndarray]],
+                  progress: bool = True) -> tuple[dict[str, np.ndarray], Path]:
+    """Create (or resume, or load) a chunked dataset; return its concatenated arrays and its folder.
 
-    ``make_chunk(i)`` must be a deterministic function of ``i``. A folder whose
-    ``metadata.json`` differs from ``metadata`` raises ``ValueError``.
+    The folder is ``root/<name>-<digest of the metadata>``. ``make_chunk(i)`` must
+    be a deterministic function of ``i``. A folder whose ``metadata.json``
+    differs from ``metadata`` raises ``ValueError``.
     """
     check_positive_int(n_chunks, "n_chunks")
-    folder = Path(folder)
+    folder = Path(root) / f"{name}-{digest(metadata)}"
     meta = {**dict(metadata), "n_chunks": n_chunks}
-    meta_path = folder / METADATA_FILE
-    if meta_path.exists():
-        stored = read_json(meta_path)
-        if stored != json.loads(json.dumps(meta)):
-            raise ValueError(f"dataset folder {folder} holds different metadata; delete it to regenerate")
-    else:
+    meta_path = folder / "metadata.json"
+    if not meta_path.exists():
         atomic_write_json(meta_path, meta)
+    elif read_json(meta_path) != json.loads(json.dumps(meta)):
+        raise ValueError(f"dataset folder {folder} holds different metadata; delete it to regenerate")
     missing = [i for i in range(n_chunks) if not _chunk_path(folder, i).exists()]
-    for index in tqdm(missing, desc=desc, unit="chunk", disable=not progress or not missing):
-        arrays = make_chunk(index)
-        buffer = io.BytesIO()
-        np.savez(buffer, **arrays)
-        atomic_write_bytes(_chunk_path(folder, index), buffer.getvalue())
-    return load_chunks(folder, n_chunks)
+    for index in tqdm(missing, desc=f"render {name}", unit="chunk", disable=not progress or not missing):
+        save_npz(_chunk_path(folder, index), make_chunk(index))
+    return load_chunks(folder, n_chunks), folder
 
 
 def load_chunks(folder: Path, n_chunks: int) -> dict[str, np.ndarray]:
     """Concatenate the arrays of chunks ``0 .. n_chunks-1`` key by key."""
-    folder = Path(folder)
     parts: dict[str, list[np.ndarray]] = {}
     for index in range(n_chunks):
         with np.load(_chunk_path(folder, index)) as chunk:
@@ -112,13 +112,13 @@ def trajectory_pair_indices(length: int, delta: int) -> tuple[np.ndarray, np.nda
 
 
 def trajectory_pair_angles(episodes: list[np.ndarray], delta: int) -> tuple[np.ndarray, np.ndarray]:
-    """Angles of all pairs ``Δ`` steps apart within each episode (episodes of shape (T, 2)), concatenated."""
-    firsts, seconds = [], []
-    for angles in episodes:
-        first, second = trajectory_pair_indices(len(angles), delta)
-        firsts.append(angles[first])
-        seconds.append(angles[second])
-    return np.concatenate(firsts), np.concatenate(seconds)
+    """Rows of all pairs ``Δ`` steps apart within each episode, concatenated.
+
+    An episode is an array of shape (T, ...) indexed by step: its angles (T, 2) or its frames (T, H, W, 3).
+    """
+    firsts, seconds = zip(*(trajectory_pair_indices(len(rows), delta) for rows in episodes))
+    return (np.concatenate([rows[first] for rows, first in zip(episodes, firsts)]),
+            np.concatenate([rows[second] for rows, second in zip(episodes, seconds)]))
 
 
 def split_by_episode(episodes: np.ndarray, parts: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -140,12 +140,6 @@ def episode_seed(seed: int, episode: int) -> int:
     return int(np.random.SeedSequence([seed, episode]).generate_state(1)[0])
 
 
-def render_pairs(renderer: Any, angles: np.ndarray, angles_pos: np.ndarray) -> dict[str, np.ndarray]:
-    """Chunk arrays: frames of both views plus their angles."""
-    return {"frames": renderer.render(angles), "frames_pos": renderer.render(angles_pos),
-            "angles": angles.astype(np.float64), "angles_pos": angles_pos.astype(np.float64)}
-
-
 def build_ou_dataset(root: Path, name: str, renderer: Any, n_pairs: int, chunk_pairs: int, rho: float,
                      angle_scale: float, seed: int, progress: bool = True) -> tuple[dict[str, np.ndarray], Path]:
     """Cached OU pair dataset of ``n_pairs`` pairs (chunk ``i`` drawn from ``default_rng([seed, i])``)."""
@@ -155,14 +149,14 @@ def build_ou_dataset(root: Path, name: str, renderer: Any, n_pairs: int, chunk_p
     metadata = {"kind": "ou", "seed": seed, "n_pairs": n_pairs, "chunk_pairs": chunk_pairs, "rho": rho,
                 "angle_scale": angle_scale, "renderer": renderer.description,
                 "angles": "theta = angle_scale * z, z ~ N(0, I2), not wrapped before rendering"}
-    folder = dataset_folder(root, name, metadata)
 
     def make_chunk(index: int) -> dict[str, np.ndarray]:
         count = min(chunk_pairs, n_pairs - index * chunk_pairs)
         angles, angles_pos = ou_pair_angles(count, rho, angle_scale, np.random.default_rng([seed, index]))
-        return render_pairs(renderer, angles, angles_pos)
+        return {"frames": renderer.render(angles), "frames_pos": renderer.render(angles_pos),
+                "angles": angles.astype(np.float64), "angles_pos": angles_pos.astype(np.float64)}
 
-    return build_chunked(folder, metadata, n_chunks, make_chunk, desc=f"render {name}", progress=progress), folder
+    return build_chunked(root, name, metadata, n_chunks, make_chunk, progress)
 
 
 def build_trajectory_dataset(root: Path, name: str, renderer: Any, rollout: Callable[[int], np.ndarray],
@@ -181,20 +175,15 @@ def build_trajectory_dataset(root: Path, name: str, renderer: Any, rollout: Call
                 "renderer": renderer.description,
                 "angles": "physics qpos along the episode (shoulder continuous, not wrapped)",
                 "arrays": list(TRAJECTORY_KEYS)}
-    folder = dataset_folder(root, name, metadata)
 
     def make_chunk(index: int) -> dict[str, np.ndarray]:
         episodes = range(index * episodes_per_chunk, min(n_episodes, (index + 1) * episodes_per_chunk))
         rollouts = [rollout(episode_seed(seed, k)) for k in episodes]
+        # each pose rendered once: frames are a function of the pose
+        frames, frames_pos = trajectory_pair_angles([renderer.render(poses) for poses in rollouts], delta)
         angles, angles_pos = trajectory_pair_angles(rollouts, delta)
-        parts: dict[str, list[np.ndarray]] = {"frames": [], "frames_pos": [], "episode": []}
-        for k, poses in zip(episodes, rollouts):  # each pose rendered once: frames are a function of the pose
-            frames = renderer.render(poses)
-            first, second = trajectory_pair_indices(len(poses), delta)
-            parts["frames"].append(frames[first])
-            parts["frames_pos"].append(frames[second])
-            parts["episode"].append(np.full(len(first), k, dtype=np.int64))
-        return {**{key: np.concatenate(value) for key, value in parts.items()},
+        episode = [np.full(len(poses) - delta, k, dtype=np.int64) for k, poses in zip(episodes, rollouts)]
+        return {"frames": frames, "frames_pos": frames_pos, "episode": np.concatenate(episode),
                 "angles": angles.astype(np.float64), "angles_pos": angles_pos.astype(np.float64)}
 
-    return build_chunked(folder, metadata, n_chunks, make_chunk, desc=f"render {name}", progress=progress), folder
+    return build_chunked(root, name, metadata, n_chunks, make_chunk, progress)

@@ -27,7 +27,6 @@ class FrameEncoder(nn.Module):
     def __init__(self, embed_dim: int = 2, image_size: int = 64) -> None:
         super().__init__()
         check_positive_int(embed_dim, "embed_dim")
-        self.embed_dim = embed_dim
         self.features = nn.Sequential(
             nn.Conv2d(3, 16, 8, stride=4), nn.ReLU(),
             nn.Conv2d(16, 32, 4, stride=2), nn.ReLU(),

@@ -64,10 +64,13 @@ def probe_report(h_fit: np.ndarray, angles_fit: np.ndarray, h_eval: np.ndarray,
                  angles_eval: np.ndarray) -> dict[str, float]:
     """Angle and (sin, cos) probe R² (see the module docstring), probe fitted on ``*_fit``, scored on ``*_eval``."""
     total, per_joint = linear_probe_r2(h_fit, wrap(angles_fit), h_eval, wrap(angles_eval))
-    sincos_total, _ = linear_probe_r2(h_fit, sincos(angles_fit), h_eval, sincos(angles_eval))
-    report = {"r2_total": total, "r2_sincos": sincos_total}
-    report.update({f"r2_{joint}": float(value) for joint, value in zip(JOINTS, per_joint)})
-    return report
+    return _report(total, per_joint, linear_probe_r2(h_fit, sincos(angles_fit), h_eval, sincos(angles_eval))[0])
+
+
+def _report(total: float, per_joint: Sequence[float], sincos_total: float) -> dict[str, float]:
+    """A probe's scores: ``r2_total``, ``r2_sincos`` and ``r2_<joint>`` per joint."""
+    return {"r2_total": total, "r2_sincos": sincos_total,
+            **{f"r2_{joint}": float(value) for joint, value in zip(JOINTS, per_joint)}}
 
 
 def r2_scores(prediction: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
@@ -75,13 +78,6 @@ def r2_scores(prediction: np.ndarray, target: np.ndarray) -> tuple[float, np.nda
     sse = np.sum((target - prediction) ** 2, axis=0)
     sst = np.sum((target - target.mean(axis=0)) ** 2, axis=0)
     return float(1.0 - sse.sum() / sst.sum()), 1.0 - sse / sst
-
-
-def _report(angle_prediction: np.ndarray, sincos_prediction: np.ndarray, angles: np.ndarray) -> dict[str, float]:
-    total, per_joint = r2_scores(angle_prediction, wrap(angles))
-    report = {"r2_total": total, "r2_sincos": r2_scores(sincos_prediction, sincos(angles))[0]}
-    report.update({f"r2_{joint}": float(value) for joint, value in zip(JOINTS, per_joint)})
-    return report
 
 
 def flatten_pixels(frames: np.ndarray) -> np.ndarray:
@@ -139,35 +135,34 @@ def pixel_baselines(fit: tuple[np.ndarray, np.ndarray], validation: tuple[np.nda
     """
     basis = PixelBasis.fit(fit[0]) if basis is None else basis
     out: dict[str, Any] = {}
+    samples = {"validation": validation, "test": test}
     for k in components:
         k_used = min(int(k), len(basis.singular))
         h_fit = basis.project(fit[0], k_used)
         out[f"pca{k}"] = {"components": k_used, **{
             split: probe_report(h_fit, fit[1], basis.project(frames, k_used), angles)
-            for split, (frames, angles) in (("validation", validation), ("test", test))}}
-    coordinates = {"fit": basis.project(fit[0]), "validation": basis.project(validation[0]),
-                   "test": basis.project(test[0])}
-    targets = {"angles": wrap(fit[1]), "sincos": sincos(fit[1])}
+            for split, (frames, angles) in samples.items()}}
+    coordinates = {split: basis.project(frames) for split, (frames, _) in {"fit": fit, **samples}.items()}
+    targets = (wrap(fit[1]), sincos(fit[1]))
 
-    def ridge_report(split: str, angles: np.ndarray, penalty: float) -> dict[str, float]:
-        predict = {name: _ridge(coordinates["fit"], basis.singular, target, penalty, coordinates[split])
-                   for name, target in targets.items()}
-        return _report(predict["angles"], predict["sincos"], angles)
+    def ridge_report(split: str, penalty: float) -> dict[str, float]:
+        angles = samples[split][1]
+        angle_hat, sincos_hat = (_ridge(coordinates["fit"], basis.singular, target, penalty, coordinates[split])
+                                 for target in targets)
+        return _report(*r2_scores(angle_hat, wrap(angles)), r2_scores(sincos_hat, sincos(angles))[0])
 
     scale = float(basis.singular[0] ** 2)
-    scores = {c: ridge_report("validation", validation[1], c * scale)["r2_total"] for c in RIDGE_GRID}
+    scores = {c: ridge_report("validation", c * scale)["r2_total"] for c in RIDGE_GRID}
     chosen = max(RIDGE_GRID, key=lambda c: scores[c])
     out["pixels"] = {"penalty": chosen, "penalty_scores": {str(c): scores[c] for c in RIDGE_GRID},
-                     "validation": ridge_report("validation", validation[1], chosen * scale),
-                     "test": ridge_report("test", test[1], chosen * scale)}
-    out["best"] = max((name for name in out), key=lambda name: out[name]["validation"]["r2_total"])
+                     **{split: ridge_report(split, chosen * scale) for split in samples}}
+    out["best"] = max(out, key=lambda name: out[name]["validation"]["r2_total"])
     return out
 
 
 def pair_diagnostics(angles: np.ndarray, angles_pos: np.ndarray) -> dict[str, Any]:
     """Per-joint marginal histogram, bimodality coefficient, lag correlation and wrap-around count."""
-    angles = np.asarray(angles, dtype=np.float64)
-    angles_pos = np.asarray(angles_pos, dtype=np.float64)
+    angles, angles_pos = (np.asarray(a, dtype=np.float64) for a in (angles, angles_pos))
     if angles.shape != angles_pos.shape or angles.ndim != 2 or angles.shape[1] != 2:
         raise ValueError(f"angles must be two (N, 2) arrays of equal shape; got {angles.shape} and {angles_pos.shape}")
     wrapped, wrapped_pos = wrap(angles), wrap(angles_pos)
@@ -176,13 +171,11 @@ def pair_diagnostics(angles: np.ndarray, angles_pos: np.ndarray) -> dict[str, An
     for j, joint in enumerate(JOINTS):
         counts, _ = np.histogram(wrapped[:, j], bins=HISTOGRAM_EDGES)
         out[f"histogram_{joint}"] = counts.tolist()
-        varies = np.ptp(wrapped[:, j]) > 0 and np.ptp(beside[:, j]) > 0
-        if varies:  # moments and correlations of a constant joint are undefined: reported as null
-            skew = stats.skew(wrapped[:, j])
-            kurtosis = stats.kurtosis(wrapped[:, j], fisher=False)
-            out[f"bimodality_{joint}"] = float((skew**2 + 1.0) / kurtosis)
+        if np.ptp(wrapped[:, j]) > 0 and np.ptp(beside[:, j]) > 0:
+            out[f"bimodality_{joint}"] = float((stats.skew(wrapped[:, j]) ** 2 + 1.0)
+                                               / stats.kurtosis(wrapped[:, j], fisher=False))
             out[f"lag_corr_{joint}"] = float(np.corrcoef(wrapped[:, j], beside[:, j])[0, 1])
-        else:
+        else:  # moments and correlations of a constant joint are undefined: reported as null
             out[f"bimodality_{joint}"] = out[f"lag_corr_{joint}"] = None
         out[f"wraps_{joint}"] = int(np.sum(np.abs(wrapped[:, j] - wrapped_pos[:, j]) > np.pi))
     return out

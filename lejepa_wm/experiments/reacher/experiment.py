@@ -33,6 +33,7 @@ import numpy as np
 import torch
 from scipy import stats
 
+from lejepa_wm.config import config_from_mapping
 from lejepa_wm.device import select_device
 from lejepa_wm.experiments.base import RunSpec, load_finished_metrics
 from lejepa_wm.experiments.evidence import by_seed, difference, over_seeds
@@ -72,9 +73,8 @@ def summary_columns(config: ReacherConfig) -> list[str]:
         columns += [f"{kind}_pca{k}_test_r2_total" for k in config.pca_components]
     columns += ["plan_deviation", "plan_max_deviation", "plan_length_ratio", "plan_cost_ratio",
                 f"{PLAN_BASELINE}_plan_deviation", f"{PLAN_BASELINE}_plan_cost_ratio",
-                "data_lag_corr_shoulder", "data_lag_corr_wrist", "data_bimodality_shoulder", "data_bimodality_wrist",
-                "data_wraps_shoulder", "data_wraps_wrist", "sac_success_rate", "steps", "resumed_from",
-                "data_seconds", "train_seconds", "wall_time_s"]
+                *(f"data_{name}_{j}" for name in ("lag_corr", "bimodality", "wraps") for j in JOINTS),
+                "sac_success_rate", "steps", "resumed_from", "data_seconds", "train_seconds", "wall_time_s"]
     return columns
 
 
@@ -83,38 +83,30 @@ class ReacherExperiment:
 
     name = "reacher"
     description = "CNN on 64x64 Reacher frames: OU pairs vs SAC trajectory pairs; planning in the latent"
-
-    def load_config(self, scale: str, path: Path | None = None,
-                    overrides: Mapping[str, Any] | None = None) -> ReacherConfig:
-        return load_config(scale, path, overrides)
+    load_config = staticmethod(load_config)
 
     def grid(self, config: ReacherConfig, scale: str, seed: int = 0) -> list[RunSpec]:
         """One run per (run seed, OU fraction); the shared data use the seed offset ``seed`` itself."""
-        specs = []
-        for run_seed in config.run_seeds(seed):
-            for fraction in config.ou_fractions:
-                params = {"labels": {"ou_fraction": fraction, "mixture": mixture_name(fraction), "seed": run_seed},
-                          "data_seed": seed, "seeds": SeedStreams.derive(run_seed).to_dict(),
-                          "config": config.to_dict()}
-                specs.append(RunSpec(self.name, scale, run_id(fraction, run_seed), params))
-        return specs
+        return [RunSpec(self.name, scale, run_id(fraction, run_seed), {
+                    "labels": {"ou_fraction": fraction, "mixture": mixture_name(fraction), "seed": run_seed},
+                    "data_seed": seed, "seeds": SeedStreams.derive(run_seed).to_dict(), "config": config.to_dict()})
+                for run_seed in config.run_seeds(seed) for fraction in config.ou_fractions]
 
     def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict[str, Any]:
         params = spec.params
-        config = ReacherConfig.from_dict(params["config"])
-        streams = SeedStreams.from_dict(params["seeds"])
+        config = config_from_mapping(ReacherConfig, params["config"])
         torch_device = select_device(device)
         if torch_device.type == "cpu":
             torch.set_num_threads(config.cpu_threads)
         progress = sys.stderr.isatty()
         data = prepare_data(Path(run_dir).parent.parent / "data", config, int(params["data_seed"]), progress)
-        metrics = run_model(data, config, float(params["labels"]["ou_fraction"]), streams, Path(run_dir),
-                            torch_device, progress, description=spec.run_id)
+        metrics = run_model(data, config, float(params["labels"]["ou_fraction"]),
+                            SeedStreams.from_dict(params["seeds"]), Path(run_dir), torch_device, progress,
+                            description=spec.run_id)
         metrics.update({"data_seconds": data["seconds"], "baseline_seconds": data["baselines"]["seconds"],
                         "device": str(torch_device), "data_seeds": data["seeds"],
-                        "sac_success_rate": data["policy"]["success_rate"],
-                        "sac_steps_per_second": data["policy"]["steps_per_second"],
-                        "sac_train_seconds": data["policy"]["train_seconds"]})
+                        **{f"sac_{key}": data["policy"][key]
+                           for key in ("success_rate", "steps_per_second", "train_seconds")}})
         return metrics
 
     def aggregate(self, exp_dir: Path, config: ReacherConfig) -> list[Path]:
@@ -124,47 +116,45 @@ class ReacherExperiment:
             raise ValueError(f"no finished reacher runs below {exp_dir}")
         written = [write_summary(exp_dir, rows, summary_columns(config))]
         fractions = sorted({float(row["ou_fraction"]) for row in rows}, reverse=True)
-        seeds = sorted({int(row["seed"]) for row in rows})
         first = rows[0]
+        # the figures' single run of a model: its lowest seed
+        runs = {f: min((row for row in rows if row["ou_fraction"] == f), key=lambda row: row["seed"])
+                for f in fractions}
 
         def per_seed(key: str, fraction: float) -> list[float]:
             return list(by_seed(rows, key, ou_fraction=fraction).values())
 
-        def run_of(fraction: float) -> dict[str, Any]:
-            return min((row for row in rows if row["ou_fraction"] == fraction), key=lambda row: row["seed"])
+        def arrays(fraction: float, name: str) -> dict[str, np.ndarray]:
+            with np.load(exp_dir / "runs" / runs[fraction]["run_id"] / f"{name}.npz") as stored:
+                return dict(stored)
 
         models = [(f, {kind: {q: per_seed(f"{kind}_test_r2_{q}", f) for q in figures.QUANTITIES}
                        for kind in ("ou", "traj")}) for f in fractions]
         baselines = {kind: (probe_label(first[f"{kind}_baseline"]),
                             {q: first[f"{kind}_{first[f'{kind}_baseline']}_test_r2_{q}"] for q in figures.QUANTITIES})
                      for kind in ("ou", "traj")}
-        written.append(figures.r2_bars(models, baselines, exp_dir / "r2_per_joint.png", seeds))
+        written.append(figures.r2_bars(models, baselines, exp_dir / "r2_per_joint.png",
+                                       sorted({int(row["seed"]) for row in rows})))
         written.append(figures.cost_vs_r2(
             [(f, per_seed("ou_test_r2_total", f), per_seed("plan_cost_ratio", f)) for f in fractions],
             (f"no training: planner on {probe_label(PLAN_BASELINE)}", first[f"ou_{PLAN_BASELINE}_test_r2_total"],
              first[f"{PLAN_BASELINE}_plan_cost_ratio"]), exp_dir / "cost_vs_r2.png"))
-        ends = [f for f in (OU, TRAJ) if f in fractions]
-        kind = {OU: "OU pairs", TRAJ: "trajectory pairs"}
-        written.append(figures.sample_frames(
-            [(kind[f], np.load(exp_dir / "runs" / run_of(f)["run_id"] / "samples.npz")["frames"]) for f in ends],
-            exp_dir / "sample_frames.png"))
+        kind = {f: name for f, name in ((OU, "OU pairs"), (TRAJ, "trajectory pairs")) if f in runs}
+        written.append(figures.sample_frames([(name, arrays(f, "samples")["frames"]) for f, name in kind.items()],
+                                             exp_dir / "sample_frames.png"))
         written.append(figures.marginals(first["data_histogram_edges"], {
-            kind[f]: {j: run_of(f)[f"data_histogram_{j}"] for j in JOINTS} for f in ends}, exp_dir / "marginals.png"))
-        panels = []
-        for f in fractions:
-            row = run_of(f)
-            with np.load(exp_dir / "runs" / row["run_id"] / "plans.npz") as plans:
-                panels.append((f"model: {mixture_name(f)} (seed {row['seed']})\nmean deviation "
-                               f"{row['plan_deviation']:.2f} rad, cost ×{row['plan_cost_ratio']:.1f}",
-                               plans["paths"], plans["starts"], plans["goals"]))
-        written.append(figures.planned_paths(panels, exp_dir / "planned_paths.png"))
+            name: {j: runs[f][f"data_histogram_{j}"] for j in JOINTS} for f, name in kind.items()},
+            exp_dir / "marginals.png"))
+        written.append(figures.planned_paths(
+            [(f"model: {mixture_name(f)} (seed {row['seed']})\nmean deviation {row['plan_deviation']:.2f} rad, "
+              f"cost ×{row['plan_cost_ratio']:.1f}", arrays(f, "plans")) for f, row in runs.items()],
+            exp_dir / "planned_paths.png"))
         written.append(write_headline(exp_dir, headline(rows, config)))
         return written
 
 
 def _joints(rows: list[dict[str, Any]], fraction: float, prefix: str) -> str:
-    return ", ".join(f"{j} {over_seeds(by_seed(rows, f'{prefix}_r2_{j}', ou_fraction=fraction)).mean:.3f}"
-                     for j in JOINTS)
+    return ", ".join(f"{j} {mean_of(rows, fraction, f'{prefix}_r2_{j}'):.3f}" for j in JOINTS)
 
 
 def _pixel_probes(row: Mapping[str, Any], kind: str, config: ReacherConfig) -> str:
@@ -180,16 +170,16 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
     entries: list[HeadlineEntry] = []
     if OU in fractions:
         ratio = over_seeds(by_seed(rows, "ou_residual_ratio", ou_fraction=OU), higher_is_better=False)
-        r2 = over_seeds(by_seed(rows, "ou_test_r2_total", ou_fraction=OU))
         entries.append(HeadlineEntry(
             claim="T1", name="Reacher from pixels, OU pairs: joint angles identified beyond the pixels",
             quantity=f"residual ratio (1 − R²)/(1 − R²_pixels) of the OU-pairs model on OU test frames "
                      f"(R²_pixels: {probe_label(first['ou_baseline'])}, the pixel probe best on validation)",
             value=ratio.mean, bound=Bound.at_most(config.residual_target), standard_error=ratio.standard_error,
             seeds=ratio.seeds, split=f"test (OU test sample; probes fitted on the OU fit sample; {data})",
-            measured=f"model R² {r2.describe(3)} ({_joints(rows, OU, 'ou_test')}; (sin, cos) probe "
-                     f"{over_seeds(by_seed(rows, 'ou_test_r2_sincos', ou_fraction=OU)).mean:.3f}); pixel probes on "
-                     f"the same test frames: {_pixel_probes(first, 'ou', config)}; residual ratio {ratio.describe(3)}",
+            measured=f"model R² {over_seeds(by_seed(rows, 'ou_test_r2_total', ou_fraction=OU)).describe(3)} "
+                     f"({_joints(rows, OU, 'ou_test')}; (sin, cos) probe {mean_of(rows, OU, 'ou_test_r2_sincos'):.3f}); "
+                     f"pixel probes on the same test frames: {_pixel_probes(first, 'ou', config)}; residual ratio "
+                     f"{ratio.describe(3)}",
             paper="R² ≈ 0.95", figures=("sample_frames.png", "r2_per_joint.png")))
     if OU in fractions and TRAJ in fractions:
         ou_r2 = by_seed(rows, "ou_test_r2_total", ou_fraction=OU)
@@ -232,9 +222,8 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
             split=f"test ({config.plan_pairs} start/goal pairs of OU test frames, the same for every model; "
                   f"kNN decoder on the OU fit sample; {data})",
             measured=f"mean deviation {over_seeds(dev_ou).mean:.3f} rad (OU model) vs {over_seeds(dev_traj).mean:.3f} "
-                     f"rad (trajectory model); control-cost ratio "
-                     f"{over_seeds(by_seed(rows, 'plan_cost_ratio', ou_fraction=OU)).mean:.2f} vs "
-                     f"{over_seeds(by_seed(rows, 'plan_cost_ratio', ou_fraction=TRAJ)).mean:.2f}; planner on "
+                     f"rad (trajectory model); control-cost ratio {mean_of(rows, OU, 'plan_cost_ratio'):.2f} vs "
+                     f"{mean_of(rows, TRAJ, 'plan_cost_ratio'):.2f}; planner on "
                      f"{probe_label(PLAN_BASELINE)}: deviation {first[f'{PLAN_BASELINE}_plan_deviation']:.3f} "
                      f"rad, cost ratio {first[f'{PLAN_BASELINE}_plan_cost_ratio']:.2f}",
             paper="OU-trained latent plans match the oracle; trajectory-trained ones curve",

@@ -25,16 +25,13 @@ OU_COLOR = "#1f77b4"
 TRAJECTORY_COLOR = "#ff7f0e"
 PAPER_OU_R2 = 0.95
 QUANTITIES = (*JOINTS, "total")
+NAMED_MIXTURES = {1.0: "OU pairs only", 0.0: "trajectory pairs only", 0.5: "half OU, half trajectory"}
 
 
 def mixture_name(ou_fraction: float) -> str:
     """What a model was trained on, in words."""
-    if ou_fraction == 1.0:
-        return "OU pairs only"
-    if ou_fraction == 0.0:
-        return "trajectory pairs only"
-    if ou_fraction == 0.5:
-        return "half OU, half trajectory"
+    if ou_fraction in NAMED_MIXTURES:
+        return NAMED_MIXTURES[ou_fraction]
     percent = int(round(100 * ou_fraction))
     return f"{percent}% OU, {100 - percent}% trajectory"
 
@@ -49,13 +46,12 @@ def sample_frames(rows: Sequence[tuple[str, np.ndarray]], path: Path) -> Path:
     """One row of frames per (label, frames (K, H, W, 3)) entry."""
     columns = max(len(frames) for _, frames in rows)
     fig, axes = plt.subplots(len(rows), columns, figsize=(1.3 * columns, 1.5 * len(rows)), squeeze=False)
-    for r, (label, frames) in enumerate(rows):
-        for c in range(columns):
-            axis = axes[r][c]
-            axis.axis("off")
-            if c < len(frames):
-                axis.imshow(frames[c], interpolation="nearest")
-        axes[r][0].set_title(label, fontsize=8, loc="left")
+    for axis in axes.flat:
+        axis.axis("off")
+    for row, (label, frames) in zip(axes, rows):
+        for axis, frame in zip(row, frames):
+            axis.imshow(frame, interpolation="nearest")
+        row[0].set_title(label, fontsize=8, loc="left")
     return save_figure(fig, path, "Training frames (64×64, top-down camera) of the model trained on each kind of "
                                   "pairs: OU-sampled joint angles, and frames along SAC-policy episodes; the "
                                   "target sphere is fixed.")
@@ -96,8 +92,7 @@ def r2_bars(models: Sequence[tuple[float, Mapping[str, Mapping[str, Sequence[flo
         axis.set_ylabel("test R² (probe fitted on the fit sample)")
         axis.set_ylim(lowest - 0.05 if lowest < 0 else 0.0, 1.05)
         axis.set_title(f"{titles[test_set]}\nhatched: linear probe on {name}", fontsize=9)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    axes[0][-1].legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    axes[0][-1].legend(*axes[0][0].get_legend_handles_labels(), fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     seeds_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))} (dots)"
     return save_figure(fig, path, "Linear identifiability of the joint angles from each model's 2-d embedding: "
                                   "test R² of an affine probe fitted on the fit sample, per joint and for both "
@@ -126,19 +121,22 @@ def marginals(edges: Sequence[float], histograms: Mapping[str, Mapping[str, Sequ
                                   "a Gaussian latent).")
 
 
-def planned_paths(panels: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray]], path: Path,
-                  max_paths: int = 6) -> Path:
-    """Per model (title, paths (P, K+1, 2), starts, goals): executed paths (solid) over the oracle lines (dashed)."""
+def planned_paths(panels: Sequence[tuple[str, Mapping[str, np.ndarray]]], path: Path, max_paths: int = 6) -> Path:
+    """Executed paths (solid) over the oracle lines (dashed), per model.
+
+    ``panels``: ``(title, plans)`` with the arrays of a run's ``plans.npz``: ``paths`` (P, K+1, 2), ``starts``
+    and ``goals`` (P, 2).
+    """
     fig, axes = plt.subplots(1, len(panels) + 1, figsize=(4.2 * len(panels) + 3.2, 4.4), squeeze=False,
                              gridspec_kw={"width_ratios": [4.2] * len(panels) + [3.2]})
     colors = plt.get_cmap("tab10").colors
-    for axis, (title, paths, starts, goals) in zip(axes[0][:-1], panels):
-        for p in range(min(max_paths, len(paths))):
+    for axis, (title, plans) in zip(axes[0][:-1], panels):
+        for p, (executed, start, goal) in enumerate(zip(plans["paths"][:max_paths], plans["starts"], plans["goals"])):
             color = colors[p % len(colors)]
-            axis.plot(paths[p][:, 0], paths[p][:, 1], "-", marker=".", ms=3, lw=1.2, color=color)
-            axis.plot([starts[p][0], goals[p][0]], [starts[p][1], goals[p][1]], "--", color=color, lw=1)
-            axis.plot(*starts[p], "o", color=color, mec="black", ms=6)
-            axis.plot(*goals[p], "*", color=color, mec="black", ms=10)
+            axis.plot(executed[:, 0], executed[:, 1], "-", marker=".", ms=3, lw=1.2, color=color)
+            axis.plot([start[0], goal[0]], [start[1], goal[1]], "--", color=color, lw=1)
+            axis.plot(*start, "o", color=color, mec="black", ms=6)
+            axis.plot(*goal, "*", color=color, mec="black", ms=10)
         axis.set_title(title, fontsize=9)
         axis.set_xlabel("shoulder angle (rad)")
         axis.set_ylabel("wrist angle (rad)")

@@ -28,22 +28,20 @@ stream, the mixture, the batch order and SIGReg's directions from its
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
 import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import torch
 
-from lejepa_wm.atomic import atomic_write_bytes, atomic_write_json, read_json
+from lejepa_wm.atomic import atomic_write_json, read_json
 from lejepa_wm.experiments.evidence import residual_ratio
 from lejepa_wm.experiments.objectives import build_objective
 from lejepa_wm.experiments.reacher import policy as sac
 from lejepa_wm.experiments.reacher.config import ReacherConfig
-from lejepa_wm.experiments.reacher.datasets import build_ou_dataset, build_trajectory_dataset, split_by_episode
+from lejepa_wm.experiments.reacher.datasets import (ARRAY_KEYS, build_ou_dataset, build_trajectory_dataset, digest,
+                                                    save_npz, split_by_episode)
 from lejepa_wm.experiments.reacher.encoder import build_frame_encoder, check_frames, embed_frames
 from lejepa_wm.experiments.reacher.evaluation import (RIDGE_GRID, PixelBasis, pair_diagnostics, pixel_baselines,
                                                       probe_report)
@@ -58,6 +56,7 @@ WORLD_SEEDS = ("policy", "policy_eval", "ou_train", "traj_train", "traj_heldout"
 SAMPLE_FRAMES = 8
 PLAN_BASELINE = "pca2"
 HISTORY_KEYS = ("step", "seconds", "lr", "loss_total", "loss_alignment", "loss_sigreg", "probe_r2", "traj_probe_r2")
+"""The keys of a history row worth storing in ``metrics.json``."""
 
 
 def data_seeds(data_seed: int) -> dict[str, int]:
@@ -65,10 +64,6 @@ def data_seeds(data_seed: int) -> dict[str, int]:
     streams = SeedStreams.derive(data_seed)
     world = dict(zip(WORLD_SEEDS, spawn_seeds(streams.renderer, len(WORLD_SEEDS))))
     return {**world, **{f"ou_{split}": streams.seed(split) for split in SPLITS}}
-
-
-def _digest(settings: Mapping[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(dict(settings), sort_keys=True).encode()).hexdigest()[:10]
 
 
 def prepare_policy(root: Path, config: ReacherConfig, seeds: Mapping[str, int],
@@ -81,7 +76,7 @@ def prepare_policy(root: Path, config: ReacherConfig, seeds: Mapping[str, int],
     seed = seeds["policy"] % 2**32
     settings = {"sac_steps": config.sac_steps, "sac_reward": config.sac_reward, "seed": seed,
                 "episode_steps": config.episode_steps, "target_xy": list(config.target_xy)}
-    folder = Path(root) / f"policy-{_digest(settings)}"
+    folder = root / f"policy-{digest(settings)}"
     env = sac.make_env(config.target_xy, config.episode_steps, config.sac_reward)
     model_path, info_path = folder / "policy.zip", folder / "policy.json"
     if info_path.exists():
@@ -113,32 +108,26 @@ def plan_endpoints(angles: np.ndarray, count: int, min_distance: float,
 
 
 def plan_all(h_test: np.ndarray, h_fit: np.ndarray, data: Mapping[str, Any], config: ReacherConfig,
-             endpoints: list[tuple[int, int]]) -> tuple[dict[str, float], dict[str, np.ndarray]]:
+             endpoints: Sequence[Sequence[int]]) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """Latent straight-line plans between OU test frames, decoded by kNN among the OU fit frames.
 
     Returns the mean of each path metric and the arrays of ``plans.npz`` (paths, starts, goals).
     """
     test_angles, fit_angles = data["ou_test"]["angles"], data["ou_fit"]["angles"]
-    paths, rows = [], []
-    for start, goal in endpoints:
-        path, row = plan(h_test[start], h_test[goal], test_angles[start], test_angles[goal], h_fit, fit_angles,
-                         config.plan_steps, config.knn)
-        paths.append(path)
-        rows.append(row)
+    starts, goals = np.asarray(endpoints).T
+    paths, rows = zip(*(plan(h_test[s], h_test[g], test_angles[s], test_angles[g], h_fit, fit_angles,
+                             config.plan_steps, config.knn) for s, g in zip(starts, goals)))
     means = {key: float(np.mean([row[key] for row in rows])) for key in rows[0]}
-    arrays = {"paths": np.asarray(paths), "starts": test_angles[[s for s, _ in endpoints]],
-              "goals": test_angles[[g for _, g in endpoints]]}
-    return means, arrays
+    return means, {"paths": np.asarray(paths), "starts": test_angles[starts], "goals": test_angles[goals]}
 
 
 def _baselines(data: Mapping[str, Any], config: ReacherConfig, seeds: Mapping[str, int]) -> dict[str, Any]:
     """Pixel probes of both kinds of held-out data, the planning endpoints and the PCA-2 planner."""
     out: dict[str, Any] = {}
     for kind in KINDS:
-        samples = {split: (data[f"{kind}_{split}"]["frames"], data[f"{kind}_{split}"]["angles"]) for split in SPLITS}
-        basis = PixelBasis.fit(samples["fit"][0])
-        out[kind] = pixel_baselines(samples["fit"], samples["validation"], samples["test"], config.pca_components,
-                                    basis)
+        samples = [(data[f"{kind}_{split}"]["frames"], data[f"{kind}_{split}"]["angles"]) for split in SPLITS]
+        basis = PixelBasis.fit(samples[0][0])
+        out[kind] = pixel_baselines(*samples, config.pca_components, basis)
         if kind == "ou":
             endpoints = plan_endpoints(data["ou_test"]["angles"], config.plan_pairs, config.min_plan_distance,
                                        np.random.default_rng(seeds["plans"]))
@@ -151,40 +140,34 @@ def _baselines(data: Mapping[str, Any], config: ReacherConfig, seeds: Mapping[st
 def prepare_data(root: Path, config: ReacherConfig, data_seed: int, progress: bool = True) -> dict[str, Any]:
     """Policy, datasets, splits and baselines (made if missing), plus the time spent making them."""
     start = time.perf_counter()
-    root = Path(root)
     seeds = data_seeds(data_seed)
     data: dict[str, Any] = {"seeds": seeds}
-    folders: dict[str, str] = {}
+    folders: dict[str, Path] = {}
     with ReacherRenderer(config.image_size, config.target_xy) as renderer:
         for name, count in (("train", config.train_pairs), *((split, config.heldout_pairs) for split in SPLITS)):
-            data[f"ou_{name}"], folder = build_ou_dataset(root, f"ou-{name}", renderer, count, config.chunk_pairs,
-                                                          config.ou_rho, config.angle_scale, seeds[f"ou_{name}"],
-                                                          progress)
-            folders[f"ou_{name}"] = folder.name
+            data[f"ou_{name}"], folders[f"ou_{name}"] = build_ou_dataset(
+                root, f"ou-{name}", renderer, count, config.chunk_pairs, config.ou_rho, config.angle_scale,
+                seeds[f"ou_{name}"], progress)
         model, env, info, policy_id = prepare_policy(root, config, seeds, progress)
         episodes_per_chunk = max(1, config.chunk_pairs // config.pairs_per_episode)
         for name, n_episodes in (("train", -(-config.train_pairs // config.pairs_per_episode)),
                                  ("heldout", 3 * config.heldout_episodes)):
-            data[f"traj_{name}"], folder = build_trajectory_dataset(
+            data[f"traj_{name}"], folders[f"traj_{name}"] = build_trajectory_dataset(
                 root, f"traj-{name}", renderer, lambda s: sac.rollout_angles(model, env, s), policy_id,
                 n_episodes, episodes_per_chunk, config.traj_delta, seeds[f"traj_{name}"], progress)
-            folders[f"traj_{name}"] = folder.name
     heldout = data.pop("traj_heldout")
     parts = split_by_episode(heldout["episode"], len(SPLITS), np.random.default_rng(seeds["traj_split"]))
     for split, rows in zip(SPLITS, parts):
         data[f"traj_{split}"] = {key: value[rows] for key, value in heldout.items()}
-    settings = {"datasets": folders, "split_seed": seeds["traj_split"], "plan_seed": seeds["plans"],
+    settings = {"datasets": {key: folder.name for key, folder in folders.items()}, "split_seed": seeds["traj_split"], "plan_seed": seeds["plans"],
                 "pca_components": list(config.pca_components), "ridge_grid": list(RIDGE_GRID),
                 "plan": [config.plan_pairs, config.min_plan_distance, config.plan_steps, config.knn]}
-    path = root / f"baselines-{_digest(settings)}.json"
-    if path.exists():
-        baselines = read_json(path)
-    else:
+    path = root / f"baselines-{digest(settings)}.json"
+    if not path.exists():  # made once; every run reads them back from the file
         clock = time.perf_counter()
-        baselines = {**_baselines(data, config, seeds), "seconds": 0.0, "settings": settings}
-        baselines["seconds"] = time.perf_counter() - clock
-        atomic_write_json(path, baselines)
-    data.update(baselines=baselines, policy=info, seconds=time.perf_counter() - start)
+        baselines = _baselines(data, config, seeds)
+        atomic_write_json(path, {**baselines, "settings": settings, "seconds": time.perf_counter() - clock})
+    data.update(baselines=read_json(path), policy=info, seconds=time.perf_counter() - start)
     return data
 
 
@@ -196,8 +179,7 @@ def mixture(ou: Mapping[str, np.ndarray], traj: Mapping[str, np.ndarray], ou_fra
         raise ValueError(f"mixture of {size} pairs needs more pairs than the datasets hold")
     take_ou = np.sort(rng.choice(len(ou["frames"]), n_ou, replace=False))
     take_traj = np.sort(rng.choice(len(traj["frames"]), size - n_ou, replace=False))
-    keys = ("frames", "frames_pos", "angles", "angles_pos")
-    return {key: np.concatenate([ou[key][take_ou], traj[key][take_traj]]) for key in keys}
+    return {key: np.concatenate([ou[key][take_ou], traj[key][take_traj]]) for key in ARRAY_KEYS}
 
 
 def baseline_metrics(baselines: Mapping[str, Any]) -> dict[str, Any]:
@@ -209,19 +191,11 @@ def baseline_metrics(baselines: Mapping[str, Any]) -> dict[str, Any]:
         metrics[f"{kind}_baseline"] = best
         metrics[f"{kind}_baseline_test_r2_total"] = found[best]["test"]["r2_total"]
         metrics[f"{kind}_pixels_penalty"] = found["pixels"]["penalty"]
-        for name, probe in found.items():
-            if name == "best":
-                continue
-            for split in ("validation", "test"):
-                metrics.update({f"{kind}_{name}_{split}_{key}": value for key, value in probe[split].items()})
+        metrics.update({f"{kind}_{name}_{split}_{key}": value for name, probe in found.items() if name != "best"
+                        for split in ("validation", "test") for key, value in probe[split].items()})
     metrics.update({f"{PLAN_BASELINE}_plan_{key}": value
                     for key, value in baselines["plans"][PLAN_BASELINE].items()})
     return metrics
-
-
-def slim_history(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """History rows with only the keys worth storing in ``metrics.json``."""
-    return [{key: row[key] for key in HISTORY_KEYS if key in row} for row in history]
 
 
 def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float, streams: SeedStreams,
@@ -239,13 +213,13 @@ def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float
     pairs = DatasetPairs(torch.from_numpy(mixed["frames"]).to(device), torch.from_numpy(mixed["frames_pos"]).to(device),
                          order_seed=streams.batches)
     objective = build_objective("sigreg", config.sigreg_weight, num_slices=config.sigreg_slices)
-    fit_h: dict[str, np.ndarray] = {}
+
+    def embed(name: str) -> np.ndarray:
+        return embed_frames(encoder, data[name]["frames"], device)
 
     def probe(kind: str, split: str) -> dict[str, float]:
-        h_fit = embed_frames(encoder, data[f"{kind}_fit"]["frames"], device)
-        fit_h[kind] = h_fit
-        h = embed_frames(encoder, data[f"{kind}_{split}"]["frames"], device)
-        return probe_report(h_fit, data[f"{kind}_fit"]["angles"], h, data[f"{kind}_{split}"]["angles"])
+        return probe_report(embed(f"{kind}_fit"), data[f"{kind}_fit"]["angles"], embed(f"{kind}_{split}"),
+                            data[f"{kind}_{split}"]["angles"])
 
     def evaluator(model: torch.nn.Module) -> dict[str, Any]:
         """Validation probes only (recorded, never used to stop or choose)."""
@@ -256,7 +230,8 @@ def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float
                    run_dir, evaluator, progress=progress, description=description)
     metrics: dict[str, Any] = {"ou_fraction": ou_fraction, "split": "test", "steps": result.steps,
                                "train_seconds": result.seconds, "resumed_from": result.resumed_from,
-                               "history": slim_history(result.history)}
+                               "history": [{key: row[key] for key in HISTORY_KEYS if key in row}
+                                           for row in result.history]}
     losses = [row for row in result.history if "loss_total" in row]
     if losses:
         metrics["final_loss"] = {key[5:]: value for key, value in losses[-1].items() if key.startswith("loss_")}
@@ -264,24 +239,16 @@ def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float
     for kind in KINDS:
         for split in ("validation", "test"):
             metrics.update({f"{kind}_{split}_{key}": value for key, value in probe(kind, split).items()})
-        baseline = metrics[f"{kind}_baseline_test_r2_total"]
-        metrics[f"{kind}_residual_ratio"] = residual_ratio(metrics[f"{kind}_test_r2_total"], baseline)
+        metrics[f"{kind}_residual_ratio"] = residual_ratio(metrics[f"{kind}_test_r2_total"],
+                                                           metrics[f"{kind}_baseline_test_r2_total"])
     metrics.update({f"data_{key}": value
                     for key, value in pair_diagnostics(mixed["angles"], mixed["angles_pos"]).items()})
-    h_test = embed_frames(encoder, data["ou_test"]["frames"], device)
-    means, arrays = plan_all(h_test, fit_h["ou"], data, config,
-                             [tuple(pair) for pair in data["baselines"]["plans"]["endpoints"]])
+    means, arrays = plan_all(embed("ou_test"), embed("ou_fit"), data, config, data["baselines"]["plans"]["endpoints"])
     metrics.update({f"plan_{key}": value for key, value in means.items()})
-    _save_npz(run_dir / "plans.npz", arrays)
+    save_npz(run_dir / "plans.npz", arrays)
     step = max(1, len(mixed["frames"]) // SAMPLE_FRAMES)
-    _save_npz(run_dir / "samples.npz", {"frames": mixed["frames"][::step][:SAMPLE_FRAMES]})
+    save_npz(run_dir / "samples.npz", {"frames": mixed["frames"][::step][:SAMPLE_FRAMES]})
     metrics["heldout"] = {f"{kind}_{split}": int(len(data[f"{kind}_{split}"]["angles"]))
                           for kind in KINDS for split in SPLITS}
     metrics["heldout"]["traj_episodes_per_split"] = config.heldout_episodes
     return metrics
-
-
-def _save_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    atomic_write_bytes(path, buffer.getvalue())

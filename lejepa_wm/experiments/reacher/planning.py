@@ -54,11 +54,6 @@ def knn_decode(queries: np.ndarray, h_ref: np.ndarray, angles_ref: np.ndarray, k
     return np.arctan2(np.sin(chosen).mean(axis=1), np.cos(chosen).mean(axis=1))
 
 
-def executed_path(start: np.ndarray, goal: np.ndarray, decoded: np.ndarray) -> np.ndarray:
-    """Waypoints the agent tracks: true start, the decoded interior points, true goal."""
-    return np.vstack([start, decoded[1:-1], goal])
-
-
 def path_metrics(path: np.ndarray, start: np.ndarray, goal: np.ndarray) -> dict[str, float]:
     """``deviation``, ``max_deviation``, ``length_ratio`` and ``cost_ratio`` of ``path`` (K+1, 2) against the oracle."""
     path = np.asarray(path, dtype=np.float64)
@@ -79,5 +74,6 @@ def plan(h_start: np.ndarray, h_goal: np.ndarray, start: np.ndarray, goal: np.nd
          angles_ref: np.ndarray, steps: int, k: int) -> tuple[np.ndarray, dict[str, float]]:
     """Latent straight-line plan from ``h_start`` to ``h_goal`` decoded by kNN; the executed path and its metrics."""
     decoded = knn_decode(interpolate(h_start, h_goal, steps), h_ref, angles_ref, k)
-    path = executed_path(np.asarray(start, dtype=np.float64), np.asarray(goal, dtype=np.float64), decoded)
+    # the waypoints the agent tracks: true start, the decoded interior points, true goal
+    path = np.vstack([np.asarray(start, dtype=np.float64), decoded[1:-1], np.asarray(goal, dtype=np.float64)])
     return path, path_metrics(path, start, goal)

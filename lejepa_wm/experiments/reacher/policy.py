@@ -52,8 +52,6 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
     check_choice(reward, REWARDS, "reward")
     _, reacher = import_simulator()
 
-    dense = reward == "dense"
-
     class FixedTargetReacher(gymnasium.Env):
         """dm_control reacher-easy with a fixed target, as a gymnasium environment."""
 
@@ -72,10 +70,9 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
             return self._env.physics
 
         def _observation(self) -> np.ndarray:
-            physics = self._env.physics
-            qpos = physics.position()
-            return np.concatenate([np.cos(qpos), np.sin(qpos), physics.velocity(),
-                                   physics.finger_to_target()]).astype(np.float32)
+            qpos = self.physics.position()
+            return np.concatenate([np.cos(qpos), np.sin(qpos), self.physics.velocity(),
+                                   self.physics.finger_to_target()]).astype(np.float32)
 
         def touching(self) -> bool:
             """Whether the finger touches the target (the task's reward is 1)."""
@@ -95,10 +92,10 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
         def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
             self._env.step(np.clip(action, -1.0, 1.0))
             self._steps += 1
-            reward = 1.0 if self.touching() else 0.0
-            if dense:
-                reward -= float(np.linalg.norm(self._env.physics.finger_to_target())) / 0.1
-            return self._observation(), reward, False, self._steps >= episode_steps, {}
+            value = 1.0 if self.touching() else 0.0
+            if reward == "dense":
+                value -= float(np.linalg.norm(self._env.physics.finger_to_target())) / 0.1
+            return self._observation(), value, False, self._steps >= episode_steps, {}
 
     return FixedTargetReacher()
 
@@ -112,21 +109,8 @@ def train_sac(env: Any, steps: int, seed: int, net_width: int = 64, progress: bo
     """
     _, sb3 = _import_sb3()
     import torch
-    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import Logger
     from tqdm import tqdm
-
-    class ProgressBar(BaseCallback):
-        """A tqdm bar over environment steps."""
-
-        def _on_training_start(self) -> None:
-            self.bar = tqdm(total=steps, desc="train SAC", unit="step", disable=not progress)
-
-        def _on_step(self) -> bool:
-            self.bar.update(1)
-            return True
-
-        def _on_training_end(self) -> None:
-            self.bar.close()
 
     check_positive_int(steps, "sac steps")
     threads = torch.get_num_threads()
@@ -134,12 +118,18 @@ def train_sac(env: Any, steps: int, seed: int, net_width: int = 64, progress: bo
     model = sb3.SAC("MlpPolicy", env, seed=seed, learning_starts=min(1000, steps // 2), batch_size=128,
                     policy_kwargs={"net_arch": [net_width, net_width]}, device="cpu", verbose=0)
     # A logger with no outputs: SB3's default one creates a dated folder in the temp directory.
-    from stable_baselines3.common.logger import Logger
-
     model.set_logger(Logger(folder=None, output_formats=[]))
+    bar = tqdm(total=steps, desc="train SAC", unit="step", disable=not progress)
+
+    def advance(*_: Any) -> bool:
+        """SB3 calls a plain callback after every environment step (returning False would stop training)."""
+        bar.update(1)
+        return True
+
     try:
-        model.learn(total_timesteps=steps, callback=ProgressBar(), progress_bar=False)
+        model.learn(total_timesteps=steps, callback=advance, progress_bar=False)
     finally:
+        bar.close()
         torch.set_num_threads(threads)
     return model
 

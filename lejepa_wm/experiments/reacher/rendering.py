@@ -36,29 +36,20 @@ class RenderingUnavailable(RuntimeError):
     """Offscreen rendering of Reacher cannot work here; the message says what to install."""
 
 
-def _configure_gl_backend() -> str:
-    """Default ``MUJOCO_GL`` to ``egl`` (headless) unless set; return the backend in use."""
-    return os.environ.setdefault("MUJOCO_GL", "egl")
-
-
 def import_simulator() -> tuple[Any, Any]:
     """Import ``mujoco`` and dm_control's reacher module, or raise :class:`RenderingUnavailable`."""
-    backend = _configure_gl_backend()
+    backend = os.environ.setdefault("MUJOCO_GL", "egl")  # headless EGL unless the user chose
     try:
         import mujoco
         from dm_control.suite import reacher
     except ImportError as exc:
-        raise RenderingUnavailable(
-            f"the reacher experiment needs dm_control and MuJoCo ({exc}); install them with:\n  {PIP_INSTALL}"
-        ) from None
+        raise RenderingUnavailable(f"the reacher experiment needs dm_control and MuJoCo ({exc}); install them "
+                                   f"with:\n  {PIP_INSTALL}") from None
     except Exception as exc:  # OpenGL bindings fail at import when the GL library is missing
         raise RenderingUnavailable(_gl_message(backend, exc)) from None
-    major = int(mujoco.__version__.split(".")[0])
-    if major >= 4:
-        raise RenderingUnavailable(
-            f"mujoco {mujoco.__version__} is installed, but dm-control 1.0.50 needs mujoco 3.17.0 "
-            f"(MuJoCo 4 removed fields dm_control reads); install with:\n  {PIP_INSTALL}"
-        )
+    if int(mujoco.__version__.split(".")[0]) >= 4:
+        raise RenderingUnavailable(f"mujoco {mujoco.__version__} is installed, but dm-control 1.0.50 needs mujoco "
+                                   f"3.17.0 (MuJoCo 4 removed fields dm_control reads); install with:\n  {PIP_INSTALL}")
     return mujoco, reacher
 
 
@@ -80,19 +71,8 @@ def place_target(physics: Any, target_xy: Sequence[float]) -> None:
     x, y = (float(v) for v in target_xy)
     if not np.hypot(x, y) <= 0.22:
         raise ValueError(f"target_xy {tuple(target_xy)!r} must lie within 0.22 m of the shoulder")
-    physics.named.model.geom_pos["target", "x"] = x
-    physics.named.model.geom_pos["target", "y"] = y
+    physics.named.model.geom_pos["target", ["x", "y"]] = x, y
     physics.forward()
-
-
-def check_angles(angles: np.ndarray) -> np.ndarray:
-    """Return ``angles`` as a finite float64 array of shape (N, 2), else raise ``ValueError``."""
-    array = np.asarray(angles, dtype=np.float64)
-    if array.ndim != 2 or array.shape[1] != 2:
-        raise ValueError(f"angles must have shape (N, 2) (shoulder, wrist); got shape {array.shape}")
-    if not np.all(np.isfinite(array)):
-        raise ValueError("angles must be finite")
-    return array
 
 
 class ReacherRenderer:
@@ -136,8 +116,15 @@ class ReacherRenderer:
                 f"{mode}, MUJOCO_GL={os.environ['MUJOCO_GL']}")
 
     def render(self, angles: np.ndarray) -> np.ndarray:
-        """Frames for each row (shoulder, wrist) of ``angles``, shape (N, size, size, 3), uint8."""
-        array = check_angles(angles)
+        """Frames for each row (shoulder, wrist) of ``angles``, shape (N, size, size, 3), uint8.
+
+        ``angles`` must be finite, of shape (N, 2); anything else raises ``ValueError``.
+        """
+        array = np.asarray(angles, dtype=np.float64)
+        if array.ndim != 2 or array.shape[1] != 2:
+            raise ValueError(f"angles must have shape (N, 2) (shoulder, wrist); got shape {array.shape}")
+        if not np.all(np.isfinite(array)):
+            raise ValueError("angles must be finite")
         frames = np.empty((len(array), self.size, self.size, 3), dtype=np.uint8)
         model, data = self.physics.model.ptr, self.physics.data.ptr
         for index, pose in enumerate(array):
