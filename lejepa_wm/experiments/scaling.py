@@ -46,8 +46,8 @@ from matplotlib.figure import Figure
 
 from lejepa_wm.experiments.encoders import ENCODERS
 from lejepa_wm.experiments.evidence import SeedSummary, by_seed, difference, over_seeds, worst_setting
-from lejepa_wm.experiments.plotting import (BASELINE_STYLE, METHOD_LABELS, log_axis_with_ticks, plot_series,
-                                            plt, series, target_line)
+from lejepa_wm.experiments.plotting import (METHOD_LABELS, log_axis_with_ticks, plot_raw, plot_series, plt, series,
+                                            target_line)
 from lejepa_wm.experiments.run_params import ObjectiveParams, SyntheticRunParams
 from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.worlds import GaussianWorld
@@ -171,11 +171,10 @@ class ScalingExperiment(SyntheticExperiment):
     def draw(self, rows: list[dict[str, Any]], config: ScalingConfig) -> tuple[Figure, str]:
         encoders = [e for e in config.encoders if any(r["encoder_kind"] == e for r in rows)]
         fig, axes = plt.subplots(len(encoders), 3, figsize=(15, 4.2 * len(encoders)), squeeze=False)
-        raw = series(rows, "encoder_kind", "n", "raw_observation_r2")
         for (ax_r2, ax_ratio, ax_err), encoder in zip(axes, encoders):
             mine = [r for r in rows if r["encoder_kind"] == encoder]
             plot_series(ax_r2, series(mine, "method", "n", "probe_r2"))
-            plot_series(ax_r2, {"raw observation x (no encoder)": raw[encoder]}, style=BASELINE_STYLE)
+            plot_raw(ax_r2, mine, "n")
             ax_r2.set(xlabel="latent dimension n", ylabel="test linear-probe R² (h → z)",
                       title=f"T1: identifiability vs n ({encoder} encoder)")
             plot_series(ax_ratio, series(mine, "method", "n", "residual_ratio"))
