@@ -134,12 +134,13 @@ class AnisotropicExperiment(SyntheticExperiment):
             if not (below and above):
                 continue
             lowest, highest = min(r["fast_r2"] for r in below), max(r["fast_r2"] for r in above)
+            margin = min(lowest - config.high_r2, config.low_r2 - highest)
             judged = method == "whitening"
             entries.append(HeadlineEntry(
                 claim="P5", name=f"anisotropic ({method}): the fast coordinate is kept below ratio 2 only",
                 quantity=(f"smaller margin of the worst seed: min fast R² below the band − {config.high_r2}, "
                           f"{config.low_r2} − max fast R² above it"),
-                value=float(min(lowest - config.high_r2, config.low_r2 - highest)), bound=Bound.above(0.0) if judged else None,
+                value=float(margin), bound=Bound.above(0.0) if judged else None,
                 measured=(f"fast-coordinate test R²: ratio < {2 - config.unjudged_band:g} min {lowest:.3f}; "
                           f"ratio > {2 + config.unjudged_band:g} max {highest:.3f}; raw observation min "
                           f"{min(r['raw_fast_r2'] for r in mine):.3f} ({len(below) + len(above)} runs, every seed)"),
