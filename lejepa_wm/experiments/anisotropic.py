@@ -101,12 +101,9 @@ class AnisotropicExperiment(SyntheticExperiment):
                        "slow_harmonic_r2", "probe_r2", "embedding_std", "validation_r2", "steps", "train_seconds")
     figure_file = "fast_r2_vs_ratio.png"
 
-    def summary_rows(self, rows: list[dict[str, Any]], config: AnisotropicConfig) -> list[dict[str, Any]]:
-        for row in rows:
-            per_coord = row["probe_r2_per_coord"]
-            row["fast_r2"] = per_coord[-1]
-            row["slow_r2"] = float(np.mean(per_coord[:-1]))
-        return rows
+    def derived(self, row: dict[str, Any], config: AnisotropicConfig) -> dict[str, Any]:
+        per_coord = row["probe_r2_per_coord"]
+        return {"fast_r2": per_coord[-1], "slow_r2": float(np.mean(per_coord[:-1]))}
 
     def draw(self, rows: list[dict[str, Any]], config: AnisotropicConfig) -> tuple[Figure, str]:
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))

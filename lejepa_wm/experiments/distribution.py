@@ -106,21 +106,18 @@ class DistributionExperiment(SyntheticExperiment):
                        "steps", "train_seconds")
     figure_file = "r2_vs_beta.png"
 
-    def summary_rows(self, rows: list[dict[str, Any]], config: DistributionConfig) -> list[dict[str, Any]]:
-        for row in rows:
-            row["label"] = row["method"] + ("" if row["channel"] == "mala" else " (shortcut)")
-        return rows
+    def derived(self, row: dict[str, Any], config: DistributionConfig) -> dict[str, Any]:
+        return {"label": row["method"] + ("" if row["channel"] == "mala" else " (shortcut)")}
 
     def draw(self, rows: list[dict[str, Any]], config: DistributionConfig) -> tuple[Figure, str]:
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
         mala = [row for row in rows if row["channel"] == "mala"]
         shortcut = [row for row in rows if row["channel"] == "shortcut"]
-        plot_series(axes[0], series(mala, "label", "beta", "probe_r2"))
-        plot_series(axes[0], series(shortcut, "label", "beta", "probe_r2"), dashed=True)
+        for ax, key in zip(axes, ("probe_r2", "residual_ratio")):
+            plot_series(ax, series(mala, "label", "beta", key))
+            plot_series(ax, series(shortcut, "label", "beta", key), dashed=True)
         plot_raw(axes[0], mala, "beta")
         axes[0].set(ylabel="test linear-probe R²", title="T2: linear identifiability vs the latent law")
-        plot_series(axes[1], series(mala, "label", "beta", "residual_ratio"))
-        plot_series(axes[1], series(shortcut, "label", "beta", "residual_ratio"), dashed=True)
         axes[1].set(yscale="log", ylabel="(1 − R²) / (1 − R²_raw)",
                     title="share of the raw probe error left (T2: smallest at β = 2)")
         for ax in axes:

@@ -82,10 +82,8 @@ class OutputDimExperiment(SyntheticExperiment):
                        "reverse_r2", "embedding_std", "validation_r2", "steps", "train_seconds")
     figure_file = "decodability_vs_m.png"
 
-    def summary_rows(self, rows: list[dict[str, Any]], config: OutputDimConfig) -> list[dict[str, Any]]:
-        for row in rows:
-            row["predicted_r2"] = predicted_r2(row["m"], row["n"])
-        return rows
+    def derived(self, row: dict[str, Any], config: OutputDimConfig) -> dict[str, Any]:
+        return {"predicted_r2": predicted_r2(row["m"], row["n"])}
 
     def draw(self, rows: list[dict[str, Any]], config: OutputDimConfig) -> tuple[Figure, str]:
         fig, ax = plt.subplots(figsize=(7, 4.4))

@@ -163,10 +163,8 @@ class ScalingExperiment(SyntheticExperiment):
                        "orthogonality_error", "validation_r2", "steps", "train_seconds", "steps_to_target")
     figure_file = "r2_vs_n.png"
 
-    def summary_rows(self, rows: list[dict[str, Any]], config: ScalingConfig) -> list[dict[str, Any]]:
-        for row in rows:
-            row["procrustes_per_dim"] = row["procrustes_error"] / row["n"]
-        return rows
+    def derived(self, row: dict[str, Any], config: ScalingConfig) -> dict[str, Any]:
+        return {"procrustes_per_dim": row["procrustes_error"] / row["n"]}
 
     def draw(self, rows: list[dict[str, Any]], config: ScalingConfig) -> tuple[Figure, str]:
         encoders = [e for e in config.encoders if any(r["encoder_kind"] == e for r in rows)]
@@ -196,8 +194,7 @@ class ScalingExperiment(SyntheticExperiment):
         for encoder in config.encoders:
             mine = [r for r in rows if r["encoder_kind"] == encoder]
             if mine:
-                entries += identifiability_entries(mine, config, encoder)
-                entries += effect_entries(mine, encoder)
+                entries += identifiability_entries(mine, config, encoder) + effect_entries(mine, encoder)
                 entries += infonce_entries(mine, encoder)
         return entries
 
@@ -213,26 +210,24 @@ def identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, e
     judged = encoder in config.identifiability_encoders
     entries = []
     dims = sorted({r["n"] for r in rows})
+    bound = Bound.at_most(config.residual_target)
+    stuck = [f"n={n} seed {seed}" for n in dims for seed, ratio in
+             by_seed(rows, "residual_ratio", n=n, method="alignment_only").items() if ratio > config.residual_target]
     for method in REGULARIZED:
         per_n = [(n, over_seeds(by_seed(rows, "residual_ratio", n=n, method=method), higher_is_better=False))
                  for n in dims if by_seed(rows, "residual_ratio", n=n, method=method)]
         if not per_n:
             continue
         worst_n, worst = worst_setting(per_n, higher_is_better=False)
-        bound = Bound.at_most(config.residual_target)
         detail = "; ".join(
             f"n={n}: R² {over_seeds(by_seed(rows, 'probe_r2', n=n, method=method)).describe(5)} vs raw "
             f"{over_seeds(by_seed(rows, 'raw_observation_r2', n=n, method=method)).mean:.3f}, ratio {s.describe(4)}"
             for n, s in per_n)
         if judged:
             detail += "; " + verdicts_by_n(per_n, bound)
-        stuck = [(n, seed) for n in dims for seed, ratio in
-                 by_seed(rows, "residual_ratio", n=n, method="alignment_only").items()
-                 if ratio > config.residual_target]
         if stuck:
             detail += ("; worlds where the λ = 0 control, trained as long, also stays above the target (where "
-                       "optimization, not the regularizer, falls short): "
-                       + ", ".join(f"n={n} seed {seed}" for n, seed in stuck))
+                       "optimization, not the regularizer, falls short): " + ", ".join(stuck))
         entries.append(HeadlineEntry(
             claim="T1", name=f"scaling ({encoder}, {method}): identifiability at every n",
             quantity=f"worst mean residual ratio (1 − R²)/(1 − R²_raw) over n (n = {worst_n})",
@@ -285,10 +280,9 @@ def effect_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEnt
 
 def infonce_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEntry]:
     """InfoNCE with a √n-scaled minus a fixed kernel width at the largest n: a measurement."""
-    ran = [r["n"] for r in rows if r["method"] == "infonce_fixed"]
-    if not ran:
+    n_max = max((r["n"] for r in rows if r["method"] == "infonce_fixed"), default=None)
+    if n_max is None:
         return []
-    n_max = max(ran)
     scaled = by_seed(rows, "probe_r2", n=n_max, method="infonce_scaled")
     fixed = by_seed(rows, "probe_r2", n=n_max, method="infonce_fixed")
     if not (scaled and fixed):

@@ -41,8 +41,7 @@ from lejepa_wm.experiments.heldout import (MIN_SAMPLE, HeldOutSamples, raw_obser
                                            validation_metrics)
 from lejepa_wm.experiments.objectives import SIGREG_STATISTICS
 from lejepa_wm.experiments.plotting import save_figure, write_summary
-from lejepa_wm.experiments.run_params import (EncoderParams, ObjectiveParams, RendererParams,
-                                              SyntheticRunParams)
+from lejepa_wm.experiments.run_params import EncoderParams, ObjectiveParams, RendererParams, SyntheticRunParams
 from lejepa_wm.experiments.training import TrainResult, TrainSettings, WorldPairs, numpy64, train
 from lejepa_wm.experiments.worlds import World
 from lejepa_wm.records import HeadlineEntry
@@ -170,9 +169,8 @@ class TrainingConfig:
     def objective(self, method: str, n: int | None = None) -> ObjectiveParams:
         """Objective of ``method``: ``sigreg``, ``whitening`` (configured weights) or ``alignment_only``."""
         if method == "sigreg":
-            return ObjectiveParams("sigreg", self.sigreg_weight, {
-                "num_slices": self.sigreg_slices, "statistic": self.sigreg_statistic,
-                "standardize": self.sigreg_standardize})
+            return ObjectiveParams("sigreg", self.sigreg_weight, {"num_slices": self.sigreg_slices,
+                                   "statistic": self.sigreg_statistic, "standardize": self.sigreg_standardize})
         if method == "whitening":
             return ObjectiveParams("whitening", self.whitening_weight)
         if method == "alignment_only":
@@ -185,12 +183,9 @@ class TrainingConfig:
         train = self.train_settings()
         if method == "alignment_only":  # the control is trained at least as long as the runs it stands beside
             train = replace(train, stop_r2=None)
-        return SyntheticRunParams(world=world, renderer=self.renderer_params(),
-                                  encoder=encoder or self.encoder_params(),
-                                  objective=self.objective(method, world.n), train=train,
-                                  seeds=SeedStreams.derive(run_seed), eval_size=self.eval_size,
-                                  cpu_threads=self.cpu_threads, track_test=track_test,
-                                  labels={"method": method, "seed": run_seed, **labels})
+        return SyntheticRunParams(world, self.renderer_params(), encoder or self.encoder_params(),
+                                  self.objective(method, world.n), train, SeedStreams.derive(run_seed), self.eval_size,
+                                  self.cpu_threads, track_test, {"method": method, "seed": run_seed, **labels})
 
 
 def pair_correlation(z: torch.Tensor, z_pos: torch.Tensor) -> list[float]:
@@ -202,13 +197,10 @@ def pair_correlation(z: torch.Tensor, z_pos: torch.Tensor) -> list[float]:
 
 def slim_history(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """History rows without per-coordinate lists (keeps metrics.json small at n = 1024)."""
-    rows = []
-    for row in history:
-        slim = {key: row[key] for key in HISTORY_KEYS if key in row}
-        if "test" in slim:
-            slim["test"] = {key: slim["test"][key] for key in TEST_HISTORY_KEYS if key in slim["test"]}
-        rows.append(slim)
-    return rows
+    def keep(row: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+        return {key: keep(row[key], TEST_HISTORY_KEYS) if key == "test" else row[key] for key in keys if key in row}
+
+    return [keep(row, HISTORY_KEYS) for row in history]
 
 
 class SyntheticExperiment:
@@ -236,8 +228,14 @@ class SyntheticExperiment:
         return [summary, figure, write_headline(exp_dir, self.headline(rows, config))]
 
     def summary_rows(self, rows: list[dict[str, Any]], config: Any) -> list[dict[str, Any]]:
-        """The finished runs' metrics with the derived columns the summary, figure and headline use (override)."""
+        """The finished runs' metrics, each with the columns :meth:`derived` computes from it."""
+        for row in rows:
+            row.update(self.derived(row, config))
         return rows
+
+    def derived(self, row: dict[str, Any], config: Any) -> dict[str, Any]:
+        """Columns computed from one run's metrics that the summary, figure and headline use (override)."""
+        return {}
 
     def draw(self, rows: list[dict[str, Any]], config: Any) -> tuple[Figure, str]:
         """The experiment's figure and its caption."""
