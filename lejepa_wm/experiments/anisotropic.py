@@ -89,8 +89,7 @@ class AnisotropicExperiment(SyntheticExperiment):
                           config.run(world(ratio), method, run_seed, ratio=ratio))
                 for ratio, run_seed, method in product(config.ratios, config.run_seeds(seed), config.methods)]
 
-    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples,
-                      params: SyntheticRunParams) -> dict[str, Any]:
+    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples, params: SyntheticRunParams) -> dict[str, Any]:
         h_fit, h_test = embed(encoder, samples.fit.x), embed(encoder, samples.test.x)
         harmonic_r2, _ = linear_probe_r2(h_fit, slow_harmonic(samples.fit.z), h_test, slow_harmonic(samples.test.z))
         _, raw_per_coord = linear_probe_r2(numpy64(samples.fit.x), numpy64(samples.fit.z), numpy64(samples.test.x),
@@ -109,8 +108,7 @@ class AnisotropicExperiment(SyntheticExperiment):
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
         plot_series(axes[0], series(rows, "method", "ratio", "fast_r2"))
         plot_raw(axes[0], rows, "ratio", "raw_fast_r2")
-        axes[0].set(ylabel="test probe R² of the fast coordinate",
-                    title="P5: the fast latent is lost past ratio 2")
+        axes[0].set(ylabel="test probe R² of the fast coordinate", title="P5: the fast latent is lost past ratio 2")
         harmonic = series([r for r in rows if r["method"] != "alignment_only"], "method", "ratio", "slow_harmonic_r2")
         plot_series(axes[1], harmonic)
         axes[1].set(ylabel="test probe R² of H₂(slow coordinates)", title="…and H₂ of a slow latent takes its place")

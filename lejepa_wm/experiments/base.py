@@ -61,8 +61,7 @@ class RunSpec:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form (what ``spec.json`` holds)."""
-        return {"experiment": self.experiment, "scale": self.scale, "run_id": self.run_id,
-                "params": dict(self.params)}
+        return {"experiment": self.experiment, "scale": self.scale, "run_id": self.run_id, "params": dict(self.params)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "RunSpec":
@@ -82,8 +81,7 @@ class Experiment(Protocol):
     name: str
     description: str
 
-    def load_config(self, scale: str, path: Path | None = None,
-                    overrides: Mapping[str, Any] | None = None) -> Any:
+    def load_config(self, scale: str, path: Path | None = None, overrides: Mapping[str, Any] | None = None) -> Any:
         """Validated configuration for ``scale`` (``quick`` or ``full``), optionally from a file."""
 
     def grid(self, config: Any, scale: str, seed: int = 0) -> list[RunSpec]:

@@ -89,8 +89,7 @@ class DistributionExperiment(SyntheticExperiment):
                                      method, run_seed, beta=beta, channel=channel))
                 for beta, run_seed, (method, channel) in product(config.betas, config.run_seeds(seed), runs)]
 
-    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples,
-                      params: SyntheticRunParams) -> dict[str, Any]:
+    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples, params: SyntheticRunParams) -> dict[str, Any]:
         """Excess kurtosis of both views on ``KURTOSIS_SAMPLE`` fresh pairs of the test stream.
 
         Kurtosis is a fourth moment: on the 4096-point test sample its standard

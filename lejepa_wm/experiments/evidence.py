@@ -78,12 +78,3 @@ def by_seed(rows: Iterable[Mapping[str, object]], key: str, **where: object) -> 
     return {int(r["seed"]): float(r[key]) for r in rows  # type: ignore[arg-type]
             if all(r.get(k) == v for k, v in where.items())}
 
-
-def worst_setting(summaries: Iterable[tuple[object, SeedSummary]],
-                  higher_is_better: bool = True) -> tuple[object, SeedSummary]:
-    """The setting whose mean is worst (lowest, or highest if lower is better)."""
-    items = list(summaries)
-    if not items:
-        raise ValueError("no settings to compare")
-    pick = min if higher_is_better else max
-    return pick(items, key=lambda item: item[1].mean)

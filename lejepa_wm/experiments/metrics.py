@@ -191,8 +191,7 @@ def alignment_terms(h: Any, h_pos: Any, rho: Any) -> tuple[float, float, float]:
     return s, loss, loss - 2.0 * (1.0 - rho) * s
 
 
-def t3_from_samples(h: Any, h_pos: Any, z: Any, rho: Any,
-                    rotation: ProcrustesFit | None = None) -> dict[str, float]:
+def t3_from_samples(h: Any, h_pos: Any, z: Any, rho: Any, rotation: ProcrustesFit | None = None) -> dict[str, float]:
     """THEORY.md T3's quantities measured on a sample of positive pairs.
 
     ``h`` embeds ``z`` and ``h_pos`` embeds its partner ``z'``; ``rho`` is the

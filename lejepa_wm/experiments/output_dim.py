@@ -72,8 +72,7 @@ class OutputDimExperiment(SyntheticExperiment):
                           config.run(world, method, run_seed, config.encoder_params("mlp", m), m=m, n=config.n))
                 for m, run_seed, method in product(config.output_dims, config.run_seeds(seed), config.methods)]
 
-    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples,
-                      params: SyntheticRunParams) -> dict[str, Any]:
+    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples, params: SyntheticRunParams) -> dict[str, Any]:
         h_fit, h_test = embed(encoder, samples.fit.x), embed(encoder, samples.test.x)
         reverse, _ = linear_probe_r2(numpy64(samples.fit.z), h_fit, numpy64(samples.test.z), h_test)
         return {"reverse_r2": float(reverse)}

@@ -107,8 +107,7 @@ def series(rows: list[dict[str, Any]], label_key: str, x_key: str, y_key: str,
     for row in rows:
         if row.get(y_key) is None:
             continue
-        out.setdefault(str(row[label_key]), {}).setdefault(float(row[x_key]), []).append(
-            float(transform(row[y_key])))
+        out.setdefault(str(row[label_key]), {}).setdefault(float(row[x_key]), []).append(float(transform(row[y_key])))
     return out
 
 

@@ -245,15 +245,13 @@ class SyntheticExperiment:
         """The experiment's headline entries."""
         raise NotImplementedError
 
-    def load_config(self, scale: str, path: Path | None = None,
-                    overrides: Mapping[str, Any] | None = None) -> Any:
+    def load_config(self, scale: str, path: Path | None = None, overrides: Mapping[str, Any] | None = None) -> Any:
         return load_scaled_config(self.config_class, CONFIG_DIR / f"{self.name}.toml", scale, path, overrides)
 
     def spec(self, scale: str, run_id: str, params: SyntheticRunParams) -> RunSpec:
         return RunSpec(self.name, scale, run_id, params.to_dict())
 
-    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples,
-                      params: SyntheticRunParams) -> dict[str, Any]:
+    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples, params: SyntheticRunParams) -> dict[str, Any]:
         """Experiment-specific test-sample metrics (override)."""
         return {}
 
