@@ -64,8 +64,7 @@ def difference(first: Mapping[int, float], second: Mapping[int, float]) -> tuple
     if not first or not second:
         raise ValueError("both settings need at least one seed")
     if set(first) == set(second):
-        diffs = {seed: float(first[seed]) - float(second[seed]) for seed in first}
-        summary = over_seeds(diffs)
+        summary = over_seeds({seed: float(first[seed]) - float(second[seed]) for seed in first})
         return summary.mean, summary.standard_error
     a, b = over_seeds(first), over_seeds(second)
     if a.standard_error is None or b.standard_error is None:

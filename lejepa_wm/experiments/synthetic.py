@@ -206,8 +206,9 @@ def slim_history(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class SyntheticExperiment:
     """Shared ``load_config``, ``execute`` and ``aggregate``; subclasses define ``grid``, ``draw`` and ``headline``.
 
-    ``aggregate`` writes ``summary.csv`` (the ``summary_columns`` of :meth:`summary_rows`), the figure
-    :meth:`draw` makes as ``figure_file`` and the headline (:meth:`headline`).
+    ``aggregate`` writes ``summary.csv`` (the ``summary_columns`` of :meth:`summary_rows`: the runs with the
+    columns :meth:`derived` adds, or the rows an override makes), the figure :meth:`draw` makes as
+    ``figure_file`` and the headline (:meth:`headline`).
     """
 
     name: str = ""
