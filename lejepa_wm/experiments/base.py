@@ -156,14 +156,6 @@ def is_done(spec: RunSpec, out: Path) -> bool:
     return True
 
 
-def remove_stale_temporaries(run_dir: Path) -> list[Path]:
-    """Delete temporary files left in ``run_dir`` by an atomic write that was killed; return them."""
-    stale = [path for path in Path(run_dir).glob(".*.tmp") if path.is_file()]
-    for path in stale:
-        path.unlink(missing_ok=True)
-    return stale
-
-
 def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = "cpu") -> dict[str, Any]:
     """Execute ``spec`` unless it is done; write ``spec.json`` and then ``metrics.json`` atomically.
 
@@ -185,7 +177,9 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
     except StaleRunError:  # an unfinished run with other settings: its checkpoints do not apply
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(run_dir)
+    for path in run_dir.glob(".*.tmp"):  # left by an atomic write that was killed
+        if path.is_file():
+            path.unlink(missing_ok=True)
     (run_dir / METRICS_FILE).unlink(missing_ok=True)  # a damaged one: the run starts (or resumes) again
     atomic_write_json(run_dir / SPEC_FILE, spec.to_dict())
     start, cpu_start = time.perf_counter(), time.process_time()
