@@ -100,14 +100,13 @@ def plot_raw(ax: plt.Axes, rows: list[dict[str, Any]], x_key: str, y_key: str = 
                 style=BASELINE_STYLE)
 
 
-def series(rows: list[dict[str, Any]], label_key: str, x_key: str, y_key: str,
-           transform=lambda v: v) -> dict[str, dict[float, list[float]]]:
+def series(rows: list[dict[str, Any]], label_key: str, x_key: str, y_key: str) -> dict[str, dict[float, list[float]]]:
     """Group rows into ``{label: {x: [y per seed]}}`` (rows with a missing y are skipped)."""
     out: dict[str, dict[float, list[float]]] = {}
     for row in rows:
         if row.get(y_key) is None:
             continue
-        out.setdefault(str(row[label_key]), {}).setdefault(float(row[x_key]), []).append(float(transform(row[y_key])))
+        out.setdefault(str(row[label_key]), {}).setdefault(float(row[x_key]), []).append(float(row[y_key]))
     return out
 
 

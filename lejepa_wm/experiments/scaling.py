@@ -250,13 +250,10 @@ def effect_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEnt
     """The regularizer's effect: control minus regularized distance to a rotation, paired by seed, worst n."""
     entries = []
     dims = sorted({r["n"] for r in rows})
+    controls = {n: by_seed(rows, "procrustes_per_dim", n=n, method="alignment_only") for n in dims}
     for method in REGULARIZED:
-        effects = []
-        for n in dims:
-            control = by_seed(rows, "procrustes_per_dim", n=n, method="alignment_only")
-            regularized = by_seed(rows, "procrustes_per_dim", n=n, method=method)
-            if control and regularized:
-                effects.append((n, difference(control, regularized), control))
+        effects = [(n, difference(controls[n], regularized), controls[n]) for n in dims
+                   if controls[n] and (regularized := by_seed(rows, "procrustes_per_dim", n=n, method=method))]
         if not effects:
             continue
         n_min, (value, se), control = min(effects, key=lambda item: item[1][0])
