@@ -184,8 +184,9 @@ class TrainingConfig:
         if method == "alignment_only":  # the control is trained at least as long as the runs it stands beside
             train = replace(train, stop_r2=None)
         return SyntheticRunParams(world, self.renderer_params(), encoder or self.encoder_params(),
-                                  self.objective(method, world.n), train, SeedStreams.derive(run_seed), self.eval_size,
-                                  self.cpu_threads, track_test, {"method": method, "seed": run_seed, **labels})
+                                  self.objective(method, world.n), train, SeedStreams.derive(run_seed),
+                                  eval_size=self.eval_size, cpu_threads=self.cpu_threads, track_test=track_test,
+                                  labels={"method": method, "seed": run_seed, **labels})
 
 
 def pair_correlation(z: torch.Tensor, z_pos: torch.Tensor) -> list[float]:
