@@ -12,16 +12,9 @@ import importlib
 
 from lejepa_wm.experiments.base import Experiment
 
-EXPERIMENT_MODULES: dict[str, str] = {
-    "scaling": "lejepa_wm.experiments.scaling",
-    "distribution": "lejepa_wm.experiments.distribution",
-    "anisotropic": "lejepa_wm.experiments.anisotropic",
-    "bounds": "lejepa_wm.experiments.bounds",
-    "output_dim": "lejepa_wm.experiments.output_dim",
-    "reacher": "lejepa_wm.experiments.reacher",
-}
-
 SYNTHETIC_EXPERIMENTS: tuple[str, ...] = ("scaling", "distribution", "anisotropic", "bounds", "output_dim")
+EXPERIMENT_MODULES: dict[str, str] = {name: f"lejepa_wm.experiments.{name}"
+                                      for name in (*SYNTHETIC_EXPERIMENTS, "reacher")}
 
 
 def get_experiment(name: str) -> Experiment:

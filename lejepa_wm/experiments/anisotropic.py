@@ -35,7 +35,7 @@ from matplotlib.figure import Figure
 
 from lejepa_wm.experiments.heldout import HeldOutSamples, embed
 from lejepa_wm.experiments.metrics import linear_probe_r2
-from lejepa_wm.experiments.plotting import BASELINE_STYLE, plot_series, plt, series, target_line
+from lejepa_wm.experiments.plotting import plot_raw, plot_series, plt, series, target_line
 from lejepa_wm.experiments.run_params import SyntheticRunParams
 from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.training import numpy64
@@ -60,20 +60,13 @@ class AnisotropicConfig(TrainingConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.n < 2 or self.n % 2:
-            raise ValueError(f"config key 'n' must be an even integer >= 2; got {self.n!r}")
-        if not self.ratios or any(not (r >= 1.0) for r in self.ratios):
-            raise ValueError(f"config key 'ratios' must be numbers >= 1; got {self.ratios!r}")
-        if not self.tau > 0:
-            raise ValueError(f"config key 'tau' must be positive; got {self.tau!r}")
-        unknown = [m for m in self.methods if m not in METHODS]
-        if unknown or "alignment_only" not in self.methods:
-            raise ValueError(f"config key 'methods' must come from {METHODS} and include 'alignment_only'; "
-                             f"got {self.methods!r}")
+        self.require_even("n")
+        self.require(bool(self.ratios) and all(r >= 1.0 for r in self.ratios), "ratios", "must be numbers >= 1")
+        self.require(self.tau > 0, "tau", "must be positive")
+        self.require_methods(METHODS)
         if not 0.0 < self.low_r2 < self.high_r2 <= 1.0:
             raise ValueError(f"need 0 < low_r2 < high_r2 <= 1; got {self.low_r2!r}, {self.high_r2!r}")
-        if not 0.0 <= self.unjudged_band < 1.0:
-            raise ValueError(f"config key 'unjudged_band' must lie in [0, 1); got {self.unjudged_band!r}")
+        self.require(0.0 <= self.unjudged_band < 1.0, "unjudged_band", "must lie in [0, 1)")
 
 
 def slow_harmonic(z: torch.Tensor) -> np.ndarray:
@@ -96,8 +89,7 @@ class AnisotropicExperiment(SyntheticExperiment):
                           config.run(world(ratio), method, run_seed, ratio=ratio))
                 for ratio, run_seed, method in product(config.ratios, config.run_seeds(seed), config.methods)]
 
-    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples,
-                      params: SyntheticRunParams) -> dict[str, Any]:
+    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples, params: SyntheticRunParams) -> dict[str, Any]:
         h_fit, h_test = embed(encoder, samples.fit.x), embed(encoder, samples.test.x)
         harmonic_r2, _ = linear_probe_r2(h_fit, slow_harmonic(samples.fit.z), h_test, slow_harmonic(samples.test.z))
         _, raw_per_coord = linear_probe_r2(numpy64(samples.fit.x), numpy64(samples.fit.z), numpy64(samples.test.x),
@@ -108,20 +100,15 @@ class AnisotropicExperiment(SyntheticExperiment):
                        "slow_harmonic_r2", "probe_r2", "embedding_std", "validation_r2", "steps", "train_seconds")
     figure_file = "fast_r2_vs_ratio.png"
 
-    def summary_rows(self, rows: list[dict[str, Any]], config: AnisotropicConfig) -> list[dict[str, Any]]:
-        for row in rows:
-            per_coord = row["probe_r2_per_coord"]
-            row["fast_r2"] = per_coord[-1]
-            row["slow_r2"] = float(np.mean(per_coord[:-1]))
-        return rows
+    def derived(self, row: dict[str, Any], config: AnisotropicConfig) -> dict[str, Any]:
+        per_coord = row["probe_r2_per_coord"]
+        return {"fast_r2": per_coord[-1], "slow_r2": float(np.mean(per_coord[:-1]))}
 
     def draw(self, rows: list[dict[str, Any]], config: AnisotropicConfig) -> tuple[Figure, str]:
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
         plot_series(axes[0], series(rows, "method", "ratio", "fast_r2"))
-        plot_series(axes[0], {"raw observation x (no encoder)": series(rows, "split", "ratio", "raw_fast_r2")["test"]},
-                    style=BASELINE_STYLE)
-        axes[0].set(ylabel="test probe R² of the fast coordinate",
-                    title="P5: the fast latent is lost past ratio 2")
+        plot_raw(axes[0], rows, "ratio", "raw_fast_r2")
+        axes[0].set(ylabel="test probe R² of the fast coordinate", title="P5: the fast latent is lost past ratio 2")
         harmonic = series([r for r in rows if r["method"] != "alignment_only"], "method", "ratio", "slow_harmonic_r2")
         plot_series(axes[1], harmonic)
         axes[1].set(ylabel="test probe R² of H₂(slow coordinates)", title="…and H₂ of a slow latent takes its place")
@@ -135,25 +122,22 @@ class AnisotropicExperiment(SyntheticExperiment):
 
     def headline(self, rows: list[dict[str, Any]], config: AnisotropicConfig) -> list[HeadlineEntry]:
         entries = []
-        for method in config.methods:
-            if method == "alignment_only":
-                continue
+        for method in (m for m in config.methods if m != "alignment_only"):
             mine = [r for r in rows if r["method"] == method]
             below = [r for r in mine if r["ratio"] < 2.0 - config.unjudged_band]
             above = [r for r in mine if r["ratio"] > 2.0 + config.unjudged_band]
             if not (below and above):
                 continue
-            low_side = min(r["fast_r2"] for r in below) - config.high_r2
-            high_side = config.low_r2 - max(r["fast_r2"] for r in above)
+            lowest, highest = min(r["fast_r2"] for r in below), max(r["fast_r2"] for r in above)
+            margin = min(lowest - config.high_r2, config.low_r2 - highest)
             judged = method == "whitening"
             entries.append(HeadlineEntry(
                 claim="P5", name=f"anisotropic ({method}): the fast coordinate is kept below ratio 2 only",
                 quantity=(f"smaller margin of the worst seed: min fast R² below the band − {config.high_r2}, "
                           f"{config.low_r2} − max fast R² above it"),
-                value=float(min(low_side, high_side)), bound=Bound.above(0.0) if judged else None,
-                measured=(f"fast-coordinate test R²: ratio < {2 - config.unjudged_band:g} min "
-                          f"{min(r['fast_r2'] for r in below):.3f}; ratio > {2 + config.unjudged_band:g} max "
-                          f"{max(r['fast_r2'] for r in above):.3f}; raw observation min "
+                value=float(margin), bound=Bound.above(0.0) if judged else None,
+                measured=(f"fast-coordinate test R²: ratio < {2 - config.unjudged_band:g} min {lowest:.3f}; "
+                          f"ratio > {2 + config.unjudged_band:g} max {highest:.3f}; raw observation min "
                           f"{min(r['raw_fast_r2'] for r in mine):.3f} ({len(below) + len(above)} runs, every seed)"),
                 seeds=tuple(sorted({int(r["seed"]) for r in mine})),
                 scope=None if judged else ("no prediction: P5 is proved for the second-moment constraint "

@@ -61,8 +61,7 @@ class RunSpec:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form (what ``spec.json`` holds)."""
-        return {"experiment": self.experiment, "scale": self.scale, "run_id": self.run_id,
-                "params": dict(self.params)}
+        return {"experiment": self.experiment, "scale": self.scale, "run_id": self.run_id, "params": dict(self.params)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "RunSpec":
@@ -82,8 +81,7 @@ class Experiment(Protocol):
     name: str
     description: str
 
-    def load_config(self, scale: str, path: Path | None = None,
-                    overrides: Mapping[str, Any] | None = None) -> Any:
+    def load_config(self, scale: str, path: Path | None = None, overrides: Mapping[str, Any] | None = None) -> Any:
         """Validated configuration for ``scale`` (``quick`` or ``full``), optionally from a file."""
 
     def grid(self, config: Any, scale: str, seed: int = 0) -> list[RunSpec]:
@@ -127,21 +125,24 @@ def check_stored_spec(spec: RunSpec, out: Path) -> None:
             f"`lejepa-wm reproduce --fresh`) or choose another --out")
 
 
-def read_metrics(spec: RunSpec, out: Path) -> dict[str, Any] | None:
-    """The run's stored metrics, or ``None`` if it has none or the run is damaged.
+def read_run(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """A run's stored metrics and spec (``{}`` without ``spec.json``), or ``None`` if it has none or is damaged.
 
     A run is damaged when its ``metrics.json`` or its ``spec.json`` is not a
     readable JSON object: it is not finished, and it is run again.
     """
-    path = spec.run_dir(out) / METRICS_FILE
-    if not path.exists():
-        return None
     try:
-        metrics = read_json(path)
-        stored_spec = read_json(path.with_name(SPEC_FILE)) if path.with_name(SPEC_FILE).exists() else {}
-    except (ValueError, OSError):
+        metrics = read_json(Path(run_dir) / METRICS_FILE)
+        spec = read_json(Path(run_dir) / SPEC_FILE) if (Path(run_dir) / SPEC_FILE).exists() else {}
+    except (ValueError, OSError):  # a missing metrics.json included
         return None
-    return metrics if isinstance(metrics, dict) and isinstance(stored_spec, dict) else None
+    return (metrics, spec) if isinstance(metrics, dict) and isinstance(spec, dict) else None
+
+
+def read_metrics(spec: RunSpec, out: Path) -> dict[str, Any] | None:
+    """The run's stored metrics, or ``None`` if it has none or the run is damaged (:func:`read_run`)."""
+    run = read_run(spec.run_dir(out))
+    return None if run is None else run[0]
 
 
 def is_done(spec: RunSpec, out: Path) -> bool:
@@ -153,14 +154,6 @@ def is_done(spec: RunSpec, out: Path) -> bool:
         return False
     check_stored_spec(spec, out)
     return True
-
-
-def remove_stale_temporaries(run_dir: Path) -> list[Path]:
-    """Delete temporary files left in ``run_dir`` by an atomic write that was killed; return them."""
-    stale = [path for path in Path(run_dir).glob(".*.tmp") if path.is_file()]
-    for path in stale:
-        path.unlink(missing_ok=True)
-    return stale
 
 
 def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = "cpu") -> dict[str, Any]:
@@ -184,7 +177,9 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
     except StaleRunError:  # an unfinished run with other settings: its checkpoints do not apply
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(run_dir)
+    for path in run_dir.glob(".*.tmp"):  # left by an atomic write that was killed
+        if path.is_file():
+            path.unlink(missing_ok=True)
     (run_dir / METRICS_FILE).unlink(missing_ok=True)  # a damaged one: the run starts (or resumes) again
     atomic_write_json(run_dir / SPEC_FILE, spec.to_dict())
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -234,17 +229,9 @@ def load_finished_metrics(exp_dir: Path) -> list[dict[str, Any]]:
     """
     rows = []
     for metrics_path in sorted((Path(exp_dir) / "runs").glob(f"*/{METRICS_FILE}")):
-        try:
-            metrics = read_json(metrics_path)
-            spec_path = metrics_path.parent / SPEC_FILE
-            spec = read_json(spec_path) if spec_path.exists() else {}
-        except (ValueError, OSError):
-            continue
-        if not isinstance(metrics, dict) or not isinstance(spec, dict):
-            continue
-        params = spec.get("params", {})
-        if not isinstance(params, dict):
-            continue
-        labels = params.get("labels", {})
-        rows.append({**params, **(labels if isinstance(labels, dict) else {}), **metrics})
+        run = read_run(metrics_path.parent)
+        params = None if run is None else run[1].get("params", {})
+        if isinstance(params, dict):
+            labels = params.get("labels", {})
+            rows.append({**params, **(labels if isinstance(labels, dict) else {}), **run[0]})
     return sorted(rows, key=lambda row: str(row.get("run_id", "")))

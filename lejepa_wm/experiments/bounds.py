@@ -32,16 +32,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import product
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy.stats import norm, spearmanr
 
-from lejepa_wm.experiments.base import load_finished_metrics
+from matplotlib.figure import Figure
+
 from lejepa_wm.experiments.encoders import ENCODERS
-from lejepa_wm.experiments.plotting import plt, style_of, display_label, write_summary
-from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig, figure_and_headline
+from lejepa_wm.experiments.plotting import display_label, plt, style_of
+from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.numerics.t3 import error_bound, isotropic_rho
 from lejepa_wm.records import Bound, HeadlineEntry
@@ -60,15 +60,11 @@ class BoundsConfig(TrainingConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not self.dims or any(n < 2 or n % 2 for n in self.dims):
-            raise ValueError(f"config key 'dims' must be even integers >= 2; got {self.dims!r}")
-        if not 0.0 < self.rho < 1.0:
-            raise ValueError(f"config key 'rho' must lie in (0, 1); got {self.rho!r}")
-        unknown = [m for m in self.methods if m not in METHODS]
-        if unknown:
-            raise ValueError(f"config key 'methods' has unknown entries {unknown!r}; expected from {METHODS}")
-        if not self.encoders or any(e not in ENCODERS for e in self.encoders):
-            raise ValueError(f"config key 'encoders' must name encoders from {ENCODERS}; got {self.encoders!r}")
+        self.require_even("dims")
+        self.require_unit_interval("rho")
+        self.require_methods(METHODS, control=False)
+        self.require(bool(self.encoders) and all(e in ENCODERS for e in self.encoders), "encoders",
+                     f"must name encoders from {ENCODERS}")
 
 
 FAMILY_LEVEL = 0.05
@@ -112,12 +108,15 @@ class BoundsExperiment(SyntheticExperiment):
                 for n, encoder, run_seed, method in product(config.dims, config.encoders, config.run_seeds(seed),
                                                             config.methods)]
 
-    def aggregate(self, exp_dir: Path, config: BoundsConfig) -> list[Path]:
-        rows = load_finished_metrics(exp_dir)
-        points = evaluation_points(rows)
-        files = [write_summary(exp_dir, points, ("run_id", "method", "encoder", "n", "seed", "step", "s", "loss",
-                                                 "delta", "eps", "D", "D_se", "bound", "bound_upper", "error",
-                                                 "error_se", "error_lower"))]
+    summary_columns = ("run_id", "method", "encoder", "n", "seed", "step", "s", "loss", "delta", "eps", "D", "D_se",
+                       "bound", "bound_upper", "error", "error_se", "error_lower")
+    figure_file = "error_vs_bound.png"
+
+    def summary_rows(self, rows: list[dict[str, Any]], config: BoundsConfig) -> list[dict[str, Any]]:
+        """One row per evaluation (:func:`evaluation_points`)."""
+        return evaluation_points(rows)
+
+    def draw(self, points: list[dict[str, Any]], config: BoundsConfig) -> tuple[Figure, str]:
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
         for method in sorted({p["method"] for p in points}):
             mine = [p for p in points if p["method"] == method]
@@ -130,26 +129,23 @@ class BoundsExperiment(SyntheticExperiment):
             axes[0].plot([lo, hi], [lo, hi], color="grey", ls=":", label="error = bound (T3: points stay below)")
         axes[0].set(xscale="log", yscale="log", xlabel="bound D + (ε + D)² (test sample)",
                     ylabel="Procrustes error E‖h − Qz‖² (test sample)", title="T3: error vs bound, every evaluation")
-        for row in rows:
-            if row["method"] == "alignment_only":
-                continue
-            history = [r for r in row["history"] if (r.get("test") or {}).get("t3")]
-            steps = [r["step"] for r in history]
-            look = style_of(row["method"])
-            label = f"{display_label(row['method'])}, seed {row['seed']}"
-            axes[1].plot(steps, [r["test"]["t3"]["error"] for r in history], color=look["color"],
-                         label=f"{label}: error")
-            axes[1].plot(steps, [r["test"]["t3"]["bound"] for r in history], ls="--", color=look["color"],
-                         label=f"{label}: bound")
+        runs: dict[str, list[dict[str, Any]]] = {}  # each run's evaluations, in order
+        for point in points:
+            if point["method"] != "alignment_only":
+                runs.setdefault(point["run_id"], []).append(point)
+        for run in runs.values():
+            look = style_of(run[0]["method"])
+            label = f"{display_label(run[0]['method'])}, seed {run[0]['seed']}"
+            steps = [p["step"] for p in run]
+            axes[1].plot(steps, [p["error"] for p in run], color=look["color"], label=f"{label}: error")
+            axes[1].plot(steps, [p["bound"] for p in run], ls="--", color=look["color"], label=f"{label}: bound")
         axes[1].set(yscale="log", xlabel="training step", ylabel="test-sample value",
                     title="along training (solid: error, dashed: bound)")
-        return files + figure_and_headline(
-            exp_dir, fig, "error_vs_bound.png",
-            "T3: the measured Procrustes error against the bound D + (ε + D)² at every evaluation of every run "
-            "(left) and along training (right), test sample",
-            self.headline(points))
+        return fig, ("T3: the measured Procrustes error against the bound D + (ε + D)² at every evaluation of every "
+                     "run (left) and along training (right), test sample")
 
-    def headline(self, points: list[dict[str, Any]]) -> list[HeadlineEntry]:
+    def headline(self, points: list[dict[str, Any]], config: BoundsConfig | None = None) -> list[HeadlineEntry]:
+        """T3's verdict over every evaluation (``config`` is not needed)."""
         if not points:
             return []
         seeds = tuple(sorted({int(p["seed"]) for p in points}))

@@ -33,8 +33,7 @@ from matplotlib.figure import Figure
 
 from lejepa_wm.experiments.evidence import by_seed, difference, over_seeds
 from lejepa_wm.experiments.heldout import HeldOutSamples
-from lejepa_wm.experiments.plotting import (BASELINE_STYLE, log_axis_with_ticks, plot_series, plt,
-                                            series, target_line)
+from lejepa_wm.experiments.plotting import log_axis_with_ticks, plot_raw, plot_series, plt, series, target_line
 from lejepa_wm.experiments.run_params import ObjectiveParams, SyntheticRunParams
 from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.training import numpy64
@@ -62,24 +61,15 @@ class DistributionConfig(TrainingConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.n < 2 or self.n % 2:
-            raise ValueError(f"config key 'n' must be an even integer >= 2; got {self.n!r}")
-        if not self.betas or any(not (b > 0) for b in self.betas) or 2.0 not in self.betas:
-            raise ValueError(f"config key 'betas' must be positive shapes including 2.0; got {self.betas!r}")
-        if not (self.tau > 0 and self.mala_step > 0):
-            raise ValueError(f"config keys 'tau' and 'mala_step' must be positive; got {self.tau!r}, {self.mala_step!r}")
-        for key in ("methods", "shortcut_methods"):
-            unknown = [m for m in getattr(self, key) if m not in METHODS]
-            if unknown:
-                raise ValueError(f"config key {key!r} has unknown entries {unknown!r}; expected from {METHODS}")
-        if "alignment_only" not in self.methods:
-            raise ValueError("config key 'methods' must include the control 'alignment_only'")
-        if not self.infonce_width > 0:
-            raise ValueError(f"config key 'infonce_width' must be positive; got {self.infonce_width!r}")
-        if not 0.0 < self.converged_ratio < 1.0:
-            raise ValueError(f"config key 'converged_ratio' must lie in (0, 1); got {self.converged_ratio!r}")
-        if not self.kurtosis_ratio > 1:
-            raise ValueError(f"config key 'kurtosis_ratio' must be above 1; got {self.kurtosis_ratio!r}")
+        self.require_even("n")
+        self.require(bool(self.betas) and all(b > 0 for b in self.betas) and 2.0 in self.betas, "betas",
+                     "must be positive shapes including 2.0")
+        for key in ("tau", "mala_step", "infonce_width"):
+            self.require(getattr(self, key) > 0, key, "must be positive")
+        self.require_methods(METHODS)
+        self.require_methods(METHODS, "shortcut_methods", control=False)
+        self.require_unit_interval("converged_ratio")
+        self.require(self.kurtosis_ratio > 1, "kurtosis_ratio", "must be above 1")
 
     def objective(self, method: str, n: int | None = None) -> ObjectiveParams:
         if method == "infonce":
@@ -99,8 +89,7 @@ class DistributionExperiment(SyntheticExperiment):
                                      method, run_seed, beta=beta, channel=channel))
                 for beta, run_seed, (method, channel) in product(config.betas, config.run_seeds(seed), runs)]
 
-    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples,
-                      params: SyntheticRunParams) -> dict[str, Any]:
+    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples, params: SyntheticRunParams) -> dict[str, Any]:
         """Excess kurtosis of both views on ``KURTOSIS_SAMPLE`` fresh pairs of the test stream.
 
         Kurtosis is a fourth moment: on the 4096-point test sample its standard
@@ -116,23 +105,18 @@ class DistributionExperiment(SyntheticExperiment):
                        "steps", "train_seconds")
     figure_file = "r2_vs_beta.png"
 
-    def summary_rows(self, rows: list[dict[str, Any]], config: DistributionConfig) -> list[dict[str, Any]]:
-        for row in rows:
-            row["label"] = row["method"] + ("" if row["channel"] == "mala" else " (shortcut)")
-        return rows
+    def derived(self, row: dict[str, Any], config: DistributionConfig) -> dict[str, Any]:
+        return {"label": row["method"] + ("" if row["channel"] == "mala" else " (shortcut)")}
 
     def draw(self, rows: list[dict[str, Any]], config: DistributionConfig) -> tuple[Figure, str]:
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
         mala = [row for row in rows if row["channel"] == "mala"]
         shortcut = [row for row in rows if row["channel"] == "shortcut"]
-        plot_series(axes[0], series(mala, "label", "beta", "probe_r2"))
-        plot_series(axes[0], series(shortcut, "label", "beta", "probe_r2"), dashed=True)
-        plot_series(axes[0], {"raw observation x (no encoder)": series(mala, "channel", "beta",
-                                                                       "raw_observation_r2").get("mala", {})},
-                    style=BASELINE_STYLE)
+        for ax, key in zip(axes, ("probe_r2", "residual_ratio")):
+            plot_series(ax, series(mala, "label", "beta", key))
+            plot_series(ax, series(shortcut, "label", "beta", key), dashed=True)
+        plot_raw(axes[0], mala, "beta")
         axes[0].set(ylabel="test linear-probe R²", title="T2: linear identifiability vs the latent law")
-        plot_series(axes[1], series(mala, "label", "beta", "residual_ratio"))
-        plot_series(axes[1], series(shortcut, "label", "beta", "residual_ratio"), dashed=True)
         axes[1].set(yscale="log", ylabel="(1 − R²) / (1 − R²_raw)",
                     title="share of the raw probe error left (T2: smallest at β = 2)")
         for ax in axes:

@@ -64,8 +64,7 @@ def difference(first: Mapping[int, float], second: Mapping[int, float]) -> tuple
     if not first or not second:
         raise ValueError("both settings need at least one seed")
     if set(first) == set(second):
-        diffs = {seed: float(first[seed]) - float(second[seed]) for seed in first}
-        summary = over_seeds(diffs)
+        summary = over_seeds({seed: float(first[seed]) - float(second[seed]) for seed in first})
         return summary.mean, summary.standard_error
     a, b = over_seeds(first), over_seeds(second)
     if a.standard_error is None or b.standard_error is None:
@@ -78,12 +77,3 @@ def by_seed(rows: Iterable[Mapping[str, object]], key: str, **where: object) -> 
     return {int(r["seed"]): float(r[key]) for r in rows  # type: ignore[arg-type]
             if all(r.get(k) == v for k, v in where.items())}
 
-
-def worst_setting(summaries: Iterable[tuple[object, SeedSummary]],
-                  higher_is_better: bool = True) -> tuple[object, SeedSummary]:
-    """The setting whose mean is worst (lowest, or highest if lower is better)."""
-    items = list(summaries)
-    if not items:
-        raise ValueError("no settings to compare")
-    pick = min if higher_is_better else max
-    return pick(items, key=lambda item: item[1].mean)

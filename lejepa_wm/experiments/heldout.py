@@ -115,16 +115,14 @@ def reported_metrics(encoder: nn.Module, samples: HeldOutSamples) -> dict[str, A
     out.update(procrustes_error=rotation.error(h_test, z_test),
                scale_free_error=rotation.scale_free_error(h_test, z_test), procrustes_scale=rotation.scale,
                orthogonality_error=float(orthogonality_error(centred.T @ z_test / len(z_test))))
-    if len(set(samples.rho)) == 1:
-        h_pos = embed(encoder, samples.test.x_pos)
-        t3 = t3_from_samples(h_test, h_pos, z_test, samples.rho, rotation)
-        t3["delta_se"] = delta_standard_error(h_test, h_pos, samples.rho[0])
-        t3["D_se"] = float(nonlinear_energy_bound(t3["delta_se"], samples.rho[0]))
-        t3["error_se"] = rotation.error_standard_error(h_test, z_test)
-        out["t3"] = t3
-    else:
-        out["t3"] = None
-    return out
+    if len(set(samples.rho)) > 1:
+        return {**out, "t3": None}
+    h_pos = embed(encoder, samples.test.x_pos)
+    t3 = t3_from_samples(h_test, h_pos, z_test, samples.rho, rotation)
+    t3["delta_se"] = delta_standard_error(h_test, h_pos, samples.rho[0])
+    t3["D_se"] = float(nonlinear_energy_bound(t3["delta_se"], samples.rho[0]))
+    t3["error_se"] = rotation.error_standard_error(h_test, z_test)
+    return {**out, "t3": t3}
 
 
 def raw_observation_r2(samples: HeldOutSamples) -> float:

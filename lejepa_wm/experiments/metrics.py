@@ -37,9 +37,13 @@ def as_float64(array: Any, name: str) -> np.ndarray:
     return values
 
 
-def _same_rows(a: np.ndarray, b: np.ndarray, names: str) -> None:
+def _paired(a: Any, b: Any, a_name: str, b_name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Both arrays through :func:`as_float64`; ``ValueError`` unless they have the same number of samples."""
+    a, b = as_float64(a, a_name), as_float64(b, b_name)
     if a.shape[0] != b.shape[0]:
-        raise ValueError(f"{names} must have the same number of samples; got {a.shape[0]} and {b.shape[0]}")
+        raise ValueError(f"{a_name} and {b_name} must have the same number of samples; got {a.shape[0]} and "
+                         f"{b.shape[0]}")
+    return a, b
 
 
 NORMAL_EQUATIONS_MAX_CONDITION = 1e6
@@ -77,10 +81,8 @@ def linear_probe_r2(h_fit: Any, z_fit: Any, h_eval: Any, z_eval: Any) -> tuple[f
     Returns ``(total, per_coordinate)``. R² can be negative for a probe worse
     than the constant.
     """
-    h_fit, z_fit = as_float64(h_fit, "h_fit"), as_float64(z_fit, "z_fit")
-    h_eval, z_eval = as_float64(h_eval, "h_eval"), as_float64(z_eval, "z_eval")
-    _same_rows(h_fit, z_fit, "h_fit and z_fit")
-    _same_rows(h_eval, z_eval, "h_eval and z_eval")
+    h_fit, z_fit = _paired(h_fit, z_fit, "h_fit", "z_fit")
+    h_eval, z_eval = _paired(h_eval, z_eval, "h_eval", "z_eval")
     if h_fit.shape[1] != h_eval.shape[1] or z_fit.shape[1] != z_eval.shape[1]:
         raise ValueError(f"fit and eval dims differ: h {h_fit.shape[1]} vs {h_eval.shape[1]}, "
                          f"z {z_fit.shape[1]} vs {z_eval.shape[1]}")
@@ -129,8 +131,7 @@ class ProcrustesFit:
 
     @classmethod
     def fit(cls, h: Any, z: Any) -> "ProcrustesFit":
-        h, z = as_float64(h, "h"), as_float64(z, "z")
-        _same_rows(h, z, "h and z")
+        h, z = _paired(h, z, "h", "z")
         if h.shape[1] != z.shape[1]:
             raise ValueError(f"a Procrustes fit needs dim(h) == dim(z); got {h.shape[1]} and {z.shape[1]}")
         z = z - z.mean(axis=0)
@@ -140,8 +141,7 @@ class ProcrustesFit:
         return cls(rotation, scale)
 
     def _residual(self, h: Any, z: Any, scale: float) -> tuple[np.ndarray, np.ndarray]:
-        h, z = as_float64(h, "h"), as_float64(z, "z")
-        _same_rows(h, z, "h and z")
+        h, z = _paired(h, z, "h", "z")
         centred = h - h.mean(axis=0)
         return centred, centred - scale * (z - z.mean(axis=0)) @ self.rotation.T
 
@@ -191,8 +191,7 @@ def alignment_terms(h: Any, h_pos: Any, rho: Any) -> tuple[float, float, float]:
     return s, loss, loss - 2.0 * (1.0 - rho) * s
 
 
-def t3_from_samples(h: Any, h_pos: Any, z: Any, rho: Any,
-                    rotation: ProcrustesFit | None = None) -> dict[str, float]:
+def t3_from_samples(h: Any, h_pos: Any, z: Any, rho: Any, rotation: ProcrustesFit | None = None) -> dict[str, float]:
     """THEORY.md T3's quantities measured on a sample of positive pairs.
 
     ``h`` embeds ``z`` and ``h_pos`` embeds its partner ``z'``; ``rho`` is the
@@ -211,8 +210,7 @@ def t3_from_samples(h: Any, h_pos: Any, z: Any, rho: Any,
     """
     rho = isotropic_rho(rho)
     s, loss, delta = alignment_terms(h, h_pos, rho)
-    h, z = as_float64(h, "h"), as_float64(z, "z")
-    _same_rows(h, z, "h and z")
+    h, z = _paired(h, z, "h", "z")
     centred = h - h.mean(axis=0)
     cov = centred.T @ centred / h.shape[0]
     eps = float(np.linalg.norm(cov - np.eye(h.shape[1]), ord="fro"))

@@ -27,8 +27,7 @@ from matplotlib.figure import Figure
 
 from lejepa_wm.experiments.heldout import HeldOutSamples, embed
 from lejepa_wm.experiments.metrics import linear_probe_r2
-from lejepa_wm.experiments.plotting import (BASELINE_STYLE, log_axis_with_ticks, plot_series, plt,
-                                            series, target_line)
+from lejepa_wm.experiments.plotting import log_axis_with_ticks, plot_raw, plot_series, plt, series, target_line
 from lejepa_wm.experiments.run_params import SyntheticRunParams
 from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.training import numpy64
@@ -50,18 +49,11 @@ class OutputDimConfig(TrainingConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.n < 2 or self.n % 2:
-            raise ValueError(f"config key 'n' must be an even integer >= 2; got {self.n!r}")
-        if not self.output_dims or any(m < 1 for m in self.output_dims):
-            raise ValueError(f"config key 'output_dims' must be positive integers; got {self.output_dims!r}")
-        if not 0.0 < self.rho < 1.0:
-            raise ValueError(f"config key 'rho' must lie in (0, 1); got {self.rho!r}")
-        unknown = [m for m in self.methods if m not in METHODS]
-        if unknown or "alignment_only" not in self.methods:
-            raise ValueError(f"config key 'methods' must come from {METHODS} and include 'alignment_only'; "
-                             f"got {self.methods!r}")
-        if not 0.0 < self.tolerance < 1.0:
-            raise ValueError(f"config key 'tolerance' must lie in (0, 1); got {self.tolerance!r}")
+        self.require_even("n")
+        self.require(bool(self.output_dims) and all(m >= 1 for m in self.output_dims), "output_dims",
+                     "must be positive integers")
+        self.require_unit_interval("rho", "tolerance")
+        self.require_methods(METHODS)
 
 
 def predicted_r2(m: int, n: int) -> float:
@@ -80,8 +72,7 @@ class OutputDimExperiment(SyntheticExperiment):
                           config.run(world, method, run_seed, config.encoder_params("mlp", m), m=m, n=config.n))
                 for m, run_seed, method in product(config.output_dims, config.run_seeds(seed), config.methods)]
 
-    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples,
-                      params: SyntheticRunParams) -> dict[str, Any]:
+    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples, params: SyntheticRunParams) -> dict[str, Any]:
         h_fit, h_test = embed(encoder, samples.fit.x), embed(encoder, samples.test.x)
         reverse, _ = linear_probe_r2(numpy64(samples.fit.z), h_fit, numpy64(samples.test.z), h_test)
         return {"reverse_r2": float(reverse)}
@@ -90,10 +81,8 @@ class OutputDimExperiment(SyntheticExperiment):
                        "reverse_r2", "embedding_std", "validation_r2", "steps", "train_seconds")
     figure_file = "decodability_vs_m.png"
 
-    def summary_rows(self, rows: list[dict[str, Any]], config: OutputDimConfig) -> list[dict[str, Any]]:
-        for row in rows:
-            row["predicted_r2"] = predicted_r2(row["m"], row["n"])
-        return rows
+    def derived(self, row: dict[str, Any], config: OutputDimConfig) -> dict[str, Any]:
+        return {"predicted_r2": predicted_r2(row["m"], row["n"])}
 
     def draw(self, rows: list[dict[str, Any]], config: OutputDimConfig) -> tuple[Figure, str]:
         fig, ax = plt.subplots(figsize=(7, 4.4))
@@ -101,8 +90,7 @@ class OutputDimExperiment(SyntheticExperiment):
         ms = sorted({row["m"] for row in rows})
         ax.plot(ms, [predicted_r2(m, config.n) for m in ms], color="black", ls="-.", lw=1.5,
                 label="M1 prediction min(m, n)/n")
-        plot_series(ax, {"raw observation x (no encoder)": series(rows, "split", "m", "raw_observation_r2")["test"]},
-                    style=BASELINE_STYLE)
+        plot_raw(ax, rows, "m")
         target_line(ax, config.n, "m = n", horizontal=False)
         log_axis_with_ticks(ax, ms)
         ax.set(xlabel="output dimension m", ylabel="test probe R² of z from h",
@@ -113,9 +101,7 @@ class OutputDimExperiment(SyntheticExperiment):
     def headline(self, rows: list[dict[str, Any]], config: OutputDimConfig) -> list[HeadlineEntry]:
         """One entry per method; for SIGReg the m > n runs are a measurement (outside M1's scope)."""
         entries = []
-        for method in config.methods:
-            if method == "alignment_only":
-                continue
+        for method in (m for m in config.methods if m != "alignment_only"):
             mine = sorted((r for r in rows if r["method"] == method), key=lambda r: (r["m"], r["seed"]))
             if method == "whitening":
                 groups = [("", mine, True)]

@@ -44,8 +44,7 @@ FALLBACK_COLORS = ("#8c564b", "#e377c2", "#bcbd22", "#17becf")
 def style_of(label: str) -> dict[str, Any]:
     """Colour and marker of the method a series label names (longest method name that prefixes it)."""
     for method in sorted(METHOD_STYLES, key=len, reverse=True):
-        if label == method or label.startswith(method + " ") or label.startswith(method + ":") \
-                or label.startswith(METHOD_LABELS[method]):
+        if label == method or label.startswith((method + " ", method + ":", METHOD_LABELS[method])):
             return dict(METHOD_STYLES[method])
     return {"color": FALLBACK_COLORS[sum(map(ord, label)) % len(FALLBACK_COLORS)], "marker": "D"}
 
@@ -53,7 +52,7 @@ def style_of(label: str) -> dict[str, Any]:
 def display_label(label: str) -> str:
     """A method name replaced by its readable label (``alignment_only`` → ``λ = 0 control …``)."""
     for method in sorted(METHOD_LABELS, key=len, reverse=True):
-        if label == method or label.startswith(method + " ") or label.startswith(method + ":"):
+        if label == method or label.startswith((method + " ", method + ":")):
             return METHOD_LABELS[method] + label[len(method):]
     return label
 
@@ -63,8 +62,7 @@ def write_summary(exp_dir: Path, rows: list[dict[str, Any]], columns: Sequence[s
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(columns), extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
-    for row in rows:
-        writer.writerow({key: row.get(key) for key in columns})
+    writer.writerows({key: row.get(key) for key in columns} for row in rows)
     return atomic_write_text(Path(exp_dir) / SUMMARY_FILE, buffer.getvalue())
 
 
@@ -93,21 +91,22 @@ def plot_series(ax: plt.Axes, groups: Mapping[str, Mapping[float, list[float]]],
 
 def target_line(ax: plt.Axes, value: float, label: str, horizontal: bool = True) -> None:
     """A labelled grey reference line (a target, a predicted threshold)."""
-    if horizontal:
-        ax.axhline(value, color=REFERENCE_COLOR, ls=":", label=f"{label} = {value:g}")
-    else:
-        ax.axvline(value, color=REFERENCE_COLOR, ls=":", label=f"{label} = {value:g}")
+    (ax.axhline if horizontal else ax.axvline)(value, color=REFERENCE_COLOR, ls=":", label=f"{label} = {value:g}")
 
 
-def series(rows: list[dict[str, Any]], label_key: str, x_key: str, y_key: str,
-           transform=lambda v: v) -> dict[str, dict[float, list[float]]]:
+def plot_raw(ax: plt.Axes, rows: list[dict[str, Any]], x_key: str, y_key: str = "raw_observation_r2") -> None:
+    """The raw observation's probe R² (no encoder) against ``x_key``, black and dashed (rows are test-sample rows)."""
+    plot_series(ax, {"raw observation x (no encoder)": series(rows, "split", x_key, y_key).get("test", {})},
+                style=BASELINE_STYLE)
+
+
+def series(rows: list[dict[str, Any]], label_key: str, x_key: str, y_key: str) -> dict[str, dict[float, list[float]]]:
     """Group rows into ``{label: {x: [y per seed]}}`` (rows with a missing y are skipped)."""
     out: dict[str, dict[float, list[float]]] = {}
     for row in rows:
         if row.get(y_key) is None:
             continue
-        out.setdefault(str(row[label_key]), {}).setdefault(float(row[x_key]), []).append(
-            float(transform(row[y_key])))
+        out.setdefault(str(row[label_key]), {}).setdefault(float(row[x_key]), []).append(float(row[y_key]))
     return out
 
 

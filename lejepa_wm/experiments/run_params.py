@@ -39,11 +39,19 @@ def _section(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     return value
 
 
-def _build(cls: type, data: Mapping[str, Any], what: str) -> Any:
+def _build(cls: type, data: Mapping[str, Any], key: str, what: str | None = None) -> Any:
+    """``cls`` built from the section ``key`` of ``data``; ``ValueError`` names a malformed one."""
+    section = _section(data, key)
     try:
-        return cls(**dict(data))
+        return cls(**dict(section))
     except TypeError as exc:
-        raise ValueError(f"{what} {dict(data)!r} is malformed: {exc}") from None
+        raise ValueError(f"{what or key} {dict(section)!r} is malformed: {exc}") from None
+
+
+def _check_nonnegative(value: Any, name: str) -> None:
+    """``value`` must be a finite number >= 0 (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -61,10 +69,7 @@ class RendererParams:
         check_positive_int(self.layers, "renderer layers")
         check_positive_int(self.hidden, "renderer hidden width")
         for name in ("shift_gain", "log_scale_gain"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-                    math.isfinite(value) and value >= 0):
-                raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
+            _check_nonnegative(getattr(self, name), name)
 
     def build(self, n: int, seed: int) -> CouplingFlow:
         return make_renderer(self.kind, n, seed, self.layers, self.hidden, self.shift_gain, self.log_scale_gain)
@@ -100,9 +105,7 @@ class ObjectiveParams:
 
     def __post_init__(self) -> None:
         check_choice(self.name, OBJECTIVE_NAMES, "objective")
-        if isinstance(self.weight, bool) or not isinstance(self.weight, (int, float)) or not (
-                math.isfinite(self.weight) and self.weight >= 0):
-            raise ValueError(f"objective weight must be a finite number >= 0; got {self.weight!r}")
+        _check_nonnegative(self.weight, "objective weight")
         if self.name == ALIGNMENT_ONLY and (self.weight != 0 or self.options):
             raise ValueError("the alignment-only control has weight 0 and no options")
 
@@ -148,12 +151,9 @@ class SyntheticRunParams:
     def from_dict(cls, data: Mapping[str, Any]) -> "SyntheticRunParams":
         if not isinstance(data, Mapping):
             raise ValueError(f"run parameters must be an object; got {data!r}")
-        objective = _section(data, "objective")
-        return cls(world=world_from_dict(_section(data, "world")),
-                   renderer=_build(RendererParams, _section(data, "renderer"), "renderer"),
-                   encoder=_build(EncoderParams, _section(data, "encoder"), "encoder"),
-                   objective=_build(ObjectiveParams, objective, "objective"),
-                   train=_build(TrainSettings, _section(data, "train"), "training settings"),
+        return cls(world=world_from_dict(_section(data, "world")), renderer=_build(RendererParams, data, "renderer"),
+                   encoder=_build(EncoderParams, data, "encoder"), objective=_build(ObjectiveParams, data, "objective"),
+                   train=_build(TrainSettings, data, "train", "training settings"),
                    seeds=SeedStreams.from_dict(_section(data, "seeds")),
                    eval_size=data.get("eval_size"), cpu_threads=data.get("cpu_threads", 1),
                    track_test=bool(data.get("track_test", False)), labels=dict(data.get("labels", {})))

@@ -45,10 +45,10 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from lejepa_wm.experiments.encoders import ENCODERS
-from lejepa_wm.experiments.evidence import SeedSummary, by_seed, difference, over_seeds, worst_setting
-from lejepa_wm.experiments.plotting import (BASELINE_STYLE, METHOD_LABELS, log_axis_with_ticks, plot_series,
-                                            plt, series, target_line)
-from lejepa_wm.experiments.run_params import EncoderParams, ObjectiveParams, SyntheticRunParams
+from lejepa_wm.experiments.evidence import SeedSummary, by_seed, difference, over_seeds
+from lejepa_wm.experiments.plotting import (METHOD_LABELS, log_axis_with_ticks, plot_raw, plot_series, plt, series,
+                                            target_line)
+from lejepa_wm.experiments.run_params import ObjectiveParams, SyntheticRunParams
 from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.records import Bound, HeadlineEntry, verdict_of
@@ -59,12 +59,6 @@ COLLAPSIBLE = ("matched", "matched_scaled", "published_scaled", "mlp")
 PUBLISHED = ("published", "published_scaled")
 MATCHED = ("matched", "matched_additive", "matched_scaled")
 PAPER = "linear-probe R^2 > 0.999 for n up to 1024"
-
-
-def by_dimension(pairs: tuple[tuple[float, ...], ...], n: int, default: float) -> float:
-    """The value of the ``[threshold, value]`` pair with the largest threshold ``<= n``; ``default`` if none."""
-    fitting = [value for threshold, value in sorted(pairs) if threshold <= n]
-    return fitting[-1] if fitting else default
 
 
 @dataclass(frozen=True)
@@ -91,38 +85,24 @@ class ScalingConfig(TrainingConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not self.dims or any(n < 2 or n % 2 for n in self.dims):
-            raise ValueError(f"config key 'dims' must be a non-empty list of even integers >= 2; got {self.dims!r}")
-        unknown = [m for m in self.methods if m not in METHODS]
-        if unknown or not self.methods:
-            raise ValueError(f"config key 'methods' has unknown entries {unknown!r}; expected from {METHODS}")
-        if "alignment_only" not in self.methods:
-            raise ValueError("config key 'methods' must include the control 'alignment_only'")
+        self.require_even("dims")
+        self.require_methods(METHODS)
         for key in ("encoders", "infonce_encoders", "identifiability_encoders"):
-            if any(e not in ENCODERS for e in getattr(self, key)):
-                raise ValueError(f"config key {key!r} must name encoders from {ENCODERS}; got {getattr(self, key)!r}")
-        if not self.encoders:
-            raise ValueError("config key 'encoders' must name at least one encoder")
-        if not 0.0 < self.rho < 1.0:
-            raise ValueError(f"config key 'rho' must lie in (0, 1); got {self.rho!r}")
+            self.require(all(e in ENCODERS for e in getattr(self, key)), key, f"must name encoders from {ENCODERS}")
+        self.require(bool(self.encoders), "encoders", "must name at least one encoder")
+        self.require_unit_interval("rho", "residual_target")
         for key in ("infonce_width", "infonce_reference_n"):
-            if not getattr(self, key) > 0:
-                raise ValueError(f"config key {key!r} must be positive; got {getattr(self, key)!r}")
-        for key in ("steps_by_n", "published_steps_by_n"):
+            self.require(getattr(self, key) > 0, key, "must be positive")
+        steps = (f"must list [n, steps] pairs with steps a multiple of checkpoint_every ({self.checkpoint_every})",
+                 lambda steps: steps >= 1 and not steps % self.checkpoint_every)
+        rate = ("must list [n, peak learning rate] pairs with a positive rate", lambda lr: math.isfinite(lr) and lr > 0)
+        for key, (rule, valid) in {"steps_by_n": steps, "published_steps_by_n": steps, "lr_by_n": rate,
+                                   "published_lr_by_n": rate}.items():
             for pair in getattr(self, key) or ():
-                if len(pair) != 2 or pair[0] < 2 or pair[1] < 1 or pair[1] % self.checkpoint_every:
-                    raise ValueError(f"config key {key!r} must list [n, steps] pairs with steps a multiple of "
-                                     f"checkpoint_every ({self.checkpoint_every}); got {list(pair)!r}")
-        for key in ("lr_by_n", "published_lr_by_n"):
-            for pair in getattr(self, key) or ():
-                if len(pair) != 2 or pair[0] < 2 or not (math.isfinite(pair[1]) and pair[1] > 0):
-                    raise ValueError(f"config key {key!r} must list [n, peak learning rate] pairs with a positive "
-                                     f"rate; got {list(pair)!r}")
+                if len(pair) != 2 or pair[0] < 2 or not valid(pair[1]):
+                    raise ValueError(f"config key {key!r} {rule}; got {list(pair)!r}")
         for key in ("mlp_max_n", "matched_max_n", "infonce_max_n"):
-            if getattr(self, key) < 2:
-                raise ValueError(f"config key {key!r} must be >= 2; got {getattr(self, key)!r}")
-        if not 0.0 < self.residual_target < 1.0:
-            raise ValueError(f"config key 'residual_target' must lie in (0, 1); got {self.residual_target!r}")
+            self.require(getattr(self, key) >= 2, key, "must be >= 2")
 
     def objective(self, method: str, n: int | None = None) -> ObjectiveParams:
         if method in ("infonce_fixed", "infonce_scaled"):
@@ -131,35 +111,25 @@ class ScalingConfig(TrainingConfig):
         return super().objective(method, n)
 
     def run_at(self, n: int, encoder: str, method: str, run_seed: int) -> SyntheticRunParams:
-        """One run of the grid: the isotropic world of dimension ``n`` with the step budget ``steps_for(n, encoder)``
-        and the peak learning rate ``lr_for(n, encoder)``."""
-        params = self.run(GaussianWorld.isotropic(n, self.rho), method, run_seed, self.encoder_params_for(encoder, n),
-                          n=n, encoder_kind=encoder)
-        return replace(params, train=replace(params.train, max_steps=self.steps_for(n, encoder),
-                                             lr=self.lr_for(n, encoder)))
-
-    def steps_for(self, n: int, encoder: str) -> int:
-        """Step budget at dimension ``n``: the ``steps_by_n`` entry with the largest threshold ``<= n``, else
-        ``max_steps`` (larger n learn more slowly; one budget would waste steps at small n). The published
-        encoders read ``published_steps_by_n`` instead where it is set (they learn far faster: ``docs/TUNING.md``)."""
-        own = self.published_steps_by_n if encoder in PUBLISHED else None
-        return int(by_dimension(self.steps_by_n if own is None else own, n, self.max_steps))
-
-    def lr_for(self, n: int, encoder: str) -> float:
-        """Peak learning rate at dimension ``n``: the ``lr_by_n`` entry with the largest threshold ``<= n``, else
-        ``lr`` (the rate that learns fastest falls as n grows: ``docs/TUNING.md``); ``published_lr_by_n`` for
-        the published encoders where it is set."""
-        own = self.published_lr_by_n if encoder in PUBLISHED else None
-        return float(by_dimension(self.lr_by_n if own is None else own, n, self.lr))
-
-    def encoder_params_for(self, encoder: str, n: int) -> EncoderParams:
-        """The encoder at dimension ``n``; with ``hidden_grows_with_n`` a generic matched encoder's conditioners
-        are at least ``n/2`` wide, so that they can represent the renderer's inverse (which needs ``n/2``; the
-        published encoders have no hidden width)."""
+        """One run of the grid: the isotropic world of dimension ``n``, the step budget ``by_n("steps_by_n")``
+        and the peak learning rate ``by_n("lr_by_n")``. With ``hidden_grows_with_n`` a generic matched encoder's
+        conditioners are at least ``n/2`` wide, so that they can represent the renderer's inverse (which needs
+        ``n/2``; the published encoders have no hidden width)."""
         params = self.encoder_params(encoder)
         if self.hidden_grows_with_n and encoder in MATCHED:
             params = replace(params, hidden=max(params.hidden, n // 2))
-        return params
+        run = self.run(GaussianWorld.isotropic(n, self.rho), method, run_seed, params, n=n, encoder_kind=encoder)
+        return replace(run, train=replace(run.train, max_steps=int(self.by_n("steps_by_n", n, encoder, self.max_steps)),
+                                          lr=float(self.by_n("lr_by_n", n, encoder, self.lr))))
+
+    def by_n(self, key: str, n: int, encoder: str, default: float) -> float:
+        """The value of the ``[threshold, value]`` pair of ``key`` with the largest threshold ``<= n``, else
+        ``default``. Larger n learn more slowly and at a lower peak rate (one budget would waste steps at small n:
+        ``docs/TUNING.md``); the published encoders read ``published_<key>`` instead where it is set (they learn
+        far faster)."""
+        own = getattr(self, f"published_{key}") if encoder in PUBLISHED else None
+        fitting = [value for threshold, value in sorted(getattr(self, key) if own is None else own) if threshold <= n]
+        return fitting[-1] if fitting else default
 
     def encoders_for(self, n: int) -> list[str]:
         """The encoders run at dimension ``n``: the MLP only up to ``mlp_max_n`` (its width does not grow with n),
@@ -192,19 +162,16 @@ class ScalingExperiment(SyntheticExperiment):
                        "orthogonality_error", "validation_r2", "steps", "train_seconds", "steps_to_target")
     figure_file = "r2_vs_n.png"
 
-    def summary_rows(self, rows: list[dict[str, Any]], config: ScalingConfig) -> list[dict[str, Any]]:
-        for row in rows:
-            row["procrustes_per_dim"] = row["procrustes_error"] / row["n"]
-        return rows
+    def derived(self, row: dict[str, Any], config: ScalingConfig) -> dict[str, Any]:
+        return {"procrustes_per_dim": row["procrustes_error"] / row["n"]}
 
     def draw(self, rows: list[dict[str, Any]], config: ScalingConfig) -> tuple[Figure, str]:
         encoders = [e for e in config.encoders if any(r["encoder_kind"] == e for r in rows)]
         fig, axes = plt.subplots(len(encoders), 3, figsize=(15, 4.2 * len(encoders)), squeeze=False)
-        raw = series(rows, "encoder_kind", "n", "raw_observation_r2")
         for (ax_r2, ax_ratio, ax_err), encoder in zip(axes, encoders):
             mine = [r for r in rows if r["encoder_kind"] == encoder]
             plot_series(ax_r2, series(mine, "method", "n", "probe_r2"))
-            plot_series(ax_r2, {"raw observation x (no encoder)": raw[encoder]}, style=BASELINE_STYLE)
+            plot_raw(ax_r2, mine, "n")
             ax_r2.set(xlabel="latent dimension n", ylabel="test linear-probe R² (h → z)",
                       title=f"T1: identifiability vs n ({encoder} encoder)")
             plot_series(ax_ratio, series(mine, "method", "n", "residual_ratio"))
@@ -226,8 +193,7 @@ class ScalingExperiment(SyntheticExperiment):
         for encoder in config.encoders:
             mine = [r for r in rows if r["encoder_kind"] == encoder]
             if mine:
-                entries += identifiability_entries(mine, config, encoder)
-                entries += effect_entries(mine, encoder)
+                entries += identifiability_entries(mine, config, encoder) + effect_entries(mine, encoder)
                 entries += infonce_entries(mine, encoder)
         return entries
 
@@ -243,26 +209,24 @@ def identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, e
     judged = encoder in config.identifiability_encoders
     entries = []
     dims = sorted({r["n"] for r in rows})
+    bound = Bound.at_most(config.residual_target)
+    stuck = [f"n={n} seed {seed}" for n in dims for seed, ratio in
+             by_seed(rows, "residual_ratio", n=n, method="alignment_only").items() if ratio > config.residual_target]
     for method in REGULARIZED:
         per_n = [(n, over_seeds(by_seed(rows, "residual_ratio", n=n, method=method), higher_is_better=False))
                  for n in dims if by_seed(rows, "residual_ratio", n=n, method=method)]
         if not per_n:
             continue
-        worst_n, worst = worst_setting(per_n, higher_is_better=False)
-        bound = Bound.at_most(config.residual_target)
+        worst_n, worst = max(per_n, key=lambda item: item[1].mean)  # the highest mean ratio
         detail = "; ".join(
             f"n={n}: R² {over_seeds(by_seed(rows, 'probe_r2', n=n, method=method)).describe(5)} vs raw "
             f"{over_seeds(by_seed(rows, 'raw_observation_r2', n=n, method=method)).mean:.3f}, ratio {s.describe(4)}"
             for n, s in per_n)
         if judged:
             detail += "; " + verdicts_by_n(per_n, bound)
-        stuck = [(n, seed) for n in dims for seed, ratio in
-                 by_seed(rows, "residual_ratio", n=n, method="alignment_only").items()
-                 if ratio > config.residual_target]
         if stuck:
             detail += ("; worlds where the λ = 0 control, trained as long, also stays above the target (where "
-                       "optimization, not the regularizer, falls short): "
-                       + ", ".join(f"n={n} seed {seed}" for n, seed in stuck))
+                       "optimization, not the regularizer, falls short): " + ", ".join(stuck))
         entries.append(HeadlineEntry(
             claim="T1", name=f"scaling ({encoder}, {method}): identifiability at every n",
             quantity=f"worst mean residual ratio (1 − R²)/(1 − R²_raw) over n (n = {worst_n})",
@@ -286,13 +250,10 @@ def effect_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEnt
     """The regularizer's effect: control minus regularized distance to a rotation, paired by seed, worst n."""
     entries = []
     dims = sorted({r["n"] for r in rows})
+    controls = {n: by_seed(rows, "procrustes_per_dim", n=n, method="alignment_only") for n in dims}
     for method in REGULARIZED:
-        effects = []
-        for n in dims:
-            control = by_seed(rows, "procrustes_per_dim", n=n, method="alignment_only")
-            regularized = by_seed(rows, "procrustes_per_dim", n=n, method=method)
-            if control and regularized:
-                effects.append((n, difference(control, regularized), control))
+        effects = [(n, difference(controls[n], regularized), controls[n]) for n in dims
+                   if controls[n] and (regularized := by_seed(rows, "procrustes_per_dim", n=n, method=method))]
         if not effects:
             continue
         n_min, (value, se), control = min(effects, key=lambda item: item[1][0])
@@ -315,10 +276,9 @@ def effect_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEnt
 
 def infonce_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEntry]:
     """InfoNCE with a √n-scaled minus a fixed kernel width at the largest n: a measurement."""
-    ran = [r["n"] for r in rows if r["method"] == "infonce_fixed"]
-    if not ran:
+    n_max = max((r["n"] for r in rows if r["method"] == "infonce_fixed"), default=None)
+    if n_max is None:
         return []
-    n_max = max(ran)
     scaled = by_seed(rows, "probe_r2", n=n_max, method="infonce_scaled")
     fixed = by_seed(rows, "probe_r2", n=n_max, method="infonce_fixed")
     if not (scaled and fixed):

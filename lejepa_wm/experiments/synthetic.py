@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -41,8 +41,7 @@ from lejepa_wm.experiments.heldout import (MIN_SAMPLE, HeldOutSamples, raw_obser
                                            validation_metrics)
 from lejepa_wm.experiments.objectives import SIGREG_STATISTICS
 from lejepa_wm.experiments.plotting import save_figure, write_summary
-from lejepa_wm.experiments.run_params import (EncoderParams, ObjectiveParams, RendererParams,
-                                              SyntheticRunParams)
+from lejepa_wm.experiments.run_params import EncoderParams, ObjectiveParams, RendererParams, SyntheticRunParams
 from lejepa_wm.experiments.training import TrainResult, TrainSettings, WorldPairs, numpy64, train
 from lejepa_wm.experiments.worlds import World
 from lejepa_wm.records import HeadlineEntry
@@ -103,32 +102,48 @@ class TrainingConfig:
     cpu_threads: int = 1
 
     def __post_init__(self) -> None:
-        for name in ("seeds", "encoder_hidden", "mlp_depth", "sigreg_slices", "cpu_threads", "eval_size"):
-            value = getattr(self, name)
-            if value < 1:
-                raise ValueError(f"config key {name!r} must be >= 1; got {value!r}")
-        if self.eval_size < MIN_SAMPLE:
-            raise ValueError(f"config key 'eval_size' must be >= {MIN_SAMPLE}; got {self.eval_size!r}")
+        for name in ("seeds", "encoder_hidden", "mlp_depth", "sigreg_slices", "cpu_threads"):
+            self.require(getattr(self, name) >= 1, name, "must be >= 1")
+        self.require(self.eval_size >= MIN_SAMPLE, "eval_size", f"must be >= {MIN_SAMPLE}")
         for name in ("sigreg_weight", "whitening_weight"):
-            value = getattr(self, name)
-            if not (math.isfinite(value) and value > 0):
-                raise ValueError(f"config key {name!r} must be a positive number; got {value!r}")
-        if not 0.0 <= self.stop_r2 <= 1.0:
-            raise ValueError(f"config key 'stop_r2' must lie in [0, 1] (0 = no early stop); got {self.stop_r2!r}")
-        if self.encoder not in ENCODERS:
-            raise ValueError(f"config key 'encoder' must be one of {ENCODERS}; got {self.encoder!r}")
-        if self.renderer not in RENDERERS:
-            raise ValueError(f"config key 'renderer' must be one of {RENDERERS}; got {self.renderer!r}")
+            self.require(math.isfinite(getattr(self, name)) and getattr(self, name) > 0, name,
+                         "must be a positive number")
+        self.require(0.0 <= self.stop_r2 <= 1.0, "stop_r2", "must lie in [0, 1] (0 = no early stop)")
+        for name, choices in (("encoder", ENCODERS), ("renderer", RENDERERS), ("sigreg_statistic", SIGREG_STATISTICS)):
+            self.require(getattr(self, name) in choices, name, f"must be one of {choices}")
         for seed in (*self.tuning_seeds, self.first_seed):
             check_seed_offset(seed)
-        if self.sigreg_statistic not in SIGREG_STATISTICS:
-            raise ValueError(f"config key 'sigreg_statistic' must be one of {SIGREG_STATISTICS}; "
-                             f"got {self.sigreg_statistic!r}")
-        for name, build in (("training", self.train_settings), ("renderer", self.renderer_params)):
+        for build in (self.train_settings, self.renderer_params):
             try:
                 build()
             except ValueError as exc:
                 raise ValueError(f"config: {exc}") from None
+
+    def require(self, valid: bool, key: str, rule: str) -> None:
+        """Unless ``valid``, raise ``ValueError``: config key ``key`` breaks ``rule``, with its value."""
+        if not valid:
+            raise ValueError(f"config key {key!r} {rule}; got {getattr(self, key)!r}")
+
+    def require_unit_interval(self, *keys: str) -> None:
+        """Each of ``keys`` lies in the open interval (0, 1)."""
+        for key in keys:
+            self.require(0.0 < getattr(self, key) < 1.0, key, "must lie in (0, 1)")
+
+    def require_even(self, key: str) -> None:
+        """``key`` is an even integer >= 2, or a non-empty list of them."""
+        value = getattr(self, key)
+        if isinstance(value, tuple):
+            self.require(bool(value) and all(n >= 2 and not n % 2 for n in value), key,
+                         "must be a non-empty list of even integers >= 2")
+        else:
+            self.require(value >= 2 and not value % 2, key, "must be an even integer >= 2")
+
+    def require_methods(self, allowed: tuple[str, ...], key: str = "methods", control: bool = True) -> None:
+        """``key`` lists methods from ``allowed`` only and, with ``control``, the λ = 0 control."""
+        unknown = [m for m in getattr(self, key) if m not in allowed]
+        self.require(not unknown, key, f"has unknown entries {unknown!r}; expected from {allowed}")
+        self.require(not control or "alignment_only" in getattr(self, key), key,
+                     "must include the control 'alignment_only'")
 
     def run_seeds(self, offset: int = 0) -> list[int]:
         """Seeds of the reported runs, ``first_seed + offset`` onwards, ``seeds`` of them; never a tuning seed."""
@@ -140,10 +155,9 @@ class TrainingConfig:
         return seeds
 
     def train_settings(self) -> TrainSettings:
-        return TrainSettings(max_steps=self.max_steps, batch_size=self.batch_size, lr=self.lr,
-                             warmup_steps=self.warmup_steps, decay_fraction=self.decay_fraction,
-                             weight_decay=self.weight_decay, eval_every=self.eval_every,
-                             checkpoint_every=self.checkpoint_every, stop_r2=self.stop_r2 or None)
+        """The training settings of the keys named as :class:`TrainSettings`' fields (``stop_r2 = 0``: ``None``)."""
+        shared = {f.name: getattr(self, f.name) for f in fields(TrainSettings) if hasattr(self, f.name)}
+        return TrainSettings(**{**shared, "stop_r2": self.stop_r2 or None})
 
     def renderer_params(self) -> RendererParams:
         return RendererParams(self.renderer, self.renderer_layers, self.renderer_hidden, self.shift_gain,
@@ -155,9 +169,8 @@ class TrainingConfig:
     def objective(self, method: str, n: int | None = None) -> ObjectiveParams:
         """Objective of ``method``: ``sigreg``, ``whitening`` (configured weights) or ``alignment_only``."""
         if method == "sigreg":
-            return ObjectiveParams("sigreg", self.sigreg_weight, {
-                "num_slices": self.sigreg_slices, "statistic": self.sigreg_statistic,
-                "standardize": self.sigreg_standardize})
+            return ObjectiveParams("sigreg", self.sigreg_weight, {"num_slices": self.sigreg_slices,
+                                   "statistic": self.sigreg_statistic, "standardize": self.sigreg_standardize})
         if method == "whitening":
             return ObjectiveParams("whitening", self.whitening_weight)
         if method == "alignment_only":
@@ -170,11 +183,9 @@ class TrainingConfig:
         train = self.train_settings()
         if method == "alignment_only":  # the control is trained at least as long as the runs it stands beside
             train = replace(train, stop_r2=None)
-        return SyntheticRunParams(world=world, renderer=self.renderer_params(),
-                                  encoder=encoder or self.encoder_params(),
-                                  objective=self.objective(method, world.n), train=train,
-                                  seeds=SeedStreams.derive(run_seed), eval_size=self.eval_size,
-                                  cpu_threads=self.cpu_threads, track_test=track_test,
+        return SyntheticRunParams(world, self.renderer_params(), encoder or self.encoder_params(),
+                                  self.objective(method, world.n), train, SeedStreams.derive(run_seed),
+                                  eval_size=self.eval_size, cpu_threads=self.cpu_threads, track_test=track_test,
                                   labels={"method": method, "seed": run_seed, **labels})
 
 
@@ -187,25 +198,18 @@ def pair_correlation(z: torch.Tensor, z_pos: torch.Tensor) -> list[float]:
 
 def slim_history(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """History rows without per-coordinate lists (keeps metrics.json small at n = 1024)."""
-    rows = []
-    for row in history:
-        slim = {key: row[key] for key in HISTORY_KEYS if key in row}
-        if "test" in slim:
-            slim["test"] = {key: slim["test"][key] for key in TEST_HISTORY_KEYS if key in slim["test"]}
-        rows.append(slim)
-    return rows
+    def keep(row: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+        return {key: keep(row[key], TEST_HISTORY_KEYS) if key == "test" else row[key] for key in keys if key in row}
 
-
-def progress_bars() -> bool:
-    """Progress bars only on a terminal."""
-    return sys.stderr.isatty()
+    return [keep(row, HISTORY_KEYS) for row in history]
 
 
 class SyntheticExperiment:
     """Shared ``load_config``, ``execute`` and ``aggregate``; subclasses define ``grid``, ``draw`` and ``headline``.
 
-    ``aggregate`` writes ``summary.csv`` (the ``summary_columns`` of :meth:`summary_rows`), the figure
-    :meth:`draw` makes as ``figure_file`` and the headline (:meth:`headline`).
+    ``aggregate`` writes ``summary.csv`` (the ``summary_columns`` of :meth:`summary_rows`: the runs with the
+    columns :meth:`derived` adds, or the rows an override makes), the figure :meth:`draw` makes as
+    ``figure_file`` and the headline (:meth:`headline`).
     """
 
     name: str = ""
@@ -215,14 +219,25 @@ class SyntheticExperiment:
     figure_file: str = ""
 
     def aggregate(self, exp_dir: Path, config: Any) -> list[Path]:
+        """Write ``summary.csv``, the figure (every axes with labelled marks gets a legend) and ``headline.json``."""
         rows = self.summary_rows(load_finished_metrics(exp_dir), config)
-        files = [write_summary(exp_dir, rows, self.summary_columns)]
+        summary = write_summary(exp_dir, rows, self.summary_columns)
         fig, caption = self.draw(rows, config)
-        return files + figure_and_headline(exp_dir, fig, self.figure_file, caption, self.headline(rows, config))
+        for ax in fig.axes:
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=7)
+        figure = save_figure(fig, Path(exp_dir) / self.figure_file, caption)
+        return [summary, figure, write_headline(exp_dir, self.headline(rows, config))]
 
     def summary_rows(self, rows: list[dict[str, Any]], config: Any) -> list[dict[str, Any]]:
-        """The finished runs' metrics with the derived columns the summary, figure and headline use (override)."""
+        """The finished runs' metrics, each with the columns :meth:`derived` computes from it."""
+        for row in rows:
+            row.update(self.derived(row, config))
         return rows
+
+    def derived(self, row: dict[str, Any], config: Any) -> dict[str, Any]:
+        """Columns computed from one run's metrics that the summary, figure and headline use (override)."""
+        return {}
 
     def draw(self, rows: list[dict[str, Any]], config: Any) -> tuple[Figure, str]:
         """The experiment's figure and its caption."""
@@ -232,15 +247,13 @@ class SyntheticExperiment:
         """The experiment's headline entries."""
         raise NotImplementedError
 
-    def load_config(self, scale: str, path: Path | None = None,
-                    overrides: Mapping[str, Any] | None = None) -> Any:
+    def load_config(self, scale: str, path: Path | None = None, overrides: Mapping[str, Any] | None = None) -> Any:
         return load_scaled_config(self.config_class, CONFIG_DIR / f"{self.name}.toml", scale, path, overrides)
 
     def spec(self, scale: str, run_id: str, params: SyntheticRunParams) -> RunSpec:
         return RunSpec(self.name, scale, run_id, params.to_dict())
 
-    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples,
-                      params: SyntheticRunParams) -> dict[str, Any]:
+    def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples, params: SyntheticRunParams) -> dict[str, Any]:
         """Experiment-specific test-sample metrics (override)."""
         return {}
 
@@ -251,24 +264,18 @@ class SyntheticExperiment:
         if dev.type == "cpu":
             torch.set_num_threads(params.cpu_threads)
         with threadpool_limits(params.cpu_threads):
-            return self._execute(spec, params, run_dir, dev)
-
-    def _execute(self, spec: RunSpec, params: SyntheticRunParams, run_dir: Path,
-                 dev: torch.device) -> dict[str, Any]:
-        world = params.world
-        trained = train_synthetic(params, run_dir, dev, spec.run_id)
-        encoder, samples, result = trained.encoder, trained.samples, trained.result
-        final = reported_metrics(encoder, samples)
-        raw_r2 = raw_observation_r2(samples)
-        metrics = {**final, "split": "test", "raw_observation_r2": raw_r2,
-                   "residual_ratio": residual_ratio(final["probe_r2"], raw_r2),
-                   "validation_r2": result.final["probe_r2"], "rho": list(world.rho),
-                   "pair_correlation": pair_correlation(samples.test.z, samples.test.z_pos),
-                   "steps": result.steps, "train_seconds": result.seconds,
-                   "steps_to_target": result.steps_to_target, "seconds_to_target": result.seconds_to_target,
-                   "resumed_from": result.resumed_from, "history": slim_history(result.history)}
-        metrics.update(self.extra_metrics(encoder, samples, params))
-        return metrics
+            trained = train_synthetic(params, run_dir, dev, spec.run_id)
+            encoder, samples, result = trained.encoder, trained.samples, trained.result
+            final = reported_metrics(encoder, samples)
+            raw_r2 = raw_observation_r2(samples)
+            return {**final, "split": "test", "raw_observation_r2": raw_r2,
+                    "residual_ratio": residual_ratio(final["probe_r2"], raw_r2),
+                    "validation_r2": result.final["probe_r2"], "rho": list(params.world.rho),
+                    "pair_correlation": pair_correlation(samples.test.z, samples.test.z_pos),
+                    "steps": result.steps, "train_seconds": result.seconds,
+                    "steps_to_target": result.steps_to_target, "seconds_to_target": result.seconds_to_target,
+                    "resumed_from": result.resumed_from, "history": slim_history(result.history),
+                    **self.extra_metrics(encoder, samples, params)}
 
 
 @dataclass
@@ -302,18 +309,8 @@ def train_synthetic(params: SyntheticRunParams, run_dir: Path | None, dev: torch
 
     result = train(encoder, WorldPairs(world, renderer), params.objective.build(), params.train,
                    params.seeds.torch_generator("batches", dev), run_dir, evaluator,
-                   progress=progress_bars(), description=description)
+                   progress=sys.stderr.isatty(), description=description)
     return TrainedRun(renderer, encoder, samples, result)
-
-
-def figure_and_headline(exp_dir: Path, fig: Figure, name: str, caption: str,
-                        entries: list[HeadlineEntry]) -> list[Path]:
-    """Give every axes of ``fig`` with labelled marks a legend, save ``fig`` as ``exp_dir/name`` with its
-    ``caption`` and write the headline ``entries``; both paths."""
-    for ax in fig.axes:
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7)
-    return [save_figure(fig, Path(exp_dir) / name, caption), write_headline(exp_dir, entries)]
 
 
 def write_headline(exp_dir: Path, entries: list[HeadlineEntry]) -> Path:

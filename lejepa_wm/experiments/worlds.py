@@ -30,7 +30,7 @@ chain run in float64 numpy) and returns float32 tensors on the generator's devic
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
 import numpy as np
@@ -42,14 +42,19 @@ from lejepa_wm.validation import check_choice, check_positive_int, check_rho
 CHANNELS = ("mala", "shortcut")
 
 
+def _positive(value: float, name: str) -> float:
+    """``value`` if it is a finite number > 0, else ``ValueError`` naming it."""
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive number; got {value!r}")
+    return value
+
+
 def rates_to_rho(kappa: np.ndarray | list[float], tau: float) -> np.ndarray:
     """Per-coordinate OU correlations ``ρ_i = exp(−κ_i τ)`` (``κ_i > 0``, ``τ > 0``)."""
     rates = np.asarray(kappa, dtype=np.float64)
     if rates.ndim != 1 or rates.size == 0 or not np.all(np.isfinite(rates)) or np.any(rates <= 0):
         raise ValueError(f"rates kappa must be a non-empty list of positive numbers; got {kappa!r}")
-    if not (math.isfinite(tau) and tau > 0):
-        raise ValueError(f"time tau must be a positive number; got {tau!r}")
-    return np.exp(-rates * tau)
+    return np.exp(-rates * _positive(tau, "time tau"))
 
 
 def _seed_from(generator: torch.Generator) -> int:
@@ -90,8 +95,7 @@ class GaussianWorld:
 
 def generalized_normal_scale(beta: float) -> float:
     """``s`` with ``Var = s² Γ(3/β)/Γ(1/β) = 1`` for ``p_β ∝ exp(−|z/s|^β)``."""
-    if not (math.isfinite(beta) and beta > 0):
-        raise ValueError(f"shape beta must be a positive number; got {beta!r}")
+    _positive(beta, "shape beta")
     return math.exp(0.5 * (gammaln(1.0 / beta) - gammaln(3.0 / beta)))
 
 
@@ -120,12 +124,8 @@ def mala_move(z: np.ndarray, beta: float, tau: float, max_step: float, rng: np.r
     chain (accept/reject per coordinate), each reversible with respect to ``p_β``;
     if ``z ~ p_β`` then the returned array is ``p_β``-distributed exactly.
     """
-    if not (math.isfinite(tau) and tau > 0):
-        raise ValueError(f"time tau must be a positive number; got {tau!r}")
-    if not (math.isfinite(max_step) and max_step > 0):
-        raise ValueError(f"MALA step must be a positive number; got {max_step!r}")
     scale = generalized_normal_scale(beta)
-    steps = max(1, math.ceil(tau / max_step - 1e-9))
+    steps = max(1, math.ceil(_positive(tau, "time tau") / _positive(max_step, "MALA step") - 1e-9))
     step = tau / steps
     current = np.array(z, dtype=np.float64)
     log_p = _log_density(current, beta, scale)
@@ -164,8 +164,7 @@ class GeneralizedNormalWorld:
         generalized_normal_scale(self.beta)
         check_choice(self.channel, CHANNELS, "channel")
         check_rho(math.exp(-self.tau), "exp(-tau)")
-        if not (math.isfinite(self.mala_step) and self.mala_step > 0):
-            raise ValueError(f"mala_step must be a positive number; got {self.mala_step!r}")
+        _positive(self.mala_step, "mala_step")
 
     @property
     def stationary(self) -> bool:
@@ -189,11 +188,8 @@ class GeneralizedNormalWorld:
 
     def sample_pairs(self, num: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """``num`` pairs as float32 tensors on the generator's device."""
-        rng = np.random.default_rng(_seed_from(generator))
-        z, z_pos = self.sample_numpy(num, rng)
-        device = generator.device
-        return (torch.as_tensor(z, dtype=torch.float32, device=device),
-                torch.as_tensor(z_pos, dtype=torch.float32, device=device))
+        pairs = self.sample_numpy(num, np.random.default_rng(_seed_from(generator)))
+        return tuple(torch.as_tensor(v, dtype=torch.float32, device=generator.device) for v in pairs)
 
 
 World = GaussianWorld | GeneralizedNormalWorld
@@ -203,8 +199,7 @@ def world_to_dict(world: World) -> dict[str, Any]:
     """Plain-dict form of a world (what a run's ``spec.json`` stores); inverse of :func:`world_from_dict`."""
     if isinstance(world, GaussianWorld):
         return {"kind": "gaussian", "n": world.n, "rho": list(world.rho)}
-    return {"kind": "gennorm", "n": world.n, "beta": world.beta, "tau": world.tau, "channel": world.channel,
-            "mala_step": world.mala_step}
+    return {"kind": "gennorm", **asdict(world)}
 
 
 def world_from_dict(data: Mapping[str, Any]) -> World:
