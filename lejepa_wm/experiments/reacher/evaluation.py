@@ -57,7 +57,7 @@ def wrap(angles: np.ndarray) -> np.ndarray:
 def sincos(angles: np.ndarray) -> np.ndarray:
     """(sin θ₁, cos θ₁, sin θ₂, cos θ₂) for angles of shape (N, 2)."""
     angles = np.asarray(angles, dtype=np.float64)
-    return np.column_stack([np.sin(angles[:, 0]), np.cos(angles[:, 0]), np.sin(angles[:, 1]), np.cos(angles[:, 1])])
+    return np.stack([np.sin(angles), np.cos(angles)], axis=2).reshape(len(angles), 4)
 
 
 def probe_report(h_fit: np.ndarray, angles_fit: np.ndarray, h_eval: np.ndarray,
@@ -162,9 +162,6 @@ def pixel_baselines(fit: tuple[np.ndarray, np.ndarray], validation: tuple[np.nda
 
 def pair_diagnostics(angles: np.ndarray, angles_pos: np.ndarray) -> dict[str, Any]:
     """Per-joint marginal histogram, bimodality coefficient, lag correlation and wrap-around count."""
-    angles, angles_pos = (np.asarray(a, dtype=np.float64) for a in (angles, angles_pos))
-    if angles.shape != angles_pos.shape or angles.ndim != 2 or angles.shape[1] != 2:
-        raise ValueError(f"angles must be two (N, 2) arrays of equal shape; got {angles.shape} and {angles_pos.shape}")
     wrapped, wrapped_pos = wrap(angles), wrap(angles_pos)
     beside = wrapped + wrap(wrapped_pos - wrapped)
     out: dict[str, Any] = {"histogram_edges": HISTOGRAM_EDGES.tolist(), "n_pairs": len(angles)}
