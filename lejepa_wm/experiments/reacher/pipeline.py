@@ -44,8 +44,7 @@ from lejepa_wm.experiments.reacher.datasets import (ARRAY_KEYS, build_ou_dataset
                                                     save_npz, split_by_episode)
 from lejepa_wm.experiments.reacher.encoder import build_frame_encoder, check_frames, embed_frames
 from lejepa_wm.experiments.reacher.evaluation import (RIDGE_GRID, PixelBasis, pair_diagnostics, pixel_baselines,
-                                                      probe_report)
-from lejepa_wm.experiments.reacher.planning import plan
+                                                      plan, probe_report)
 from lejepa_wm.experiments.reacher.rendering import ReacherRenderer
 from lejepa_wm.experiments.training import DatasetPairs, train
 from lejepa_wm.seeds import SeedStreams, spawn_seeds
