@@ -36,7 +36,7 @@ import numpy as np
 from tqdm import tqdm
 
 from lejepa_wm.atomic import atomic_write_bytes, atomic_write_json, read_json
-from lejepa_wm.validation import check_positive_int, check_rho
+from lejepa_wm.validation import check_rho
 
 ARRAY_KEYS = ("frames", "frames_pos", "angles", "angles_pos")
 TRAJECTORY_KEYS = (*ARRAY_KEYS, "episode")
@@ -67,7 +67,6 @@ def build_chunked(root: Path, name: str, metadata: Mapping[str, Any], n_chunks: 
     be a deterministic function of ``i``. A folder whose ``metadata.json``
     differs from ``metadata`` raises ``ValueError``.
     """
-    check_positive_int(n_chunks, "n_chunks")
     folder = Path(root) / f"{name}-{digest(metadata)}"
     meta = {**dict(metadata), "n_chunks": n_chunks}
     meta_path = folder / "metadata.json"
