@@ -58,15 +58,18 @@ def _chunk_path(folder: Path, index: int) -> Path:
     return folder / f"chunk_{index:05d}.npz"
 
 
-def build_chunked(root: Path, name: str, metadata: Mapping[str, Any], n_chunks: int,
-                  make_chunk: Callable[[int], dict[str, np.ndarray]],
+def build_chunked(root: Path, name: str, metadata: Mapping[str, Any], count: int, per_chunk: int,
+                  make_chunk: Callable[[int, range], dict[str, np.ndarray]],
                   progress: bool = True) -> tuple[dict[str, np.ndarray], Path]:
-    """Create (or resume, or load) a chunked dataset; return its concatenated arrays and its folder.
+    """Create (or resume, or load) a chunked dataset of ``count`` items; return its concatenated arrays and folder.
 
-    The folder is ``root/<name>-<digest of the metadata>``. ``make_chunk(i)`` must
-    be a deterministic function of ``i``. A folder whose ``metadata.json``
-    differs from ``metadata`` raises ``ValueError``.
+    Chunk ``i`` holds items ``i · per_chunk … (i + 1) · per_chunk − 1`` (the
+    last may hold fewer); ``make_chunk(i, items)`` must be a deterministic function
+    of ``i`` and its item indices ``items``. The folder is ``root/<name>-<digest
+    of the metadata>``. A folder whose ``metadata.json`` differs from
+    ``metadata`` raises ``ValueError``.
     """
+    n_chunks = -(-count // per_chunk)
     folder = Path(root) / f"{name}-{digest(metadata)}"
     meta = {**dict(metadata), "n_chunks": n_chunks}
     meta_path = folder / "metadata.json"
@@ -76,7 +79,8 @@ def build_chunked(root: Path, name: str, metadata: Mapping[str, Any], n_chunks: 
         raise ValueError(f"dataset folder {folder} holds different metadata; delete it to regenerate")
     missing = [i for i in range(n_chunks) if not _chunk_path(folder, i).exists()]
     for index in tqdm(missing, desc=f"render {name}", unit="chunk", disable=not progress or not missing):
-        save_npz(_chunk_path(folder, index), make_chunk(index))
+        items = range(index * per_chunk, min(count, (index + 1) * per_chunk))
+        save_npz(_chunk_path(folder, index), make_chunk(index, items))
     return load_chunks(folder, n_chunks), folder
 
 
@@ -137,18 +141,16 @@ def episode_seed(seed: int, episode: int) -> int:
 def build_ou_dataset(root: Path, name: str, renderer: Any, n_pairs: int, chunk_pairs: int, rho: float,
                      angle_scale: float, seed: int, progress: bool = True) -> tuple[dict[str, np.ndarray], Path]:
     """Cached OU pair dataset of ``n_pairs`` pairs (chunk ``i`` drawn from ``default_rng([seed, i])``)."""
-    n_chunks = -(-n_pairs // chunk_pairs)
     metadata = {"kind": "ou", "seed": seed, "n_pairs": n_pairs, "chunk_pairs": chunk_pairs, "rho": rho,
                 "angle_scale": angle_scale, "renderer": renderer.description,
                 "angles": "theta = angle_scale * z, z ~ N(0, I2), not wrapped before rendering"}
 
-    def make_chunk(index: int) -> dict[str, np.ndarray]:
-        count = min(chunk_pairs, n_pairs - index * chunk_pairs)
-        angles, angles_pos = ou_pair_angles(count, rho, angle_scale, np.random.default_rng([seed, index]))
+    def make_chunk(index: int, pairs: range) -> dict[str, np.ndarray]:
+        angles, angles_pos = ou_pair_angles(len(pairs), rho, angle_scale, np.random.default_rng([seed, index]))
         return {"frames": renderer.render(angles), "frames_pos": renderer.render(angles_pos),
                 "angles": angles.astype(np.float64), "angles_pos": angles_pos.astype(np.float64)}
 
-    return build_chunked(root, name, metadata, n_chunks, make_chunk, progress)
+    return build_chunked(root, name, metadata, n_pairs, chunk_pairs, make_chunk, progress)
 
 
 def build_trajectory_dataset(root: Path, name: str, renderer: Any, rollout: Callable[[int], np.ndarray],
@@ -159,15 +161,13 @@ def build_trajectory_dataset(root: Path, name: str, renderer: Any, rollout: Call
     Episode ``k`` uses the 32-bit seed :func:`episode_seed` ``(seed, k)``, and its pairs store ``k`` in
     ``episode``; ``policy_id`` names the policy in the metadata so a retrained policy never reuses old frames.
     """
-    n_chunks = -(-n_episodes // episodes_per_chunk)
     metadata = {"kind": "trajectory", "seed": seed, "n_episodes": n_episodes,
                 "episodes_per_chunk": episodes_per_chunk, "delta": delta, "policy": policy_id,
                 "renderer": renderer.description,
                 "angles": "physics qpos along the episode (shoulder continuous, not wrapped)",
                 "arrays": list(TRAJECTORY_KEYS)}
 
-    def make_chunk(index: int) -> dict[str, np.ndarray]:
-        episodes = range(index * episodes_per_chunk, min(n_episodes, (index + 1) * episodes_per_chunk))
+    def make_chunk(index: int, episodes: range) -> dict[str, np.ndarray]:
         rollouts = [rollout(episode_seed(seed, k)) for k in episodes]
         # each pose rendered once: frames are a function of the pose
         frames, frames_pos = trajectory_pair_angles([renderer.render(poses) for poses in rollouts], delta)
@@ -176,4 +176,4 @@ def build_trajectory_dataset(root: Path, name: str, renderer: Any, rollout: Call
         return {"frames": frames, "frames_pos": frames_pos, "episode": np.concatenate(episode),
                 "angles": angles.astype(np.float64), "angles_pos": angles_pos.astype(np.float64)}
 
-    return build_chunked(root, name, metadata, n_chunks, make_chunk, progress)
+    return build_chunked(root, name, metadata, n_episodes, episodes_per_chunk, make_chunk, progress)
