@@ -63,7 +63,6 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
             self._env = reacher.easy(time_limit=(episode_steps + 2) * CONTROL_TIMESTEP, random=0)
             self.physics = self._env.physics  # the same object through every reset
             self._steps = 0
-            self.target_xy = tuple(float(v) for v in target_xy)
             self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (8,), np.float32)
             self.action_space = gymnasium.spaces.Box(-1.0, 1.0, (2,), np.float32)
 
@@ -83,7 +82,7 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
                 self._env.task.random.seed(seed)
             self._env.reset()
             self._steps = 0
-            place_target(self.physics, self.target_xy)
+            place_target(self.physics, target_xy)
             return self._observation(), {}
 
         def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
