@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lejepa_wm.experiments.reacher.evaluation import (PixelBasis, flatten_pixels, pair_diagnostics, pixel_baselines,
+from lejepa_wm.experiments.reacher.evaluation import (PixelBasis, flatten_pixels, interpolate, knn_decode,
+                                                      pair_diagnostics, path_metrics, pixel_baselines, plan,
                                                       probe_report, wrap)
-from lejepa_wm.experiments.reacher.planning import interpolate, knn_decode, path_metrics, plan
 
 
 def test_wrap_maps_into_the_half_open_interval():

@@ -4,9 +4,9 @@ Modules: :mod:`.rendering` (fast offscreen frames), :mod:`.policy` (SAC from
 states), :mod:`.datasets` (cached resumable pair datasets, split by episode),
 :mod:`.encoder` (the CNN; trained by the shared loop of
 :mod:`lejepa_wm.experiments.training`), :mod:`.evaluation` (probes, pixel
-baselines, diagnostics), :mod:`.planning` (latent straight lines vs the
-oracle), :mod:`.pipeline` (shared data, one model), :mod:`.figures`,
-:mod:`.config` and :mod:`.experiment` (``EXPERIMENT``).
+baselines, diagnostics, latent straight lines vs the oracle), :mod:`.pipeline`
+(shared data, one model), :mod:`.figures`, :mod:`.config` and
+:mod:`.experiment` (``EXPERIMENT``).
 """
 
 from lejepa_wm.experiments.reacher.experiment import EXPERIMENT

@@ -39,9 +39,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from lejepa_wm.config import load_scaled_config
+from lejepa_wm.experiments.synthetic import check_seed_offset
 from lejepa_wm.experiments.training import TrainSettings
 from lejepa_wm.seeds import SEED_LIMIT
-from lejepa_wm.validation import check_choice, check_positive_int, check_rho
+from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int, check_rho
 
 DEFAULTS = Path(__file__).with_name("reacher.toml")
 
@@ -85,11 +86,10 @@ class ReacherConfig:
     residual_target: float = 0.25
 
     def __post_init__(self) -> None:
-        for field in fields(self):  # every count is a positive integer; only eval_every may be 0
-            if field.type == "int" and field.name != "eval_every":
-                check_positive_int(getattr(self, field.name), field.name)
-        if isinstance(self.eval_every, bool) or not isinstance(self.eval_every, int) or self.eval_every < 0:
-            raise ValueError(f"eval_every must be an integer >= 0 (0: only at the end); got {self.eval_every!r}")
+        for field in fields(self):  # every count is a positive integer; only eval_every may be 0 (only at the end)
+            if field.type == "int":
+                check = check_nonnegative_int if field.name == "eval_every" else check_positive_int
+                check(getattr(self, field.name), field.name)
         check_choice(self.sac_reward, ("sparse", "dense"), "sac_reward")
         check_rho(self.ou_rho, "ou_rho")
         if self.traj_delta >= self.episode_steps:
@@ -102,15 +102,14 @@ class ReacherConfig:
             raise ValueError(f"ou_fractions has duplicates: {self.ou_fractions!r}")
         if len(self.target_xy) != 2:
             raise ValueError(f"target_xy must have two entries (x, y); got {self.target_xy!r}")
-        for name in ("angle_scale", "lr", "min_plan_distance"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be positive; got {getattr(self, name)!r}")
-        if not self.sigreg_weight >= 0:
-            raise ValueError(f"sigreg_weight must be >= 0; got {self.sigreg_weight!r}")
-        if not 0.0 < self.residual_target < 1.0:
-            raise ValueError(f"residual_target must lie in (0, 1); got {self.residual_target!r}")
-        if not 0.0 <= self.warmup_fraction <= 1.0:
-            raise ValueError(f"warmup_fraction must lie in [0, 1]; got {self.warmup_fraction!r}")
+        for name, valid, wanted in (("angle_scale", self.angle_scale > 0, "be positive"),
+                                    ("lr", self.lr > 0, "be positive"),
+                                    ("min_plan_distance", self.min_plan_distance > 0, "be positive"),
+                                    ("sigreg_weight", self.sigreg_weight >= 0, "be >= 0"),
+                                    ("residual_target", 0.0 < self.residual_target < 1.0, "lie in (0, 1)"),
+                                    ("warmup_fraction", 0.0 <= self.warmup_fraction <= 1.0, "lie in [0, 1]")):
+            if not valid:
+                raise ValueError(f"{name} must {wanted}; got {getattr(self, name)!r}")
         fit_frames = min(self.heldout_pairs, self.heldout_episodes * self.pairs_per_episode)
         if not self.pca_components or any(isinstance(k, bool) or not 1 <= k < fit_frames
                                           for k in self.pca_components):
@@ -139,9 +138,7 @@ class ReacherConfig:
 
     def run_seeds(self, offset: int = 0) -> list[int]:
         """Seeds of the reported models, ``offset … offset + seeds − 1``; never a tuning seed."""
-        if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset < SEED_LIMIT - self.seeds:
-            raise ValueError(f"the seed offset must be an integer >= 0; got {offset!r}")
-        seeds = [offset + index for index in range(self.seeds)]
+        seeds = [check_seed_offset(offset) + index for index in range(self.seeds)]
         clash = sorted(set(seeds) & set(self.tuning_seeds))
         if clash:
             raise ValueError(f"run seeds {clash} are reserved for tuning (tuning_seeds); reported runs must use "

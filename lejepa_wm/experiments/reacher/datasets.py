@@ -36,7 +36,7 @@ import numpy as np
 from tqdm import tqdm
 
 from lejepa_wm.atomic import atomic_write_bytes, atomic_write_json, read_json
-from lejepa_wm.validation import check_positive_int, check_rho
+from lejepa_wm.validation import check_rho
 
 ARRAY_KEYS = ("frames", "frames_pos", "angles", "angles_pos")
 TRAJECTORY_KEYS = (*ARRAY_KEYS, "episode")
@@ -58,16 +58,18 @@ def _chunk_path(folder: Path, index: int) -> Path:
     return folder / f"chunk_{index:05d}.npz"
 
 
-def build_chunked(root: Path, name: str, metadata: Mapping[str, Any], n_chunks: int,
-                  make_chunk: Callable[[int], dict[str, np.ndarray]],
+def build_chunked(root: Path, name: str, metadata: Mapping[str, Any], count: int, per_chunk: int,
+                  make_chunk: Callable[[int, range], dict[str, np.ndarray]],
                   progress: bool = True) -> tuple[dict[str, np.ndarray], Path]:
-    """Create (or resume, or load) a chunked dataset; return its concatenated arrays and its folder.
+    """Create (or resume, or load) a chunked dataset of ``count`` items; return its concatenated arrays and folder.
 
-    The folder is ``root/<name>-<digest of the metadata>``. ``make_chunk(i)`` must
-    be a deterministic function of ``i``. A folder whose ``metadata.json``
-    differs from ``metadata`` raises ``ValueError``.
+    Chunk ``i`` holds items ``i · per_chunk … (i + 1) · per_chunk − 1`` (the
+    last may hold fewer); ``make_chunk(i, items)`` must be a deterministic function
+    of ``i`` and its item indices ``items``. The folder is ``root/<name>-<digest
+    of the metadata>``. A folder whose ``metadata.json`` differs from
+    ``metadata`` raises ``ValueError``.
     """
-    check_positive_int(n_chunks, "n_chunks")
+    n_chunks = -(-count // per_chunk)
     folder = Path(root) / f"{name}-{digest(metadata)}"
     meta = {**dict(metadata), "n_chunks": n_chunks}
     meta_path = folder / "metadata.json"
@@ -77,7 +79,8 @@ def build_chunked(root: Path, name: str, metadata: Mapping[str, Any], n_chunks: 
         raise ValueError(f"dataset folder {folder} holds different metadata; delete it to regenerate")
     missing = [i for i in range(n_chunks) if not _chunk_path(folder, i).exists()]
     for index in tqdm(missing, desc=f"render {name}", unit="chunk", disable=not progress or not missing):
-        save_npz(_chunk_path(folder, index), make_chunk(index))
+        items = range(index * per_chunk, min(count, (index + 1) * per_chunk))
+        save_npz(_chunk_path(folder, index), make_chunk(index, items))
     return load_chunks(folder, n_chunks), folder
 
 
@@ -93,10 +96,7 @@ def load_chunks(folder: Path, n_chunks: int) -> dict[str, np.ndarray]:
 
 def ou_pair_angles(n: int, rho: float, angle_scale: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """``n`` OU pairs of joint angles ``(σ z, σ z')`` with ``z' = ρ z + √(1−ρ²) ξ``, each of shape (n, 2)."""
-    check_positive_int(n, "n")
     check_rho(rho, "ou_rho")
-    if not angle_scale > 0:
-        raise ValueError(f"angle_scale must be positive; got {angle_scale!r}")
     z = rng.standard_normal((n, 2))
     z_pos = rho * z + np.sqrt(1.0 - rho**2) * rng.standard_normal((n, 2))
     return angle_scale * z, angle_scale * z_pos
@@ -104,7 +104,6 @@ def ou_pair_angles(n: int, rho: float, angle_scale: float, rng: np.random.Genera
 
 def trajectory_pair_indices(length: int, delta: int) -> tuple[np.ndarray, np.ndarray]:
     """Index pairs ``(t, t + Δ)`` for every ``t`` with ``t + Δ < length``."""
-    check_positive_int(delta, "traj_delta")
     if length <= delta:
         raise ValueError(f"an episode of {length} frames has no pair {delta} steps apart")
     first = np.arange(length - delta)
@@ -127,7 +126,6 @@ def split_by_episode(episodes: np.ndarray, parts: int, rng: np.random.Generator)
     ``episodes`` holds the episode index of every row; the distinct episodes are
     shuffled with ``rng`` and dealt into ``parts`` groups of (almost) equal size.
     """
-    check_positive_int(parts, "parts")
     ids = np.unique(np.asarray(episodes))
     if len(ids) < parts:
         raise ValueError(f"{len(ids)} episodes cannot be split into {parts} samples of whole episodes")
@@ -143,20 +141,16 @@ def episode_seed(seed: int, episode: int) -> int:
 def build_ou_dataset(root: Path, name: str, renderer: Any, n_pairs: int, chunk_pairs: int, rho: float,
                      angle_scale: float, seed: int, progress: bool = True) -> tuple[dict[str, np.ndarray], Path]:
     """Cached OU pair dataset of ``n_pairs`` pairs (chunk ``i`` drawn from ``default_rng([seed, i])``)."""
-    check_positive_int(n_pairs, "n_pairs")
-    check_positive_int(chunk_pairs, "chunk_pairs")
-    n_chunks = -(-n_pairs // chunk_pairs)
     metadata = {"kind": "ou", "seed": seed, "n_pairs": n_pairs, "chunk_pairs": chunk_pairs, "rho": rho,
                 "angle_scale": angle_scale, "renderer": renderer.description,
                 "angles": "theta = angle_scale * z, z ~ N(0, I2), not wrapped before rendering"}
 
-    def make_chunk(index: int) -> dict[str, np.ndarray]:
-        count = min(chunk_pairs, n_pairs - index * chunk_pairs)
-        angles, angles_pos = ou_pair_angles(count, rho, angle_scale, np.random.default_rng([seed, index]))
+    def make_chunk(index: int, pairs: range) -> dict[str, np.ndarray]:
+        angles, angles_pos = ou_pair_angles(len(pairs), rho, angle_scale, np.random.default_rng([seed, index]))
         return {"frames": renderer.render(angles), "frames_pos": renderer.render(angles_pos),
                 "angles": angles.astype(np.float64), "angles_pos": angles_pos.astype(np.float64)}
 
-    return build_chunked(root, name, metadata, n_chunks, make_chunk, progress)
+    return build_chunked(root, name, metadata, n_pairs, chunk_pairs, make_chunk, progress)
 
 
 def build_trajectory_dataset(root: Path, name: str, renderer: Any, rollout: Callable[[int], np.ndarray],
@@ -167,17 +161,13 @@ def build_trajectory_dataset(root: Path, name: str, renderer: Any, rollout: Call
     Episode ``k`` uses the 32-bit seed :func:`episode_seed` ``(seed, k)``, and its pairs store ``k`` in
     ``episode``; ``policy_id`` names the policy in the metadata so a retrained policy never reuses old frames.
     """
-    check_positive_int(n_episodes, "n_episodes")
-    check_positive_int(episodes_per_chunk, "episodes_per_chunk")
-    n_chunks = -(-n_episodes // episodes_per_chunk)
     metadata = {"kind": "trajectory", "seed": seed, "n_episodes": n_episodes,
                 "episodes_per_chunk": episodes_per_chunk, "delta": delta, "policy": policy_id,
                 "renderer": renderer.description,
                 "angles": "physics qpos along the episode (shoulder continuous, not wrapped)",
                 "arrays": list(TRAJECTORY_KEYS)}
 
-    def make_chunk(index: int) -> dict[str, np.ndarray]:
-        episodes = range(index * episodes_per_chunk, min(n_episodes, (index + 1) * episodes_per_chunk))
+    def make_chunk(index: int, episodes: range) -> dict[str, np.ndarray]:
         rollouts = [rollout(episode_seed(seed, k)) for k in episodes]
         # each pose rendered once: frames are a function of the pose
         frames, frames_pos = trajectory_pair_angles([renderer.render(poses) for poses in rollouts], delta)
@@ -186,4 +176,4 @@ def build_trajectory_dataset(root: Path, name: str, renderer: Any, rollout: Call
         return {"frames": frames, "frames_pos": frames_pos, "episode": np.concatenate(episode),
                 "angles": angles.astype(np.float64), "angles_pos": angles_pos.astype(np.float64)}
 
-    return build_chunked(root, name, metadata, n_chunks, make_chunk, progress)
+    return build_chunked(root, name, metadata, n_episodes, episodes_per_chunk, make_chunk, progress)

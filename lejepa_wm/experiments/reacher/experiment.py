@@ -99,9 +99,9 @@ class ReacherExperiment:
         if torch_device.type == "cpu":
             torch.set_num_threads(config.cpu_threads)
         progress = sys.stderr.isatty()
-        data = prepare_data(Path(run_dir).parent.parent / "data", config, int(params["data_seed"]), progress)
+        data = prepare_data(run_dir.parent.parent / "data", config, int(params["data_seed"]), progress)
         metrics = run_model(data, config, float(params["labels"]["ou_fraction"]),
-                            SeedStreams.from_dict(params["seeds"]), Path(run_dir), torch_device, progress,
+                            SeedStreams.from_dict(params["seeds"]), run_dir, torch_device, progress,
                             description=spec.run_id)
         metrics.update({"data_seconds": data["seconds"], "baseline_seconds": data["baselines"]["seconds"],
                         "device": str(torch_device), "data_seeds": data["seeds"],
@@ -110,10 +110,7 @@ class ReacherExperiment:
         return metrics
 
     def aggregate(self, exp_dir: Path, config: ReacherConfig) -> list[Path]:
-        exp_dir = Path(exp_dir)
-        rows = load_finished_metrics(exp_dir)
-        if not rows:
-            raise ValueError(f"no finished reacher runs below {exp_dir}")
+        rows = load_finished_metrics(exp_dir)  # at least one: the sweep aggregates only once a run finished
         written = [write_summary(exp_dir, rows, summary_columns(config))]
         fractions = sorted({float(row["ou_fraction"]) for row in rows}, reverse=True)
         first = rows[0]

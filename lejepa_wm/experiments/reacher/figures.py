@@ -62,17 +62,16 @@ def r2_bars(models: Sequence[tuple[float, Mapping[str, Mapping[str, Sequence[flo
     """Test R² per joint: one bar per model (mean over seeds, dots per seed) and the pixel baseline, per test set.
 
     ``models``: ``(ou_fraction, {test_set: {quantity: [value per seed]}})``;
-    ``baselines``: ``{test_set: (probe name, {quantity: value})}``; test sets
-    are ``"ou"`` and ``"traj"``; quantities ``shoulder``, ``wrist``, ``total``.
+    ``baselines``: ``{test_set: (probe name, {quantity: value})}``; both test
+    sets, ``"ou"`` and ``"traj"``, are given; quantities ``shoulder``, ``wrist``, ``total``.
     """
     titles = {"ou": "OU test frames", "traj": "trajectory test frames (held-out episodes)"}
-    sets = [name for name in titles if name in baselines]
-    fig, axes = plt.subplots(1, len(sets), figsize=(6.2 * len(sets), 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(titles), figsize=(6.2 * len(titles), 4.2), squeeze=False)
     bars = len(models) + 1
     width = 0.8 / bars
     x = np.arange(len(QUANTITIES))
     lowest = 0.0
-    for axis, test_set in zip(axes[0], sets):
+    for axis, test_set in zip(axes[0], titles):
         for b, (fraction, values) in enumerate(models):
             per_seed = [np.asarray(values[test_set][q], dtype=float) for q in QUANTITIES]
             offset = x + (b - (bars - 1) / 2) * width

@@ -44,8 +44,7 @@ from lejepa_wm.experiments.reacher.datasets import (ARRAY_KEYS, build_ou_dataset
                                                     save_npz, split_by_episode)
 from lejepa_wm.experiments.reacher.encoder import build_frame_encoder, check_frames, embed_frames
 from lejepa_wm.experiments.reacher.evaluation import (RIDGE_GRID, PixelBasis, pair_diagnostics, pixel_baselines,
-                                                      probe_report)
-from lejepa_wm.experiments.reacher.planning import plan
+                                                      plan, probe_report)
 from lejepa_wm.experiments.reacher.rendering import ReacherRenderer
 from lejepa_wm.experiments.training import DatasetPairs, train
 from lejepa_wm.seeds import SeedStreams, spawn_seeds
@@ -175,8 +174,6 @@ def mixture(ou: Mapping[str, np.ndarray], traj: Mapping[str, np.ndarray], ou_fra
             rng: np.random.Generator) -> dict[str, np.ndarray]:
     """``size`` training pairs: ``round(ou_fraction · size)`` random OU pairs, the rest random trajectory pairs."""
     n_ou = int(round(ou_fraction * size))
-    if n_ou > len(ou["frames"]) or size - n_ou > len(traj["frames"]):
-        raise ValueError(f"mixture of {size} pairs needs more pairs than the datasets hold")
     take_ou = np.sort(rng.choice(len(ou["frames"]), n_ou, replace=False))
     take_traj = np.sort(rng.choice(len(traj["frames"]), size - n_ou, replace=False))
     return {key: np.concatenate([ou[key][take_ou], traj[key][take_traj]]) for key in ARRAY_KEYS}

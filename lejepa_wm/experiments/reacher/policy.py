@@ -17,6 +17,7 @@ SAC is stable-baselines3's implementation with a small network. A policy
 
 from __future__ import annotations
 
+import io
 import zipfile
 from pathlib import Path
 from typing import Any, Sequence
@@ -60,14 +61,10 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
         def __init__(self) -> None:
             # the episode length is counted here; dm_control's own limit is set beyond it
             self._env = reacher.easy(time_limit=(episode_steps + 2) * CONTROL_TIMESTEP, random=0)
+            self.physics = self._env.physics  # the same object through every reset
             self._steps = 0
-            self.target_xy = tuple(float(v) for v in target_xy)
             self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (8,), np.float32)
             self.action_space = gymnasium.spaces.Box(-1.0, 1.0, (2,), np.float32)
-
-        @property
-        def physics(self) -> Any:
-            return self._env.physics
 
         def _observation(self) -> np.ndarray:
             qpos = self.physics.position()
@@ -76,9 +73,8 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
 
         def touching(self) -> bool:
             """Whether the finger touches the target (the task's reward is 1)."""
-            physics = self._env.physics
-            radii = physics.named.model.geom_size[["target", "finger"], 0].sum()
-            return bool(physics.finger_to_target_dist() <= radii)
+            radii = self.physics.named.model.geom_size[["target", "finger"], 0].sum()
+            return bool(self.physics.finger_to_target_dist() <= radii)
 
         def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
             super().reset(seed=seed)
@@ -86,7 +82,7 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
                 self._env.task.random.seed(seed)
             self._env.reset()
             self._steps = 0
-            place_target(self._env.physics, self.target_xy)
+            place_target(self.physics, target_xy)
             return self._observation(), {}
 
         def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -94,7 +90,7 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
             self._steps += 1
             value = 1.0 if self.touching() else 0.0
             if reward == "dense":
-                value -= float(np.linalg.norm(self._env.physics.finger_to_target())) / 0.1
+                value -= float(np.linalg.norm(self.physics.finger_to_target())) / 0.1
             return self._observation(), value, False, self._steps >= episode_steps, {}
 
     return FixedTargetReacher()
@@ -136,8 +132,6 @@ def train_sac(env: Any, steps: int, seed: int, net_width: int = 64, progress: bo
 
 def save_policy(model: Any, path: Path) -> Path:
     """Save an SB3 model atomically (a zip file)."""
-    import io
-
     buffer = io.BytesIO()
     model.save(buffer)
     return atomic_write_bytes(path, buffer.getvalue())
@@ -171,7 +165,6 @@ def rollout_angles(model: Any, env: Any, episode_seed: int) -> np.ndarray:
 def success_rate(model: Any, env: Any, episodes: int, seed: int) -> float:
     """Fraction of ``episodes`` (episode ``k`` seeded :func:`episode_seed` ``(seed, k)``) whose finger touches
     the target at the last step."""
-    check_positive_int(episodes, "episodes")
     hits = 0
     for episode in range(episodes):
         rollout_angles(model, env, episode_seed(seed, episode))
