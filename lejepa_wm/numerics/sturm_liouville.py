@@ -175,21 +175,16 @@ def solve_generator(problem: GeneratorProblem, nodes_per_element: int = DEFAULT_
     with threadpool_limits(limits=1, user_api="blas"):  # assemble the collocation matrices and solve
         x, d_ref, w_ref = chebyshev_lobatto(n)
         size = n_elem * (n + 1)
-        nodes = np.empty(size)
-        deriv = np.zeros((size, size))
-        weights = np.empty(size)
+        halves = 0.5 * (edges[1:] - edges[:-1])
+        nodes = (edges[:-1, None] + halves[:, None] * (x + 1.0)).ravel()
+        deriv = scipy.linalg.block_diag(*(d_ref / half for half in halves))
+        weights = (w_ref * halves[:, None]).ravel()
         first = np.arange(n_elem) * (n + 1)
         last = first + n
-        for e in range(n_elem):
-            half = 0.5 * (edges[e + 1] - edges[e])
-            block = slice(first[e], last[e] + 1)
-            nodes[block] = edges[e] + half * (x + 1.0)
-            deriv[block, block] = d_ref / half
-            weights[block] = w_ref * half
         scores = problem.score(nodes)
-        for e in range(n_elem):  # element end nodes: the score evaluated from inside their element
-            scores[first[e]] = problem.score(np.array([np.nextafter(edges[e], edges[e + 1])]))[0]
-            scores[last[e]] = problem.score(np.array([np.nextafter(edges[e + 1], edges[e])]))[0]
+        # Element end nodes: the score evaluated from inside their element.
+        scores[first] = problem.score(np.nextafter(edges[:-1], edges[1:]))
+        scores[last] = problem.score(np.nextafter(edges[1:], edges[:-1]))
         flux_operator = deriv - 0.5 * np.diag(scores)  # psi -> psi' - V' psi / 2 = sqrt(p) phi'
 
         ends = np.sort(np.concatenate([first, last]))
@@ -198,12 +193,9 @@ def solve_generator(problem: GeneratorProblem, nodes_per_element: int = DEFAULT_
         schroedinger = -(deriv @ deriv)[interior] + np.eye(size)[interior] * potential[:, None]
 
         # The 2E element-end conditions: zero flux at both ends, continuity of psi and of the flux inside.
-        conditions = [flux_operator[first[0]], flux_operator[last[-1]]]
-        for e in range(n_elem - 1):
-            jump = np.zeros(size)
-            jump[last[e]], jump[first[e + 1]] = 1.0, -1.0
-            conditions += [jump, flux_operator[last[e]] - flux_operator[first[e + 1]]]
-        cond = np.array(conditions)
+        value_and_flux = np.stack([np.eye(size), flux_operator], axis=1)  # (size, 2, size)
+        inside = value_and_flux[last[:-1]] - value_and_flux[first[1:]]
+        cond = np.vstack([flux_operator[[first[0], last[-1]]], inside.reshape(-1, size)])
         # End values as a linear function of interior values: cond[:, ends] psi_e + cond[:, interior] psi_i = 0.
         ends_from_interior = -np.linalg.solve(cond[:, ends], cond[:, interior])
         reduced = schroedinger[:, interior] + schroedinger[:, ends] @ ends_from_interior
@@ -325,8 +317,8 @@ def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES
             candidates={}, threshold=gn.essential_spectrum_threshold(b))
     if not (math.isfinite(drift_tolerance) and drift_tolerance > 0.0):
         raise ValueError(f"drift_tolerance must be a finite positive number; got {drift_tolerance!r}")
-    coarse = solve_generator(generalized_normal_problem(b, tail_exponent), nodes_per_element, 2)
-    fine = solve_generator(generalized_normal_problem(b, 2.0 * tail_exponent), nodes_per_element, 2)
+    coarse, fine = (solve_generator(generalized_normal_problem(b, k * tail_exponent), nodes_per_element, 2)
+                    for k in (1.0, 2.0))
     lam_coarse, lam_fine = float(coarse.eigenvalues[1]), float(fine.eigenvalues[1])
     drift = abs(lam_fine - lam_coarse)
     if drift > drift_tolerance * max(1.0, abs(lam_fine)):
