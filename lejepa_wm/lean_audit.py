@@ -68,16 +68,11 @@ class LedgerRow:
     tests: tuple[str, ...]
 
 
-def lean_files(root: Path) -> list[Path]:
-    """The project's Lean sources: the root module and everything under ``LeJEPAProofs/``."""
-    files = sorted((root / LEAN_DIR).rglob("*.lean"))
-    top = root / f"{LEAN_DIR}.lean"
-    return ([top] if top.exists() else []) + files
-
-
 def _sources(root: Path) -> tuple[list[Path], list[Declaration]]:
-    """The Lean files (:func:`lean_files`) and all their declarations."""
-    files = lean_files(root)
+    """The project's Lean sources (the root module, then everything under ``LeJEPAProofs/``) and their
+    declarations."""
+    top = root / f"{LEAN_DIR}.lean"
+    files = ([top] if top.exists() else []) + sorted((root / LEAN_DIR).rglob("*.lean"))
     return files, [d for path in files for d in declarations(path)]
 
 

@@ -63,13 +63,6 @@ class Rule1D:
         """Number of nodes."""
         return int(self.nodes.size)
 
-    def require_degree(self, max_degree: int) -> None:
-        """Raise ``ValueError`` naming ``max_degree`` if this rule cannot resolve it."""
-        if max_degree > self.resolved_degree:
-            raise ValueError(
-                f"max_degree={max_degree} exceeds the Hermite degree {self.resolved_degree} that this "
-                f"{self.size}-point quadrature resolves; use more points")
-
 
 def _resolved_degree(nodes: NDArray[np.float64], weights: NDArray[np.float64], cap: int) -> int:
     """Largest ``D <= cap`` whose Hermite Gram block ``(D+1) x (D+1)`` is the identity to ``GRAM_TOLERANCE``."""
