@@ -68,7 +68,9 @@ def project_onto_degrees(h: Encoder, n: int, max_degree: int, rule: Rule1D) -> H
     if n > MAX_VARIABLES:
         raise ValueError(f"n={n} exceeds the {MAX_VARIABLES} variables the tensor projection supports")
     check_nonnegative_int(max_degree, "max_degree")
-    rule.require_degree(max_degree)
+    if max_degree > rule.resolved_degree:
+        raise ValueError(f"max_degree={max_degree} exceeds the Hermite degree {rule.resolved_degree} that this "
+                         f"{rule.size}-point quadrature resolves; use more points")
     nodes, weights = tensor_rule(rule, n)
     values = np.asarray(h(nodes), dtype=float)
     if values.shape[0] != nodes.shape[0]:

@@ -7,8 +7,8 @@ expectation is ``weights @ f(nodes)``.
   ``gamma_1``; exact for polynomials of degree ``<= 2N - 1`` (nodes and weights
   from :func:`numpy.polynomial.hermite_e.hermegauss`, accurate to ~1e-15).
 - :func:`split_legendre_rule`: composite Gauss–Legendre on ``[-L, L]`` with
-  panel edges at given kinks; for functions that are smooth except at those
-  points (``|z|``, ``sign z``, ``max(z, 0)``), where Gauss–Hermite converges
+  a panel edge at 0; for functions that are smooth except there
+  (``|z|``, ``sign z``, ``max(z, 0)``), where Gauss–Hermite converges
   only algebraically.
 - :func:`tensor_rule`: the product rule for ``gamma_n``.
 - :func:`ou_pair_rule`: the Ornstein–Uhlenbeck pair ``(z, z')`` with
@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache, reduce
+from itertools import pairwise
 
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
@@ -63,13 +64,6 @@ class Rule1D:
         """Number of nodes."""
         return int(self.nodes.size)
 
-    def require_degree(self, max_degree: int) -> None:
-        """Raise ``ValueError`` naming ``max_degree`` if this rule cannot resolve it."""
-        if max_degree > self.resolved_degree:
-            raise ValueError(
-                f"max_degree={max_degree} exceeds the Hermite degree {self.resolved_degree} that this "
-                f"{self.size}-point quadrature resolves; use more points")
-
 
 def _resolved_degree(nodes: NDArray[np.float64], weights: NDArray[np.float64], cap: int) -> int:
     """Largest ``D <= cap`` whose Hermite Gram block ``(D+1) x (D+1)`` is the identity to ``GRAM_TOLERANCE``."""
@@ -97,13 +91,12 @@ def gauss_hermite_rule(num_points: int) -> Rule1D:
 
 
 @lru_cache(maxsize=64)
-def split_legendre_rule(max_degree: int, kinks: tuple[float, ...] = (0.0,), points_per_panel: int = 24,
-                        panel_width: float = 1.0) -> Rule1D:
-    """Composite Gauss–Legendre rule for ``gamma_1`` with panel edges at ``kinks``.
+def split_legendre_rule(max_degree: int, points_per_panel: int = 24, panel_width: float = 1.0) -> Rule1D:
+    """Composite Gauss–Legendre rule for ``gamma_1`` with a panel edge at the kink ``0``.
 
     The interval is ``[-L, L]`` with ``L = sqrt(4 max_degree + 2) + 9`` (beyond the
     turning point of ``H_max_degree``; the neglected Gaussian mass is below
-    1e-18). A function that is analytic between the kinks is integrated with
+    1e-18). A function that is analytic on each side of 0 is integrated with
     error decaying like ``exp(-c points_per_panel)``; the achieved Hermite
     resolution is measured and must reach ``max_degree``.
     """
@@ -112,13 +105,9 @@ def split_legendre_rule(max_degree: int, kinks: tuple[float, ...] = (0.0,), poin
     if not panel_width > 0:
         raise ValueError(f"panel_width must be positive; got {panel_width!r}")
     half_width = math.sqrt(4 * max_degree + 2) + 9.0
-    bad = [k for k in kinks if not -half_width < k < half_width]
-    if bad:
-        raise ValueError(f"kinks {bad} lie outside the integration interval (-{half_width:.1f}, {half_width:.1f})")
-    edges = np.unique(np.concatenate([[-half_width, half_width], np.asarray(kinks, dtype=float)]))
-    # Each gap between edges is cut into panels of width <= panel_width; a, b are the panels' ends (column vectors).
+    # Each half is cut into panels of width <= panel_width; a, b are the panels' ends (column vectors).
     panels = np.concatenate([np.linspace(left, right, max(1, math.ceil((right - left) / panel_width)) + 1)[:-1]
-                             for left, right in zip(edges[:-1], edges[1:])] + [edges[-1:]])
+                             for left, right in pairwise((-half_width, 0.0, half_width))] + [[half_width]])
     a, b = panels[:-1, None], panels[1:, None]
     ref_nodes, ref_weights = leggauss(points_per_panel)
     x = 0.5 * (b - a) * ref_nodes + 0.5 * (a + b)

@@ -87,8 +87,7 @@ def t3_quantities(coefficients: ArrayLike, delta: ArrayLike, rho: ArrayLike, n: 
         raise ValueError(f"coefficients must have shape (B, {n}, K >= {n}); got {coefficients.shape}")
     delta, rho = np.asarray(delta, dtype=float), np.asarray(rho, dtype=float)
     second_moment = np.sum(coefficients**2, axis=(1, 2))
-    covariance = coefficients @ np.swapaxes(coefficients, 1, 2)
-    eps = np.linalg.norm(covariance - np.eye(n), axis=(1, 2))
+    eps = whitening_defect(coefficients)  # ||C C^T - I||_F = ||Cov h - I||_F
     nonlinear_energy = np.sum(coefficients[:, :, n:] ** 2, axis=(1, 2))
     error = procrustes_distance_sq(coefficients[:, :, :n]) + nonlinear_energy
     return T3Quantities(second_moment, delta, eps, nonlinear_energy_bound(delta, rho), nonlinear_energy, error,

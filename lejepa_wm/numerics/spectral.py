@@ -83,11 +83,10 @@ def _tensorize(per_coordinate: list[NDArray[np.float64]], alphas: NDArray[np.int
 class HermiteQuadraticForms:
     """Quadratic forms of an encoder ``h = C Phi`` in Hermite features, shape ``(B, K, K)``.
 
-    ``cross = E[Phi(z') Phi(z)^T]`` (the Mehler operator), ``gram = E[Phi Phi^T]``,
-    ``loss = E[(Phi(z') - Phi(z))(Phi(z') - Phi(z))^T]``.
+    ``gram = E[Phi Phi^T]`` and ``loss = E[(Phi(z') - Phi(z))(Phi(z') - Phi(z))^T]``
+    ``= E[Phi(z') Phi(z')^T] + gram - cross - cross^T`` with the Mehler operator ``cross = E[Phi(z') Phi(z)^T]``.
     """
 
-    cross: NDArray[np.float64]
     gram: NDArray[np.float64]
     loss: NDArray[np.float64]
 
@@ -109,7 +108,7 @@ def hermite_quadratic_forms(rhos: ArrayLike, alphas: ArrayLike) -> HermiteQuadra
     cross, gram, gram_prime = (_tensorize([getattr(m, field) for m in moments], alphas)
                                for field in ("cross", "gram", "gram_prime"))
     loss = gram_prime + gram - cross - np.swapaxes(cross, 1, 2)
-    return HermiteQuadraticForms(cross, gram, loss)
+    return HermiteQuadraticForms(gram, loss)
 
 
 def mehler_eigenvalues(rhos: ArrayLike, alphas: ArrayLike) -> NDArray[np.float64]:
@@ -137,7 +136,6 @@ class KyFanSolution:
 
     value: float
     frame: NDArray[np.float64]
-    eigenvalues: NDArray[np.float64]
     gap: float
 
 
@@ -149,7 +147,7 @@ def ky_fan_minimum(matrix: ArrayLike, m: int) -> KyFanSolution:
         raise ValueError(f"m={m} exceeds the number of features {matrix.shape[0]}")
     eigenvalues, vectors = scipy.linalg.eigh(0.5 * (matrix + matrix.T))
     gap = float(eigenvalues[m] - eigenvalues[m - 1]) if m < eigenvalues.size else float("inf")
-    return KyFanSolution(float(eigenvalues[:m].sum()), vectors[:, :m], eigenvalues, gap)
+    return KyFanSolution(float(eigenvalues[:m].sum()), vectors[:, :m], gap)
 
 
 @dataclass(frozen=True)

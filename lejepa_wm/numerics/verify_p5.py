@@ -31,15 +31,11 @@ harmonics tie with or overtake linear features (e.g. ``rho_1^3 = rho_2`` at rati
 P5 does not describe beyond "not linear"."""
 
 
-def rates(n: int, ratio: float) -> np.ndarray:
-    """Rates ``kappa`` from 1 (slowest) to ``ratio`` (fastest), evenly spaced."""
-    return np.linspace(1.0, ratio, n)
-
-
 def loss_matrix(n: int, ratio: float) -> tuple[np.ndarray, np.ndarray]:
-    """Features ``multi_indices(n, 4, 1)`` and their loss matrix for the rates at this ratio."""
+    """Features ``multi_indices(n, 4, 1)`` and their loss matrix for rates ``kappa`` evenly spaced from 1 (slowest)
+    to ``ratio`` (fastest)."""
     alphas = multi_indices(n, MAX_DEGREE, min_degree=1)
-    return alphas, hermite_quadratic_forms(np.exp(-rates(n, ratio) * TAU), alphas).loss[0]
+    return alphas, hermite_quadratic_forms(np.exp(-np.linspace(1.0, ratio, n) * TAU), alphas).loss[0]
 
 
 def optimum(n: int, ratio: float) -> dict[str, float]:

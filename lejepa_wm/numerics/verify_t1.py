@@ -16,11 +16,11 @@ degree-1 block; random whitened nonlinear encoders must lose strictly more
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
 
 import numpy as np
 
-from lejepa_wm.numerics.check_rows import at_least, at_most
+from lejepa_wm.numerics.check_rows import at_least, at_most, keep_worst
 from lejepa_wm.numerics.hermite import multi_indices
 from lejepa_wm.numerics.procrustes import whitening_defect
 from lejepa_wm.numerics.spectral import ky_fan_minimum, random_frames, stiefel_descent, hermite_quadratic_forms
@@ -43,11 +43,7 @@ def t1_measurements(dimensions: tuple[int, ...] = DIMENSIONS, rhos: tuple[float,
              "descent_error": 0.0, "descent_nonlinear": 0.0, "descent_orthogonality": 0.0,
              "smallest_gap": np.inf, "smallest_random_excess": np.inf, "smallest_margin_over_t3a": np.inf,
              "descent_distinct_rotations": np.inf}
-
-    def track(key: str, value: float, pick: Callable[[float, float], float] = max) -> None:
-        """Keep the worst value: the largest error (``pick=max``), the smallest gap, excess or spread (``min``)."""
-        worst[key] = pick(worst[key], float(value))
-
+    track = functools.partial(keep_worst, worst)
     rng = np.random.default_rng(seed)
     for n in dimensions:
         alphas = multi_indices(n, max_degree, min_degree=1)  # first n rows: the linear features

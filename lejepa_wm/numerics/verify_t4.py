@@ -24,7 +24,7 @@ import functools
 import numpy as np
 
 from lejepa_wm.numerics import planning as pl
-from lejepa_wm.numerics.check_rows import worst
+from lejepa_wm.numerics.check_rows import at_most, worst
 from lejepa_wm.records import Bound, CheckResult
 
 CLAIM = "T4"
@@ -128,10 +128,8 @@ def run_checks() -> list[CheckResult]:
     plan_error = worst(cem, "plan_error", "cost_error")
     cem_gap = worst(cem, "skewed_cost_gap", pick=min)
     return [
-        CheckResult.compare(CLAIM, "lqr_riccati_rotated",
-                            f"{dims}: max rel |P_Q - Q P Q^T|, |K_Q - K Q^T| = {riccati:.1e}",
-                            riccati, Bound.at_most(1e-9), {str(n): c for n, c in lqr.items()},
-                            quantity="max rel |P_Q - Q P Q^T|, |K_Q - K Q^T|"),
+        at_most(CLAIM, "lqr_riccati_rotated", "max rel |P_Q - Q P Q^T|, |K_Q - K Q^T|", riccati, 1e-9,
+                {str(n): c for n, c in lqr.items()}, fmt=".1e", prefix=f"{dims}: "),
         CheckResult.compare(CLAIM, "lqr_rollout_rotated",
                             f"{dims}, {HORIZON} noisy steps: max |action|, |stage cost| difference {rollout:.1e}",
                             rollout, Bound.at_most(1e-9), quantity="max |action|, |stage cost| difference"),
@@ -143,9 +141,8 @@ def run_checks() -> list[CheckResult]:
                                                 "median_gap": float(np.median(spread)), "max_gap": float(spread.max()),
                                                 "never_better": bool(spread.min() > -1e-10)}},
                             quantity="min relative cost increase of the skewed model (negative control)"),
-        CheckResult.compare(CLAIM, "lqr_conjugated_cost_restores",
-                            f"cost M^-T S M^-1: max rel |P_M - M^-T P M^-1|, |K_M M - K| = {conjugated:.1e}",
-                            conjugated, Bound.at_most(1e-9), quantity="max rel |P_M - M^-T P M^-1|, |K_M M - K|"),
+        at_most(CLAIM, "lqr_conjugated_cost_restores", "max rel |P_M - M^-T P M^-1|, |K_M M - K|", conjugated,
+                1e-9, fmt=".1e", prefix="cost M^-T S M^-1: "),
         CheckResult.compare(CLAIM, "cem_plans_rotated",
                             f"{dims}, goal ||y - y_g||^2: max |plan|, |cost| difference {plan_error:.1e}",
                             plan_error, Bound.at_most(1e-9), {str(n): c for n, c in cem.items()},
