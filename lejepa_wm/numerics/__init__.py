@@ -15,8 +15,8 @@ Library modules (importable by every check):
 - :mod:`~lejepa_wm.numerics.procrustes`: polar factor and the T3 quantities;
 - :mod:`~lejepa_wm.numerics.check_rows`: constructors for rows of the
   ``verify`` table and the worst of their measurements;
-- :mod:`~lejepa_wm.numerics.sturm_liouville` (T2: generalized normal densities
-  and the spectrum of their Langevin generator) and
+- :mod:`~lejepa_wm.numerics.generalized_normal`,
+  :mod:`~lejepa_wm.numerics.sturm_liouville` (T2) and
   :mod:`~lejepa_wm.numerics.planning` (T4).
 
 Check modules ``verify_*.py`` define ``run_checks() -> list[CheckResult]``

@@ -1,4 +1,4 @@
-"""Spectral solver for the 1-D Langevin generator ``𝓛f = f'' + (log p)' f'`` on ``L2(p)``, and the densities of T2.
+"""Spectral solver for the 1-D Langevin generator ``𝓛f = f'' + (log p)' f'`` on ``L2(p)``.
 
 Problem
 -------
@@ -51,30 +51,6 @@ For ``beta <= 1`` the spectrum above 0 is essential and there is no isolated
 modes whose eigenvalue drifts with ``L`` toward the essential threshold.
 :func:`isolated_first_eigenpair` solves at two truncations and raises
 :class:`NoIsolatedEigenvalueError` when ``lambda_1`` moves.
-
-Densities
----------
-The unit-variance generalized normal densities ``p_beta(z) ∝ exp(-|z/s|^beta)`` are defined here too.
-
-For shape ``beta > 0`` the density is
-
-    p_beta(z) = beta / (2 s Gamma(1/beta)) * exp(-|z/s|^beta),
-
-with absolute moments ``E|z|^k = s^k Gamma((k+1)/beta) / Gamma(1/beta)``, so the
-scale that gives unit variance is ``s(beta) = sqrt(Gamma(1/beta) / Gamma(3/beta))``.
-``beta = 2`` is the standard Gaussian (``s = sqrt(2)``), ``beta = 1`` the Laplace
-density (``s = 1/sqrt(2)``), and ``beta -> infinity`` the uniform density on
-``[-sqrt(3), sqrt(3)]``.
-
-The score (derivative of the log-density) is
-``(log p)'(z) = -beta sign(z) |z|^(beta-1) / s^beta``; it drives the Langevin
-dynamics ``dz = (log p)'(z) dt + sqrt(2) dW`` of THEORY.md, T2.
-
-The essential spectrum of the Langevin generator ``f'' + (log p)' f'`` on
-``L2(p)`` is read off the Schrödinger potential ``W = (V')^2/4 + V''/2``
-(``V = log p``) at infinity: empty for ``beta > 1`` (``W -> infinity``), starting
-at ``1/(4 s^2)`` for ``beta = 1`` (``W -> 1/(4 s^2)``) and at 0 for
-``beta < 1`` (``W -> 0``). See :func:`essential_spectrum_threshold`.
 """
 
 from __future__ import annotations
@@ -86,10 +62,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 from numpy.polynomial import chebyshev
-from numpy.typing import ArrayLike, NDArray
-from scipy.special import gammaln
+from numpy.typing import NDArray
 from threadpoolctl import threadpool_limits
 
+from lejepa_wm.numerics import generalized_normal as gn
 from lejepa_wm.validation import check_positive_int
 
 MIN_NODES_PER_ELEMENT = 8
@@ -97,86 +73,6 @@ DEFAULT_NODES_PER_ELEMENT = 96
 DEFAULT_TAIL_EXPONENT = 60.0
 MONOTONE_DENSITY_FLOOR = 1e-10
 DEFAULT_DRIFT_TOLERANCE = 1e-7
-
-UNIFORM_HALF_WIDTH = math.sqrt(3.0)
-"""Half-width ``a`` of the unit-variance uniform density on ``[-a, a]`` (the ``beta -> inf`` limit)."""
-
-
-def check_beta(beta: float) -> float:
-    """Return ``beta`` as a float if it is a finite positive number, else raise ``ValueError`` naming it."""
-    value = float(beta)
-    if not math.isfinite(value) or value <= 0.0:
-        raise ValueError(f"shape beta must be a finite positive number; got {beta!r}")
-    return value
-
-
-def unit_variance_scale(beta: float) -> float:
-    """Scale ``s(beta) = sqrt(Gamma(1/beta) / Gamma(3/beta))`` of unit variance (via log-gamma, rel. error ~1e-15)."""
-    b = check_beta(beta)
-    return math.exp(0.5 * (gammaln(1.0 / b) - gammaln(3.0 / b)))
-
-
-def log_density(z: ArrayLike, beta: float) -> NDArray[np.float64]:
-    """``log p_beta(z) = log(beta / (2 s Gamma(1/beta))) - |z/s|^beta`` of the unit-variance density."""
-    b = check_beta(beta)
-    s = unit_variance_scale(b)
-    return math.log(b / (2.0 * s)) - float(gammaln(1.0 / b)) - np.abs(np.asarray(z, dtype=float) / s) ** b
-
-
-def density(z: ArrayLike, beta: float) -> NDArray[np.float64]:
-    """``p_beta(z)`` of the unit-variance generalized normal density."""
-    return np.exp(log_density(z, beta))
-
-
-def score(z: ArrayLike, beta: float) -> NDArray[np.float64]:
-    """``(log p_beta)'(z) = -beta sign(z) |z|^(beta-1) / s^beta`` (0 at ``z = 0`` when ``beta > 1``)."""
-    b = check_beta(beta)
-    s = unit_variance_scale(b)
-    x = np.asarray(z, dtype=float) / s
-    return -b * np.sign(x) * np.abs(x) ** (b - 1.0) / s
-
-
-def score_derivative(z: ArrayLike, beta: float) -> NDArray[np.float64]:
-    """``(log p_beta)''(z) = -beta (beta-1) |z/s|^(beta-2) / s^2`` for ``z != 0`` (singular at 0 when ``beta < 2``)."""
-    b = check_beta(beta)
-    s = unit_variance_scale(b)
-    x = np.abs(np.asarray(z, dtype=float) / s)
-    if b == 1.0:
-        return np.zeros_like(x)
-    with np.errstate(divide="ignore"):
-        return -b * (b - 1.0) * x ** (b - 2.0) / s**2
-
-
-def absolute_moment(k: float, beta: float) -> float:
-    """``E|z|^k = s^k Gamma((k+1)/beta) / Gamma(1/beta)`` for ``k > -1``."""
-    b = check_beta(beta)
-    if not k > -1.0:
-        raise ValueError(f"absolute moment order k must exceed -1; got {k!r}")
-    s = unit_variance_scale(b)
-    return s**k * math.exp(gammaln((k + 1.0) / b) - gammaln(1.0 / b))
-
-
-def tail_half_width(beta: float, tail_exponent: float) -> float:
-    """Half-width ``L = s * T^(1/beta)`` at which ``p(L) / p(0) = exp(-T)``; used to truncate the real line."""
-    b = check_beta(beta)
-    if not (math.isfinite(tail_exponent) and tail_exponent > 0.0):
-        raise ValueError(f"tail exponent T must be a finite positive number; got {tail_exponent!r}")
-    return unit_variance_scale(b) * tail_exponent ** (1.0 / b)
-
-
-def essential_spectrum_threshold(beta: float) -> float:
-    """Bottom of the essential spectrum of ``-(f'' + (log p_beta)' f')`` on ``L2(p_beta)``.
-
-    ``inf`` for ``beta > 1`` (purely discrete spectrum), ``1/(4 s^2)`` for the
-    Laplace density ``beta = 1`` (0.5 at unit variance) and ``0`` for ``beta < 1``.
-    """
-    b = check_beta(beta)
-    if b > 1.0:
-        return math.inf
-    if b == 1.0:
-        return 1.0 / (4.0 * unit_variance_scale(b) ** 2)
-    return 0.0
-
 
 Score = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
@@ -329,17 +225,17 @@ def generalized_normal_problem(beta: float, tail_exponent: float = DEFAULT_TAIL_
 
     Requires ``beta >= 1``: for ``beta < 1`` the score is unbounded at 0 and the
     symmetrized form does not apply (the spectrum above 0 is then essential
-    from 0, see :func:`essential_spectrum_threshold`).
+    from 0, see :func:`lejepa_wm.numerics.generalized_normal.essential_spectrum_threshold`).
     """
-    b = check_beta(beta)
+    b = gn.check_beta(beta)
     if b < 1.0:
         raise ValueError(f"the generator solver needs beta >= 1 (bounded score); got beta={beta!r}")
-    half_width = tail_half_width(b, tail_exponent)
-    return GeneratorProblem(score=lambda z: score(z, b), score_derivative=lambda z: score_derivative(z, b),
-                            log_density=lambda z: log_density(z, b), edges=(-half_width, 0.0, half_width))
+    half_width = gn.tail_half_width(b, tail_exponent)
+    return GeneratorProblem(score=lambda z: gn.score(z, b), score_derivative=lambda z: gn.score_derivative(z, b),
+                            log_density=lambda z: gn.log_density(z, b), edges=(-half_width, 0.0, half_width))
 
 
-def uniform_problem(half_width: float = UNIFORM_HALF_WIDTH) -> GeneratorProblem:
+def uniform_problem(half_width: float = gn.UNIFORM_HALF_WIDTH) -> GeneratorProblem:
     """The ``beta -> inf`` limit: ``f''`` on ``[-a, a]`` with Neumann ends (uniform density, zero score)."""
     a = float(half_width)
     if not (math.isfinite(a) and a > 0.0):
@@ -410,15 +306,15 @@ def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES
     threshold and the tail mass of the candidate eigenfunction. Returns the
     ``2T`` solution otherwise. For ``beta < 1`` the error is raised at once
     from the tail asymptotics (the essential spectrum starts at 0, see
-    :func:`essential_spectrum_threshold`),
+    :func:`~lejepa_wm.numerics.generalized_normal.essential_spectrum_threshold`),
     since the symmetrized solver needs a bounded score.
     """
-    b = check_beta(beta)
+    b = gn.check_beta(beta)
     if b < 1.0:
         raise NoIsolatedEigenvalueError(
             f"beta={beta!r} < 1: the Schroedinger potential W = (V')^2/4 + V''/2 tends to 0 at infinity, so the "
             f"essential spectrum starts at 0 and there is no spectral gap (no truncation solved)",
-            candidates={}, threshold=essential_spectrum_threshold(b))
+            candidates={}, threshold=gn.essential_spectrum_threshold(b))
     if not (math.isfinite(drift_tolerance) and drift_tolerance > 0.0):
         raise ValueError(f"drift_tolerance must be a finite positive number; got {drift_tolerance!r}")
     coarse, fine = (solve_generator(generalized_normal_problem(b, k * tail_exponent), nodes_per_element, 2)
@@ -426,7 +322,7 @@ def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES
     lam_coarse, lam_fine = float(coarse.eigenvalues[1]), float(fine.eigenvalues[1])
     drift = abs(lam_fine - lam_coarse)
     if drift > drift_tolerance * max(1.0, abs(lam_fine)):
-        threshold = essential_spectrum_threshold(b)
+        threshold = gn.essential_spectrum_threshold(b)
         raise NoIsolatedEigenvalueError(
             f"beta={beta!r}: no isolated first eigenvalue above 0 (spectral gap missing, or too small to resolve "
             f"at these truncations): the candidate lambda_1 "

@@ -2,7 +2,7 @@
 
 Rows of ``lejepa-wm verify`` (claim ``T2``), all from
 :mod:`lejepa_wm.numerics.sturm_liouville` on unit-variance generalized normal
-densities ``p_beta`` (defined there too):
+densities ``p_beta`` (:mod:`lejepa_wm.numerics.generalized_normal`):
 
 - the Gaussian (``beta = 2``) generator has eigenvalues ``0, 1, 2, 3`` and
   linearity ``l(2) = corr^2(phi_1(z), z) = 1``;
@@ -29,6 +29,7 @@ import numpy as np
 import sympy as sp
 from sympy.stats import Normal, density
 
+from lejepa_wm.numerics import generalized_normal as gn
 from lejepa_wm.numerics import sturm_liouville as sl
 from lejepa_wm.numerics.check_rows import at_most
 from lejepa_wm.records import Bound, CheckResult
@@ -64,7 +65,7 @@ def check_gaussian() -> list[CheckResult]:
 
 def check_uniform_limit() -> CheckResult:
     """Neumann problem on ``[-a, a]``: ``l = 96/pi^4`` to 1e-5, ``lambda_1 = (pi/(2a))^2``, ``phi_1 = sin``."""
-    a = sl.UNIFORM_HALF_WIDTH
+    a = gn.UNIFORM_HALF_WIDTH
     spectrum = sl.solve_generator(sl.uniform_problem(a), REFERENCE_NODES, 2)
     ell = sl.linearity(spectrum)
     error = abs(ell - UNIFORM_LINEARITY)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from scipy.integrate import quad
 from scipy.special import factorial
 
+from lejepa_wm.numerics import generalized_normal as gn
 from lejepa_wm.numerics import sturm_liouville as sl
 from lejepa_wm.numerics import verify_t2
 
@@ -74,7 +75,7 @@ def test_gaussian_linearity_is_one() -> None:
 # --- uniform limit -------------------------------------------------------------------------------
 
 def test_uniform_limit_linearity_is_96_over_pi4() -> None:
-    a = sl.UNIFORM_HALF_WIDTH
+    a = gn.UNIFORM_HALF_WIDTH
     spectrum = sl.solve_generator(sl.uniform_problem(a), sl.DEFAULT_NODES_PER_ELEMENT, 3)
     assert abs(sl.linearity(spectrum) - 96.0 / math.pi**4) <= 1e-5
     np.testing.assert_allclose(spectrum.eigenvalues, [0.0, (math.pi / (2 * a)) ** 2, (math.pi / a) ** 2],
@@ -117,7 +118,7 @@ def test_solver_converges_under_refinement(beta: float) -> None:
 def test_laplace_missing_gap_is_reported_not_returned() -> None:
     with pytest.raises(sl.NoIsolatedEigenvalueError, match=r"beta=1\.0.*spectral gap missing") as info:
         sl.isolated_first_eigenpair(1.0)
-    threshold = sl.essential_spectrum_threshold(1.0)
+    threshold = gn.essential_spectrum_threshold(1.0)
     assert info.value.threshold == pytest.approx(0.5, abs=1e-14) == threshold
     (short, lam_short), (long, lam_long) = sorted(info.value.candidates.items())
     assert long > short
@@ -130,7 +131,7 @@ def test_isolated_eigenpair_is_returned_above_beta_one() -> None:
 
 
 def test_beta_below_one_is_rejected_by_the_solver() -> None:
-    assert sl.essential_spectrum_threshold(0.5) == 0.0
+    assert gn.essential_spectrum_threshold(0.5) == 0.0
     with pytest.raises(ValueError, match="0.5"):
         sl.generalized_normal_problem(0.5)
     with pytest.raises(sl.NoIsolatedEigenvalueError, match="beta=0.5 < 1.*no spectral gap") as info:
@@ -142,29 +143,29 @@ def test_beta_below_one_is_rejected_by_the_solver() -> None:
 
 @pytest.mark.parametrize("beta", [1.0, 1.5, 2.0, 3.0, 8.0])
 def test_generalized_normal_is_a_unit_variance_density(beta: float) -> None:
-    mass = quad(sl.density, -np.inf, np.inf, args=(beta,), points=None)[0]
-    variance = 2 * quad(lambda z: z**2 * sl.density(z, beta), 0, np.inf)[0]
+    mass = quad(gn.density, -np.inf, np.inf, args=(beta,), points=None)[0]
+    variance = 2 * quad(lambda z: z**2 * gn.density(z, beta), 0, np.inf)[0]
     assert mass == pytest.approx(1.0, abs=1e-9)
     assert variance == pytest.approx(1.0, abs=1e-9)
-    assert sl.absolute_moment(2, beta) == pytest.approx(1.0, abs=1e-12)
-    fourth = 2 * quad(lambda z: z**4 * sl.density(z, beta), 0, np.inf)[0]
-    assert sl.absolute_moment(4, beta) == pytest.approx(fourth, rel=1e-9)
+    assert gn.absolute_moment(2, beta) == pytest.approx(1.0, abs=1e-12)
+    fourth = 2 * quad(lambda z: z**4 * gn.density(z, beta), 0, np.inf)[0]
+    assert gn.absolute_moment(4, beta) == pytest.approx(fourth, rel=1e-9)
 
 
 def test_gaussian_member_is_the_standard_normal() -> None:
     z = np.linspace(-4, 4, 17)
-    np.testing.assert_allclose(sl.density(z, 2.0), np.exp(-z**2 / 2) / math.sqrt(2 * math.pi), rtol=1e-13)
-    np.testing.assert_allclose(sl.score(z, 2.0), -z, atol=1e-13)
+    np.testing.assert_allclose(gn.density(z, 2.0), np.exp(-z**2 / 2) / math.sqrt(2 * math.pi), rtol=1e-13)
+    np.testing.assert_allclose(gn.score(z, 2.0), -z, atol=1e-13)
 
 
 @pytest.mark.parametrize("beta", [1.0, 1.5, 3.0])
 def test_score_and_its_derivative_differentiate_the_log_density(beta: float) -> None:
     z = np.array([-1.3, -0.4, 0.3, 0.9, 2.1])
     h = 1e-5
-    numeric_score = (sl.log_density(z + h, beta) - sl.log_density(z - h, beta)) / (2 * h)
-    numeric_derivative = (sl.score(z + h, beta) - sl.score(z - h, beta)) / (2 * h)
-    np.testing.assert_allclose(sl.score(z, beta), numeric_score, rtol=1e-8)
-    np.testing.assert_allclose(sl.score_derivative(z, beta), numeric_derivative, rtol=1e-6, atol=1e-8)
+    numeric_score = (gn.log_density(z + h, beta) - gn.log_density(z - h, beta)) / (2 * h)
+    numeric_derivative = (gn.score(z + h, beta) - gn.score(z - h, beta)) / (2 * h)
+    np.testing.assert_allclose(gn.score(z, beta), numeric_score, rtol=1e-8)
+    np.testing.assert_allclose(gn.score_derivative(z, beta), numeric_derivative, rtol=1e-6, atol=1e-8)
 
 
 # --- Chebyshev building blocks -------------------------------------------------------------------
@@ -196,7 +197,7 @@ def test_run_checks_rows_all_pass() -> None:
 
 @pytest.mark.parametrize("beta", [0.0, -1.0, float("nan"), float("inf")])
 def test_bad_beta_is_rejected_naming_it(beta: float) -> None:
-    for call in (sl.unit_variance_scale, sl.essential_spectrum_threshold, sl.generalized_normal_problem,
+    for call in (gn.unit_variance_scale, gn.essential_spectrum_threshold, sl.generalized_normal_problem,
                  sl.isolated_first_eigenpair):
         with pytest.raises(ValueError, match=f"beta.*{beta!r}"):
             call(beta)
@@ -222,8 +223,8 @@ def test_other_bad_inputs_are_rejected() -> None:
     with pytest.raises(ValueError, match="half_width.*-1"):
         sl.uniform_problem(-1.0)
     with pytest.raises(ValueError, match="edges"):
-        sl.GeneratorProblem(sl.score, sl.score_derivative, sl.log_density, (1.0, 0.0))
+        sl.GeneratorProblem(gn.score, gn.score_derivative, gn.log_density, (1.0, 0.0))
     with pytest.raises(ValueError, match="drift_tolerance.*0.0"):
         sl.isolated_first_eigenpair(2.0, drift_tolerance=0.0)
     with pytest.raises(ValueError, match="order k.*-2"):
-        sl.absolute_moment(-2, 2.0)
+        gn.absolute_moment(-2, 2.0)
