@@ -102,10 +102,6 @@ class ObjectiveParams:
         if self.name == ALIGNMENT_ONLY and (self.weight != 0 or self.options):
             raise ValueError("the alignment-only control has weight 0 and no options")
 
-    @classmethod
-    def alignment_only(cls) -> "ObjectiveParams":
-        return cls(ALIGNMENT_ONLY, 0.0)
-
     def build(self) -> Objective:
         if self.name == ALIGNMENT_ONLY:  # weight 0: the total is exactly the alignment loss
             return build_objective("whitening", 0.0)
