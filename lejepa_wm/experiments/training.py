@@ -207,10 +207,9 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
     encoder.train()
     target_hit = next((row for row in history if settings.stop_r2 is not None
                        and row["probe_r2"] >= settings.stop_r2), None)
-    bar = tqdm(total=settings.max_steps, initial=step, desc=description, unit="step",
-               disable=not progress, leave=False)
-    origin = time.perf_counter() - elapsed  # wall time counts across resumptions
-    try:
+    with tqdm(total=settings.max_steps, initial=step, desc=description, unit="step", disable=not progress,
+              leave=False) as bar:
+        origin = time.perf_counter() - elapsed  # wall time counts across resumptions
         while not finished and step < settings.max_steps and target_hit is None:
             lr = settings.learning_rate(step)
             for group in optimizer.param_groups:
@@ -242,8 +241,6 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
                 history.append(record)
             if checkpoint_path is not None and step % settings.checkpoint_every == 0 and target_hit is None:
                 save_checkpoint(time.perf_counter() - origin, False)
-    finally:
-        bar.close()
     if not finished:
         elapsed = time.perf_counter() - origin
         if evaluator is not None and (not history or history[-1]["step"] != step or "probe_r2" not in history[-1]):
