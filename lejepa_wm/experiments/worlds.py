@@ -59,14 +59,17 @@ def rates_to_rho(kappa: np.ndarray | list[float], tau: float) -> np.ndarray:
 
 @dataclass(frozen=True)
 class GaussianWorld:
-    """``z ~ N(0, I_n)`` with the (possibly anisotropic) OU channel; exactly stationary."""
+    """``z ~ N(0, I_n)`` with the (possibly anisotropic) OU channel; exactly stationary.
+
+    ``rho`` may be any sequence of ``n`` correlations (a list read back from ``spec.json``); it is kept as a tuple.
+    """
 
     n: int
     rho: tuple[float, ...]
 
     def __post_init__(self) -> None:
         check_positive_int(self.n, "n")
-        object.__setattr__(self, "rho", tuple(self.rho))  # a list read back from spec.json included
+        object.__setattr__(self, "rho", tuple(self.rho))
         if len(self.rho) != self.n:
             raise ValueError(f"rho must have one entry per coordinate (n = {self.n}); got {len(self.rho)}")
         for value in self.rho:
