@@ -82,8 +82,7 @@ class AnisotropicExperiment(SyntheticExperiment):
 
     def grid(self, config: AnisotropicConfig, scale: str, seed: int = 0) -> list:
         def world(ratio: float) -> GaussianWorld:
-            rho = rates_to_rho([1.0] * (config.n - 1) + [ratio], config.tau)
-            return GaussianWorld(config.n, tuple(float(v) for v in rho))
+            return GaussianWorld(config.n, rates_to_rho([1.0] * (config.n - 1) + [ratio], config.tau).tolist())
 
         return [self.spec(scale, f"ratio={ratio:g}_{method}_seed={run_seed}",
                           config.run(world(ratio), method, run_seed, ratio=ratio))

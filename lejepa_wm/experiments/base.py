@@ -167,11 +167,9 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
     so an interruption at any moment loses at most the steps since the last
     checkpoint; stale temporary files of a killed write are removed first.
     """
+    if is_done(spec, out):
+        return read_metrics(spec, out)
     run_dir = spec.run_dir(out)
-    stored = read_metrics(spec, out)
-    if stored is not None:
-        check_stored_spec(spec, out)
-        return stored
     try:
         check_stored_spec(spec, out)
     except StaleRunError:  # an unfinished run with other settings: its checkpoints do not apply

@@ -52,12 +52,6 @@ def _check_dim(n: int) -> int:
     return n
 
 
-def random_permutations(n: int, layers: int, seed: int) -> torch.Tensor:
-    """``layers`` seeded random permutations of ``range(n)`` (shape ``(layers, n)``)."""
-    rng = np.random.default_rng(seed)
-    return torch.as_tensor(np.stack([rng.permutation(n) for _ in range(layers)]), dtype=torch.long)
-
-
 class Conditioner(nn.Module):
     """One-hidden-layer tanh network ``a ↦ (s(a), t(a))``."""
 
@@ -154,7 +148,9 @@ def make_mixing(n: int, layers: int, hidden: int, shift_gain: float, log_scale_g
     for name, value in (("shift_gain", shift_gain), ("log_scale_gain", log_scale_gain)):
         if not (math.isfinite(value) and value >= 0):
             raise ValueError(f"{name} must be a non-negative number; got {value!r}")
-    flow = CouplingFlow(n, random_permutations(n, layers, seed), hidden)
+    rng = np.random.default_rng(seed)
+    permutations = torch.as_tensor(np.stack([rng.permutation(n) for _ in range(layers)]), dtype=torch.long)
+    flow = CouplingFlow(n, permutations, hidden)
     generator = torch.Generator().manual_seed(seed)
     n_b = n - n // 2
     with torch.no_grad():

@@ -140,15 +140,16 @@ class ProcrustesFit:
         scale = float(np.sum(np.linalg.svd(cross, compute_uv=False)) / np.sum(z**2))
         return cls(rotation, scale)
 
-    def _residual(self, h: Any, z: Any, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    def _squares(self, h: Any, z: Any, scale: float) -> tuple[np.ndarray, np.ndarray]:
+        """Per sample: ``||h_i − mean(h)||²`` and ``||h_i − mean(h) − scale · Q (z_i − mean(z))||²``."""
         h, z = _paired(h, z, "h", "z")
         centred = h - h.mean(axis=0)
-        return centred, centred - scale * (z - z.mean(axis=0)) @ self.rotation.T
+        residual = centred - scale * (z - z.mean(axis=0)) @ self.rotation.T
+        return np.sum(centred**2, axis=1), np.sum(residual**2, axis=1)
 
     def error(self, h: Any, z: Any) -> float:
         """``mean_i ||h_i − mean(h) − Q (z_i − mean(z))||²`` on the scored sample."""
-        _, residual = self._residual(h, z, 1.0)
-        return float(np.mean(np.sum(residual**2, axis=1)))
+        return float(np.mean(self._squares(h, z, 1.0)[1]))
 
     def error_standard_error(self, h: Any, z: Any) -> float:
         """Standard error of :meth:`error` as a sample mean: ``std_i ||residual_i||² / √N``.
@@ -156,17 +157,14 @@ class ProcrustesFit:
         The centring means are treated as fixed (their own sampling error is of
         order ``n/N``, below this one's ``√(Var) /√N``).
         """
-        _, residual = self._residual(h, z, 1.0)
-        terms = np.sum(residual**2, axis=1)
+        terms = self._squares(h, z, 1.0)[1]
         return float(np.std(terms, ddof=1) / np.sqrt(len(terms))) if len(terms) > 1 else float("inf")
 
     def scale_free_error(self, h: Any, z: Any) -> float:
         """``mean_i ||h_i − mean(h) − c Q (z_i − mean(z))||² / mean_i ||h_i − mean(h)||²`` on the scored sample."""
-        centred, residual = self._residual(h, z, self.scale)
-        energy = float(np.mean(np.sum(centred**2, axis=1)))
-        if energy == 0.0:
-            return 1.0
-        return float(np.mean(np.sum(residual**2, axis=1)) / energy)
+        energies, terms = self._squares(h, z, self.scale)
+        energy = float(np.mean(energies))
+        return 1.0 if energy == 0.0 else float(np.mean(terms) / energy)
 
 
 def orthogonality_error(a: Any) -> float:

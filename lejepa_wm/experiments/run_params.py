@@ -11,7 +11,6 @@ and figures and play no part in its execution.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping
 
@@ -21,7 +20,7 @@ from torch import nn
 from lejepa_wm.experiments.encoders import ENCODERS, build_encoder
 from lejepa_wm.experiments.flows import RENDERERS, CouplingFlow, make_renderer
 from lejepa_wm.experiments.objectives import OBJECTIVES, Objective, build_objective
-from lejepa_wm.experiments.training import TrainSettings
+from lejepa_wm.experiments.training import TrainSettings, check_number
 from lejepa_wm.experiments.worlds import World, world_from_dict, world_to_dict
 from lejepa_wm.seeds import SeedStreams
 from lejepa_wm.validation import check_choice, check_positive_int
@@ -48,12 +47,6 @@ def _build(cls: type, data: Mapping[str, Any], key: str, what: str | None = None
         raise ValueError(f"{what or key} {dict(section)!r} is malformed: {exc}") from None
 
 
-def _check_nonnegative(value: Any, name: str) -> None:
-    """``value`` must be a finite number >= 0 (not a bool)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
-
-
 @dataclass(frozen=True)
 class RendererParams:
     """The frozen mixing ``g`` (see :func:`lejepa_wm.experiments.flows.make_renderer`)."""
@@ -69,7 +62,7 @@ class RendererParams:
         check_positive_int(self.layers, "renderer layers")
         check_positive_int(self.hidden, "renderer hidden width")
         for name in ("shift_gain", "log_scale_gain"):
-            _check_nonnegative(getattr(self, name), name)
+            check_number(getattr(self, name), name, lambda value: value >= 0, "be >= 0")
 
     def build(self, n: int, seed: int) -> CouplingFlow:
         return make_renderer(self.kind, n, seed, self.layers, self.hidden, self.shift_gain, self.log_scale_gain)
@@ -105,13 +98,9 @@ class ObjectiveParams:
 
     def __post_init__(self) -> None:
         check_choice(self.name, OBJECTIVE_NAMES, "objective")
-        _check_nonnegative(self.weight, "objective weight")
+        check_number(self.weight, "objective weight", lambda value: value >= 0, "be >= 0")
         if self.name == ALIGNMENT_ONLY and (self.weight != 0 or self.options):
             raise ValueError("the alignment-only control has weight 0 and no options")
-
-    @classmethod
-    def alignment_only(cls) -> "ObjectiveParams":
-        return cls(ALIGNMENT_ONLY, 0.0)
 
     def build(self) -> Objective:
         if self.name == ALIGNMENT_ONLY:  # weight 0: the total is exactly the alignment loss
@@ -119,7 +108,7 @@ class ObjectiveParams:
         return build_objective(self.name, self.weight, **dict(self.options))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "weight": self.weight, "options": dict(self.options)}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -142,10 +131,7 @@ class SyntheticRunParams:
         check_positive_int(self.cpu_threads, "cpu_threads")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"world": world_to_dict(self.world), "renderer": asdict(self.renderer),
-                "encoder": asdict(self.encoder), "objective": self.objective.to_dict(),
-                "train": self.train.to_dict(), "seeds": self.seeds.to_dict(), "eval_size": self.eval_size,
-                "cpu_threads": self.cpu_threads, "track_test": self.track_test, "labels": dict(self.labels)}
+        return {**asdict(self), "world": world_to_dict(self.world)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "SyntheticRunParams":

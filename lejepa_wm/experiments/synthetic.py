@@ -168,14 +168,12 @@ class TrainingConfig:
 
     def objective(self, method: str, n: int | None = None) -> ObjectiveParams:
         """Objective of ``method``: ``sigreg``, ``whitening`` (configured weights) or ``alignment_only``."""
-        if method == "sigreg":
-            return ObjectiveParams("sigreg", self.sigreg_weight, {"num_slices": self.sigreg_slices,
-                                   "statistic": self.sigreg_statistic, "standardize": self.sigreg_standardize})
-        if method == "whitening":
-            return ObjectiveParams("whitening", self.whitening_weight)
-        if method == "alignment_only":
-            return ObjectiveParams.alignment_only()
-        raise ValueError(f"unknown method {method!r}")
+        weights = {"sigreg": self.sigreg_weight, "whitening": self.whitening_weight, "alignment_only": 0.0}
+        if method not in weights:
+            raise ValueError(f"unknown method {method!r}")
+        options = {"num_slices": self.sigreg_slices, "statistic": self.sigreg_statistic,
+                   "standardize": self.sigreg_standardize} if method == "sigreg" else {}
+        return ObjectiveParams(method, weights[method], options)
 
     def run(self, world: World, method: str, run_seed: int, encoder: EncoderParams | None = None,
             track_test: bool = False, **labels: Any) -> SyntheticRunParams:

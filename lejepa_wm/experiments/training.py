@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
@@ -52,7 +52,7 @@ class TrainingDivergedError(RuntimeError):
     """The loss became NaN/inf or exceeded the divergence threshold."""
 
 
-def _check_number(value: Any, name: str, valid: Callable[[float], bool], rule: str) -> None:
+def check_number(value: Any, name: str, valid: Callable[[float], bool], rule: str) -> None:
     """``ValueError`` naming ``value`` unless it is a finite real number for which ``valid`` holds."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ValueError(f"{name} must be a finite number; got {value!r}")
@@ -89,14 +89,14 @@ class TrainSettings:
                 raise ValueError(f"checkpoint_every ({self.checkpoint_every}) must be a multiple of "
                                  f"eval_every ({self.eval_every})")
         check_nonnegative_int(self.warmup_steps, "warmup_steps")
-        _check_number(self.lr, "lr", lambda value: value > 0, "be a positive number")
-        _check_number(self.decay_fraction, "decay_fraction", lambda value: 0 <= value <= 1, "lie in [0, 1]")
-        _check_number(self.weight_decay, "weight_decay", lambda value: value >= 0, "be >= 0")
+        check_number(self.lr, "lr", lambda value: value > 0, "be a positive number")
+        check_number(self.decay_fraction, "decay_fraction", lambda value: 0 <= value <= 1, "lie in [0, 1]")
+        check_number(self.weight_decay, "weight_decay", lambda value: value >= 0, "be >= 0")
         if self.stop_r2 is not None:
-            _check_number(self.stop_r2, "stop_r2", lambda value: 0 < value <= 1, "lie in (0, 1]")
+            check_number(self.stop_r2, "stop_r2", lambda value: 0 < value <= 1, "lie in (0, 1]")
             if self.eval_every is None:
                 raise ValueError("stop_r2 needs eval_every (early stopping evaluates during training)")
-        _check_number(self.max_loss, "max_loss", lambda value: value > 0, "be positive")
+        check_number(self.max_loss, "max_loss", lambda value: value > 0, "be positive")
 
     def learning_rate(self, step: int) -> float:
         """Learning rate used for update ``step`` (0-based): warmup, constant, cosine decay."""
@@ -106,9 +106,6 @@ class TrainSettings:
         if decay_steps and step >= decay_start:
             factor *= 0.5 * (1.0 + math.cos(math.pi * (step - decay_start) / decay_steps))
         return self.lr * factor
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 class PairSource(Protocol):
@@ -210,10 +207,9 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
     encoder.train()
     target_hit = next((row for row in history if settings.stop_r2 is not None
                        and row["probe_r2"] >= settings.stop_r2), None)
-    bar = tqdm(total=settings.max_steps, initial=step, desc=description, unit="step",
-               disable=not progress, leave=False)
-    origin = time.perf_counter() - elapsed  # wall time counts across resumptions
-    try:
+    with tqdm(total=settings.max_steps, initial=step, desc=description, unit="step", disable=not progress,
+              leave=False) as bar:
+        origin = time.perf_counter() - elapsed  # wall time counts across resumptions
         while not finished and step < settings.max_steps and target_hit is None:
             lr = settings.learning_rate(step)
             for group in optimizer.param_groups:
@@ -245,8 +241,6 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
                 history.append(record)
             if checkpoint_path is not None and step % settings.checkpoint_every == 0 and target_hit is None:
                 save_checkpoint(time.perf_counter() - origin, False)
-    finally:
-        bar.close()
     if not finished:
         elapsed = time.perf_counter() - origin
         if evaluator is not None and (not history or history[-1]["step"] != step or "probe_r2" not in history[-1]):

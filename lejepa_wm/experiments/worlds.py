@@ -57,20 +57,19 @@ def rates_to_rho(kappa: np.ndarray | list[float], tau: float) -> np.ndarray:
     return np.exp(-rates * _positive(tau, "time tau"))
 
 
-def _seed_from(generator: torch.Generator) -> int:
-    """A numpy seed drawn from ``generator`` (advances it, so runs stay reproducible)."""
-    return int(torch.randint(0, 2**62, (1,), generator=generator, device=generator.device).item())
-
-
 @dataclass(frozen=True)
 class GaussianWorld:
-    """``z ~ N(0, I_n)`` with the (possibly anisotropic) OU channel; exactly stationary."""
+    """``z ~ N(0, I_n)`` with the (possibly anisotropic) OU channel; exactly stationary.
+
+    ``rho`` may be any sequence of ``n`` correlations (a list read back from ``spec.json``); it is kept as a tuple.
+    """
 
     n: int
     rho: tuple[float, ...]
 
     def __post_init__(self) -> None:
         check_positive_int(self.n, "n")
+        object.__setattr__(self, "rho", tuple(self.rho))
         if len(self.rho) != self.n:
             raise ValueError(f"rho must have one entry per coordinate (n = {self.n}); got {len(self.rho)}")
         for value in self.rho:
@@ -188,31 +187,30 @@ class GeneralizedNormalWorld:
 
     def sample_pairs(self, num: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """``num`` pairs as float32 tensors on the generator's device."""
-        pairs = self.sample_numpy(num, np.random.default_rng(_seed_from(generator)))
+        seed = int(torch.randint(0, 2**62, (1,), generator=generator, device=generator.device).item())
+        pairs = self.sample_numpy(num, np.random.default_rng(seed))  # a numpy seed drawn from the generator
         return tuple(torch.as_tensor(v, dtype=torch.float32, device=generator.device) for v in pairs)
 
 
 World = GaussianWorld | GeneralizedNormalWorld
 
 
+WORLD_KINDS = {"gaussian": GaussianWorld, "gennorm": GeneralizedNormalWorld}
+
+
 def world_to_dict(world: World) -> dict[str, Any]:
     """Plain-dict form of a world (what a run's ``spec.json`` stores); inverse of :func:`world_from_dict`."""
-    if isinstance(world, GaussianWorld):
-        return {"kind": "gaussian", "n": world.n, "rho": list(world.rho)}
-    return {"kind": "gennorm", **asdict(world)}
+    kind = next(kind for kind, cls in WORLD_KINDS.items() if isinstance(world, cls))
+    return {"kind": kind, **asdict(world)}
 
 
 def world_from_dict(data: Mapping[str, Any]) -> World:
     """The world described by ``data`` (built by its constructor, so every value is validated)."""
     if not isinstance(data, Mapping) or "kind" not in data:
         raise ValueError(f"a world must be an object with a 'kind'; got {data!r}")
-    kind = data["kind"]
-    fields = {key: value for key, value in data.items() if key != "kind"}
+    if data["kind"] not in WORLD_KINDS:
+        raise ValueError(f"unknown world kind {data['kind']!r}; expected 'gaussian' or 'gennorm'")
     try:
-        if kind == "gaussian":
-            return GaussianWorld(fields["n"], tuple(fields["rho"]))
-        if kind == "gennorm":
-            return GeneralizedNormalWorld(**fields)
-    except (KeyError, TypeError) as exc:
+        return WORLD_KINDS[data["kind"]](**{key: value for key, value in data.items() if key != "kind"})
+    except TypeError as exc:
         raise ValueError(f"world {dict(data)!r} is malformed: {exc}") from None
-    raise ValueError(f"unknown world kind {kind!r}; expected 'gaussian' or 'gennorm'")
