@@ -331,11 +331,11 @@ def test_a_claim_refuses_a_live_owner_and_reclaims_a_stale_one(tmp_path: Path) -
 def test_the_heartbeat_keeps_a_marker_fresh_and_stops_when_taken_over(tmp_path: Path) -> None:
     import time
 
-    from lejepa_wm.sweep.state import Heartbeat, claim_run, read_marker
+    from lejepa_wm.sweep.state import claim_run, heartbeat, read_marker
 
     marker, _ = claim_run(tmp_path, attempt=1)
     first = marker["heartbeat_at"]
-    with Heartbeat(tmp_path, marker, interval=0.05):
+    with heartbeat(tmp_path, marker, interval=0.05):
         time.sleep(0.3)
         assert read_marker(tmp_path)["heartbeat_at"] > first
         other = marker | {"token": "someone-else", "heartbeat_at": 0.0}

@@ -8,10 +8,13 @@ from pathlib import Path
 from lejepa_wm.config import SCALES
 from lejepa_wm.device import DEVICE_CHOICES
 from lejepa_wm.experiments import EXPERIMENT_MODULES
-from lejepa_wm.sweep.driver import DEFAULT_OUT, EXECUTORS, aggregate_sweep, print_result, run_sweep
+from lejepa_wm.experiments.base import is_done
+from lejepa_wm.sweep.driver import DEFAULT_OUT, EXECUTORS, aggregate_plan, print_result, run_sweep
 from lejepa_wm.sweep.executors import available_cores
+from lejepa_wm.sweep.state import plan_sweep
 from lejepa_wm.sweep.status import format_status, sweep_status
 from lejepa_wm.validation import check_nonnegative_int, check_positive_int
+from lejepa_wm.verify import check_writable_dir
 
 SLURM_OPTIONS = {"partition": (str, None), "time_min": (int, "wall-clock limit of one run in minutes"),
                  "cpus_per_run": (int, None), "gpus_per_run": (int, None), "mem_gb": (float, None),
@@ -43,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Show the status, aggregate, or run the sweep; exit status 3 if a run failed.
+    """Show the status, aggregate the runs finished so far, or run the sweep; exit status 3 if a run failed.
 
     ``--jobs`` and ``--seed`` are checked first, in every mode (``--out`` is checked by
     :func:`lejepa_wm.cli.main` before any subcommand runs).
@@ -56,9 +59,15 @@ def main(args: argparse.Namespace) -> int:
         print(format_status(status, available_cores() if args.jobs is None else args.jobs))
         return 0
     if args.aggregate_only:
-        files, finished, total = aggregate_sweep(args.experiment, args.scale, args.out, args.seed, args.config)
-        if finished < total:
-            print(f"warning: aggregated {finished} of {total} runs; the others have not finished")
+        check_writable_dir(args.out, "--out")
+        plan = plan_sweep(args.experiment, args.scale, args.out, args.seed, args.config)
+        finished = sum(is_done(spec, plan.out) for spec in plan.specs)
+        if finished == 0:
+            raise ValueError(f"no finished run of {args.experiment!r} ({args.scale}) below {plan.exp_dir}; "
+                             "nothing to aggregate")
+        files = aggregate_plan(plan)
+        if finished < len(plan.specs):
+            print(f"warning: aggregated {finished} of {len(plan.specs)} runs; the others have not finished")
         for path in files:
             print(f"wrote {path}")
         return 0

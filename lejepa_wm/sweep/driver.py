@@ -131,27 +131,21 @@ def check_launch(out: Path, executor: str = "serial", jobs: int | None = None, s
     return check_writable_dir(Path(out), "--out")
 
 
-def remove_dead_temporaries(folder: Path, older_than_s: float = TEMPORARY_TIMEOUT_S) -> None:
-    """Delete temporary files of killed atomic writes in ``folder`` (not below it) older than ``older_than_s``.
-
-    An atomic write lasts milliseconds, so an older temporary file belongs to a
-    write that was killed (the run folders are cleaned when each run starts).
-    """
-    now = time.time()
-    for path in Path(folder).glob(".*.tmp"):
-        with contextlib.suppress(OSError):
-            if path.is_file() and now - path.stat().st_mtime > older_than_s:
-                path.unlink()
-
-
 def aggregate_plan(plan: SweepPlan) -> tuple[Path, ...]:
     """The experiment's ``aggregate``; a run whose metrics lack a key the aggregation needs is named.
 
+    Temporary files of killed atomic writes in the experiment's folder (not
+    below it) older than :data:`TEMPORARY_TIMEOUT_S` are deleted first: an atomic
+    write lasts milliseconds (the run folders are cleaned when each run starts).
     A ``KeyError`` traced to ``metrics.json`` files that lack the key becomes a
     ``ValueError`` naming the first such file (a damaged or older result:
     deleting it makes the next launch run it again); any other error propagates.
     """
-    remove_dead_temporaries(plan.exp_dir)
+    now = time.time()
+    for path in plan.exp_dir.glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            if path.is_file() and now - path.stat().st_mtime > TEMPORARY_TIMEOUT_S:
+                path.unlink()
     try:
         return tuple(plan.experiment.aggregate(plan.exp_dir, plan.config))
     except KeyError as exc:
@@ -267,18 +261,3 @@ def print_result(result: SweepResult, out: Path) -> int:
               f"{', '.join(result.failed)}; launch the same command again to retry them")
         return 3
     return 0
-
-
-def aggregate_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, seed: int = 0,
-                    config_path: Path | None = None,
-                    overrides: Mapping[str, Any] | None = None) -> tuple[list[Path], int, int]:
-    """Aggregate whatever runs have finished; return the files written, runs finished and runs in the grid.
-
-    ``ValueError`` if no run has finished yet.
-    """
-    check_writable_dir(Path(out), "--out")
-    plan = plan_sweep(name, scale, out, seed, config_path, overrides)
-    finished = sum(is_done(spec, plan.out) for spec in plan.specs)
-    if finished == 0:
-        raise ValueError(f"no finished run of {name!r} ({scale}) below {plan.exp_dir}; nothing to aggregate")
-    return list(aggregate_plan(plan)), finished, len(plan.specs)

@@ -19,13 +19,11 @@ from typing import Any, Sequence
 from lejepa_wm.machine import usable_cores as available_cores
 from lejepa_wm.sweep.state import reclaim_stale
 from lejepa_wm.sweep.worker import RunOutcome, RunTask, init_pool_worker, outcome_from_exception, run_task
-from lejepa_wm.validation import check_positive_int
 
 
 class SweepExecutor:
     """What the sweep driver needs from an executor (the base of every executor)."""
 
-    name: str
     threads_per_run: int | None
     _pending: Any  # the attempts submitted and not yet returned by wait_some
 
@@ -44,16 +42,13 @@ class SweepExecutor:
 
 
 def threads_per_run(jobs: int, cores: int) -> int:
-    """Each of ``jobs`` concurrent runs gets an equal share of ``cores`` threads (at least one)."""
-    check_positive_int(jobs, "jobs")
-    check_positive_int(cores, "cores")
+    """Each of ``jobs`` concurrent runs gets an equal share of ``cores`` threads (at least one; both are >= 1)."""
     return max(1, cores // jobs)
 
 
 class SerialExecutor(SweepExecutor):
     """Runs each attempt in this process, one at a time, when the driver waits for it."""
 
-    name = "serial"
     threads_per_run = None
 
     def __init__(self) -> None:
@@ -84,11 +79,9 @@ class PoolExecutor(SweepExecutor):
     (the launch was interrupted) stops the workers and removes their markers.
     """
 
-    name = "local"
-
-    def __init__(self, jobs: int, cores: int | None = None) -> None:
-        self.jobs = check_positive_int(jobs, "jobs")
-        self.threads_per_run = threads_per_run(jobs, available_cores() if cores is None else cores)
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.threads_per_run = threads_per_run(jobs, available_cores())
         self._pool: cf.ProcessPoolExecutor | None = None
         self._pending: dict[cf.Future[RunOutcome], tuple[RunTask, cf.ProcessPoolExecutor]] = {}
 

@@ -92,8 +92,6 @@ class CheckpointableRun(submitit.helpers.Checkpointable):
 class SubmititExecutor(SweepExecutor):
     """Submits attempts as a job array and polls them until they end."""
 
-    name = "slurm"
-
     def __init__(self, log_dir: Path, settings: SlurmSettings, job_name: str = "lejepa-wm",
                  cluster: str = "slurm") -> None:
         check_choice(cluster, SUBMITIT_CLUSTERS, "submitit cluster")

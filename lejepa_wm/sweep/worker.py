@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from lejepa_wm.experiments.base import RunSpec, execute_run
-from lejepa_wm.sweep.state import (ERROR_FILE, RUNNING_FILE, Heartbeat, RunOwnedElsewhere, claim_run,
-                                   describe_owner, read_marker, record_failure, release_run, stale_reason)
+from lejepa_wm.sweep.state import (ERROR_FILE, RUNNING_FILE, RunOwnedElsewhere, claim_run, describe_owner,
+                                   heartbeat, read_marker, record_failure, release_run, stale_reason)
 
 THREAD_ENV_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                    "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
@@ -150,7 +150,7 @@ def run_task(task: RunTask) -> RunOutcome:
     except RunOwnedElsewhere as exc:
         return RunOutcome(spec.run_id, False, str(exc), elsewhere=describe_owner(exc.marker))
     try:
-        with Heartbeat(run_dir, marker):
+        with heartbeat(run_dir, marker):
             experiment = import_module(task.module).EXPERIMENT
             execute_run(experiment, spec, Path(task.out), task.device)
     except Exception as exc:  # noqa: BLE001 - any failure of a run is reported, never propagated
