@@ -24,7 +24,7 @@ import submitit
 from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.config import config_from_mapping, read_toml
 from lejepa_wm.sweep.executors import SweepExecutor
-from lejepa_wm.sweep.worker import RunOutcome, RunTask, outcome_from_exception, run_task
+from lejepa_wm.sweep.worker import RunOutcome, RunTask, run_task
 from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int
 
 DEFAULTS_FILE = Path(__file__).with_name("slurm.toml")
@@ -115,15 +115,7 @@ class SubmititExecutor(SweepExecutor):
     def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
         while not (finished := [job for job in self._pending if job.done()]):
             time.sleep(self.poll_s)
-        ended = []
-        for job in finished:
-            task = self._pending.pop(job)
-            try:
-                outcome = job.result()
-            except Exception as exc:  # noqa: BLE001 - killed, preempted past requeueing, node failure
-                outcome = outcome_from_exception(task, exc)
-            ended.append((task, outcome))
-        return ended
+        return self._outcomes(finished)
 
     def close(self) -> None:
         for job in self._pending:
