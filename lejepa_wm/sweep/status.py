@@ -45,11 +45,6 @@ class SweepStatus:
     damaged: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
 
-    @property
-    def total(self) -> int:
-        """Number of runs in the grid."""
-        return sum(self.counts.values())
-
     def wall_left_s(self, jobs: int) -> float | None:
         """Wall time left with ``jobs`` (>= 1, checked by the command line) runs at a time (``None`` without an
         estimate)."""
@@ -115,7 +110,7 @@ def format_status(status: SweepStatus, jobs: int) -> str:
     """Human-readable status: counts, failed runs, and the estimate for ``jobs`` concurrent runs."""
     shown = [state for state in RunState if state is not RunState.DAMAGED or status.counts[state]]
     counts = ", ".join(f"{state.value} {status.counts[state]}" for state in shown)
-    lines = [f"{status.experiment} ({status.scale}): {status.total} runs: {counts}"]
+    lines = [f"{status.experiment} ({status.scale}): {sum(status.counts.values())} runs: {counts}"]
     for title, runs in (("running", [f"{run_id} ({owner})" for run_id, owner in status.running]),
                         ("failed (see error.json in each run folder)", status.failed),
                         ("damaged metrics.json (the next launch runs them again)", status.damaged),
