@@ -176,13 +176,6 @@ def new_marker(attempt: int) -> dict[str, Any]:
             "slurm_job": os.environ.get("SLURM_JOB_ID")}
 
 
-def mark_running(run_dir: Path, attempt: int) -> dict[str, Any]:
-    """Write ``running.json`` for this process unconditionally (see :func:`claim_run` for the safe way)."""
-    marker = new_marker(attempt)
-    atomic_write_json(Path(run_dir) / RUNNING_FILE, marker)
-    return marker
-
-
 class RunOwnedElsewhere(Exception):
     """The run has a live marker of another owner: it must not be started here."""
 
