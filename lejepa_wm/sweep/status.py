@@ -96,8 +96,7 @@ def cost_group(spec: RunSpec) -> tuple[tuple[str, str], ...]:
 
 def format_duration(seconds: float) -> str:
     """``seconds`` as ``1h02m``, ``3m05s`` or ``12s``."""
-    seconds = round(seconds)
-    hours, rest = divmod(seconds, 3600)
+    hours, rest = divmod(round(seconds), 3600)
     minutes, secs = divmod(rest, 60)
     if hours:
         return f"{hours}h{minutes:02d}m"
