@@ -9,6 +9,7 @@ key and the value; range checks belong in the dataclass's ``__post_init__``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import tomllib
@@ -29,15 +30,12 @@ def _coerce(key: str, value: Any, annotation: Any) -> Any:
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
         for option in args:
-            if option is type(None):
-                if value is None:
-                    return None
-                continue
-            try:
-                return _coerce(key, value, option)
-            except ValueError:
-                pass
+            if option is not type(None):
+                with contextlib.suppress(ValueError):
+                    return _coerce(key, value, option)
         raise ValueError(f"config key {key!r}: value {value!r} matches none of {annotation}")
     if origin in (tuple, list):
         if not isinstance(value, (list, tuple)):

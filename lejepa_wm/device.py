@@ -16,11 +16,8 @@ def select_device(requested: str = "cpu") -> "torch.device":  # noqa: F821
     import torch
 
     check_choice(requested, DEVICE_CHOICES, "device")
-    if requested == "cuda":
-        if not torch.cuda.is_available():
-            raise RuntimeError("device 'cuda' was requested but torch sees no CUDA device on this machine; "
-                               "use --device cpu (or --device auto to take CUDA only where present)")
-        return torch.device("cuda")
-    if requested == "auto" and torch.cuda.is_available():
-        return torch.device("cuda")
-    return torch.device("cpu")
+    cuda = requested != "cpu" and torch.cuda.is_available()
+    if requested == "cuda" and not cuda:
+        raise RuntimeError("device 'cuda' was requested but torch sees no CUDA device on this machine; "
+                           "use --device cpu (or --device auto to take CUDA only where present)")
+    return torch.device("cuda" if cuda else "cpu")

@@ -27,9 +27,7 @@ def cpu_model() -> str:
 
 def usable_cores() -> int:
     """Cores this process may run on (scheduler affinity where supported)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def gpus() -> list[str]:

@@ -212,8 +212,7 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
     for name in experiments:
         check_choice(name, tuple(EXPERIMENT_MODULES), "experiment")
     out = check_launch(out, "local", jobs, seed, device)
-    if progress is None:
-        progress = sys.stderr.isatty()
+    progress = sys.stderr.isatty() if progress is None else progress
     if not fresh:
         check_same_seed(out, scale, seed)
     start = time.perf_counter()

@@ -29,7 +29,7 @@ from lejepa_wm.sweep.driver import MAX_ATTEMPTS, run_sweep
 from lejepa_wm.sweep.executors import available_cores, threads_per_run
 from lejepa_wm.sweep.slurm import (DEFAULTS_FILE, JOB_FILE, SlurmSettings, SubmititExecutor,
                                    load_slurm_settings)
-from lejepa_wm.sweep.state import ERROR_FILE, RUNNING_FILE, RunState, mark_running
+from lejepa_wm.sweep.state import ERROR_FILE, RUNNING_FILE, RunState, claim_run
 from lejepa_wm.sweep.status import format_status, sweep_status
 from lejepa_wm.sweep.worker import RunTask, pin_threads
 
@@ -152,12 +152,12 @@ def test_status_counts_states_and_estimates_time_left(toy: ModuleType, tmp_path:
     runs = exp_dir(tmp_path) / "runs"
     # Run 3 is running (a marker of this live process); run 0 was interrupted (marker of a dead process).
     (runs / ids[3] / METRICS_FILE).unlink()
-    mark_running(runs / ids[3], attempt=1)
+    claim_run(runs / ids[3], attempt=1)
     started_at = read_json(runs / ids[3] / RUNNING_FILE)["started_at"]
     (runs / ids[0] / METRICS_FILE).unlink()
     finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                               capture_output=True, text=True, check=True)
-    mark_running(runs / ids[0], attempt=1)
+    claim_run(runs / ids[0], attempt=1)
     marker = read_json(runs / ids[0] / RUNNING_FILE) | {"pid": int(finished.stdout)}
     atomic_write_json(runs / ids[0] / RUNNING_FILE, marker)
 
@@ -311,7 +311,7 @@ def test_slurm_submission_requests_the_configured_resources(toy: ModuleType, tmp
 
 
 def test_a_claim_refuses_a_live_owner_and_reclaims_a_stale_one(tmp_path: Path) -> None:
-    from lejepa_wm.sweep.state import RunOwnedElsewhere, claim_run, live_marker, release_run
+    from lejepa_wm.sweep.state import RunOwnedElsewhere, live_marker, release_run
 
     mine, reclaimed = claim_run(tmp_path, attempt=1)
     assert reclaimed is None and live_marker(tmp_path)["token"] == mine["token"]
@@ -331,11 +331,11 @@ def test_a_claim_refuses_a_live_owner_and_reclaims_a_stale_one(tmp_path: Path) -
 def test_the_heartbeat_keeps_a_marker_fresh_and_stops_when_taken_over(tmp_path: Path) -> None:
     import time
 
-    from lejepa_wm.sweep.state import Heartbeat, claim_run, read_marker
+    from lejepa_wm.sweep.state import heartbeat, read_marker
 
     marker, _ = claim_run(tmp_path, attempt=1)
     first = marker["heartbeat_at"]
-    with Heartbeat(tmp_path, marker, interval=0.05):
+    with heartbeat(tmp_path, marker, interval=0.05):
         time.sleep(0.3)
         assert read_marker(tmp_path)["heartbeat_at"] > first
         other = marker | {"token": "someone-else", "heartbeat_at": 0.0}

@@ -30,7 +30,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 from tqdm import tqdm
 
@@ -40,7 +40,7 @@ from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, is_done
 from lejepa_wm.records import HeadlineEntry, records_from_list
 from lejepa_wm.sweep.executors import PoolExecutor, SerialExecutor, SweepExecutor, available_cores
 from lejepa_wm.sweep.state import SweepPlan, describe_owner, live_marker, plan_sweep, reclaim_stale
-from lejepa_wm.sweep.worker import RunOutcome, RunTask
+from lejepa_wm.sweep.worker import RunTask
 from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int
 from lejepa_wm.verify import check_writable_dir
 
@@ -97,22 +97,6 @@ def make_executor(kind: str, plan: SweepPlan, jobs: int | None = None, device: s
                             submitit_cluster)
 
 
-def execute_with_retry(executor: SweepExecutor,
-                       tasks: list[RunTask]) -> Iterator[tuple[RunTask, RunOutcome]]:
-    """Run ``tasks`` on ``executor``; resubmit each failed attempt until ``MAX_ATTEMPTS``.
-
-    A run found running elsewhere is not a failure and is not resubmitted.
-    Each run's final outcome is yielded once, as soon as it is known.
-    """
-    executor.submit(tasks)
-    while executor.in_flight():
-        for task, outcome in executor.wait_some():
-            if not outcome.ok and outcome.elsewhere is None and task.attempt < MAX_ATTEMPTS:
-                executor.submit([replace(task, attempt=task.attempt + 1)])
-            else:
-                yield task, outcome
-
-
 def check_launch(out: Path, executor: str = "serial", jobs: int | None = None, seed: int = 0,
                  device: str = "cpu") -> Path:
     """Refuse bad launch settings before anything runs; return ``out`` (created if needed).
@@ -131,27 +115,21 @@ def check_launch(out: Path, executor: str = "serial", jobs: int | None = None, s
     return check_writable_dir(Path(out), "--out")
 
 
-def remove_dead_temporaries(folder: Path, older_than_s: float = TEMPORARY_TIMEOUT_S) -> None:
-    """Delete temporary files of killed atomic writes in ``folder`` (not below it) older than ``older_than_s``.
-
-    An atomic write lasts milliseconds, so an older temporary file belongs to a
-    write that was killed (the run folders are cleaned when each run starts).
-    """
-    now = time.time()
-    for path in Path(folder).glob(".*.tmp"):
-        with contextlib.suppress(OSError):
-            if path.is_file() and now - path.stat().st_mtime > older_than_s:
-                path.unlink()
-
-
 def aggregate_plan(plan: SweepPlan) -> tuple[Path, ...]:
     """The experiment's ``aggregate``; a run whose metrics lack a key the aggregation needs is named.
 
+    Temporary files of killed atomic writes in the experiment's folder (not
+    below it) older than :data:`TEMPORARY_TIMEOUT_S` are deleted first: an atomic
+    write lasts milliseconds (the run folders are cleaned when each run starts).
     A ``KeyError`` traced to ``metrics.json`` files that lack the key becomes a
     ``ValueError`` naming the first such file (a damaged or older result:
     deleting it makes the next launch run it again); any other error propagates.
     """
-    remove_dead_temporaries(plan.exp_dir)
+    now = time.time()
+    for path in plan.exp_dir.glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            if path.is_file() and now - path.stat().st_mtime > TEMPORARY_TIMEOUT_S:
+                path.unlink()
     try:
         return tuple(plan.experiment.aggregate(plan.exp_dir, plan.config))
     except KeyError as exc:
@@ -177,7 +155,11 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
               config_path: Path | None = None, overrides: Mapping[str, Any] | None = None,
               slurm_config: Path | None = None, slurm_overrides: Mapping[str, Any] | None = None,
               submitit_cluster: str = "slurm", progress: bool | None = None) -> SweepResult:
-    """Launch (or resume) the sweep of experiment ``name`` and aggregate it once every run is done."""
+    """Launch (or resume) the sweep of experiment ``name`` and aggregate it once every run is done.
+
+    Each failed attempt is resubmitted until :data:`MAX_ATTEMPTS`; each run's final outcome is counted once,
+    as soon as it is known.
+    """
     check_launch(out, executor, jobs, seed, device)
     plan = plan_sweep(name, scale, out, seed, config_path, overrides)
     progress = sys.stderr.isatty() if progress is None else progress
@@ -193,8 +175,7 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
         if marker is not None:
             elsewhere[spec.run_id] = describe_owner(marker)
             continue
-        reason = reclaim_stale(spec.run_dir(plan.out))
-        if reason is not None:
+        if (reason := reclaim_stale(spec.run_dir(plan.out))) is not None:
             reclaimed[spec.run_id] = reason
         todo.append(spec)
     damaged = tuple(sorted(spec.run_id for spec in todo if (spec.run_dir(plan.out) / METRICS_FILE).exists()))
@@ -206,17 +187,23 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
                  for spec in todo]
         bar = tqdm(total=len(tasks), desc=f"{name} ({scale}, {executor})", unit="run", disable=not progress)
         try:
-            for task, outcome in execute_with_retry(runner, tasks):
-                if outcome.reclaimed is not None:
-                    reclaimed.setdefault(task.run_id, outcome.reclaimed)
-                if outcome.elsewhere is not None:
-                    elsewhere[task.run_id] = outcome.elsewhere
-                elif outcome.ok:
-                    executed.append(task.run_id)
-                else:
-                    failed.append(task.run_id)
-                    bar.set_postfix(failed=len(failed))
-                bar.update(1)
+            runner.submit(tasks)
+            while runner.in_flight():
+                for task, outcome in runner.wait_some():
+                    # a failed attempt is resubmitted until MAX_ATTEMPTS; a run running elsewhere is no failure
+                    if not outcome.ok and outcome.elsewhere is None and task.attempt < MAX_ATTEMPTS:
+                        runner.submit([replace(task, attempt=task.attempt + 1)])
+                        continue
+                    if outcome.reclaimed is not None:
+                        reclaimed.setdefault(task.run_id, outcome.reclaimed)
+                    if outcome.elsewhere is not None:
+                        elsewhere[task.run_id] = outcome.elsewhere
+                    elif outcome.ok:
+                        executed.append(task.run_id)
+                    else:
+                        failed.append(task.run_id)
+                        bar.set_postfix(failed=len(failed))
+                    bar.update(1)
         finally:
             runner.close()
             bar.close()
@@ -267,18 +254,3 @@ def print_result(result: SweepResult, out: Path) -> int:
               f"{', '.join(result.failed)}; launch the same command again to retry them")
         return 3
     return 0
-
-
-def aggregate_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, seed: int = 0,
-                    config_path: Path | None = None,
-                    overrides: Mapping[str, Any] | None = None) -> tuple[list[Path], int, int]:
-    """Aggregate whatever runs have finished; return the files written, runs finished and runs in the grid.
-
-    ``ValueError`` if no run has finished yet.
-    """
-    check_writable_dir(Path(out), "--out")
-    plan = plan_sweep(name, scale, out, seed, config_path, overrides)
-    finished = sum(is_done(spec, plan.out) for spec in plan.specs)
-    if finished == 0:
-        raise ValueError(f"no finished run of {name!r} ({scale}) below {plan.exp_dir}; nothing to aggregate")
-    return list(aggregate_plan(plan)), finished, len(plan.specs)

@@ -14,18 +14,16 @@ import concurrent.futures as cf
 import multiprocessing
 import os
 from collections import deque
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from lejepa_wm.machine import usable_cores as available_cores
 from lejepa_wm.sweep.state import reclaim_stale
 from lejepa_wm.sweep.worker import RunOutcome, RunTask, init_pool_worker, outcome_from_exception, run_task
-from lejepa_wm.validation import check_positive_int
 
 
 class SweepExecutor:
     """What the sweep driver needs from an executor (the base of every executor)."""
 
-    name: str
     threads_per_run: int | None
     _pending: Any  # the attempts submitted and not yet returned by wait_some
 
@@ -39,21 +37,31 @@ class SweepExecutor:
     def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
         """Block until at least one attempt has ended; return every ended one (requires ``in_flight() > 0``)."""
 
+    def _outcomes(self, ended: Iterable[Any]) -> list[tuple[RunTask, RunOutcome]]:
+        """Pop the ``ended`` futures or jobs from ``_pending``: each task with its outcome, or with the failure
+        that ended it outside :func:`~lejepa_wm.sweep.worker.run_task` (a dead worker, a killed job)."""
+        outcomes = []
+        for handle in ended:
+            task = self._pending.pop(handle)
+            try:
+                outcome = handle.result()
+            except Exception as exc:  # noqa: BLE001 - killed, preempted past requeueing, unpicklable result
+                outcome = outcome_from_exception(task, exc)
+            outcomes.append((task, outcome))
+        return outcomes
+
     def close(self) -> None:
         """Release workers; attempts still in flight are stopped (their finished runs are kept)."""
 
 
 def threads_per_run(jobs: int, cores: int) -> int:
-    """Each of ``jobs`` concurrent runs gets an equal share of ``cores`` threads (at least one)."""
-    check_positive_int(jobs, "jobs")
-    check_positive_int(cores, "cores")
+    """Each of ``jobs`` concurrent runs gets an equal share of ``cores`` threads (at least one; both are >= 1)."""
     return max(1, cores // jobs)
 
 
 class SerialExecutor(SweepExecutor):
     """Runs each attempt in this process, one at a time, when the driver waits for it."""
 
-    name = "serial"
     threads_per_run = None
 
     def __init__(self) -> None:
@@ -80,17 +88,16 @@ class PoolExecutor(SweepExecutor):
     this process, so they die with it (``kill -9`` of the launcher included) and
     never start a queued run without it. If a worker dies (killed, out of
     memory), the pool is broken and every attempt in flight fails; the next
-    ``submit`` starts a fresh pool. :meth:`close` with attempts still in flight
-    (the launch was interrupted) stops the workers and removes their markers.
+    ``submit`` finds it broken and starts a fresh pool. :meth:`close` with
+    attempts still in flight (the launch was interrupted) stops the workers and
+    removes their markers.
     """
 
-    name = "local"
-
-    def __init__(self, jobs: int, cores: int | None = None) -> None:
-        self.jobs = check_positive_int(jobs, "jobs")
-        self.threads_per_run = threads_per_run(jobs, available_cores() if cores is None else cores)
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.threads_per_run = threads_per_run(jobs, available_cores())
         self._pool: cf.ProcessPoolExecutor | None = None
-        self._pending: dict[cf.Future[RunOutcome], tuple[RunTask, cf.ProcessPoolExecutor]] = {}
+        self._pending: dict[cf.Future[RunOutcome], RunTask] = {}
 
     def _live_pool(self) -> cf.ProcessPoolExecutor:
         if self._pool is None:
@@ -102,33 +109,15 @@ class PoolExecutor(SweepExecutor):
     def submit(self, tasks: Sequence[RunTask]) -> None:
         for task in tasks:
             try:
-                pool = self._live_pool()
-                future = pool.submit(run_task, task)
-            except cf.BrokenExecutor:
-                self._discard_pool(pool)
-                pool = self._live_pool()
-                future = pool.submit(run_task, task)
-            self._pending[future] = (task, pool)
+                future = self._live_pool().submit(run_task, task)
+            except cf.BrokenExecutor:  # a worker died: this pool takes no new work, so start a fresh one
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = None
+                future = self._live_pool().submit(run_task, task)
+            self._pending[future] = task
 
     def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
-        finished, _ = cf.wait(self._pending, return_when=cf.FIRST_COMPLETED)
-        ended = []
-        for future in finished:
-            task, pool = self._pending.pop(future)
-            try:
-                outcome = future.result()
-            except Exception as exc:  # noqa: BLE001 - a dead worker (the pool is broken), an unpicklable result
-                if isinstance(exc, cf.BrokenExecutor):
-                    self._discard_pool(pool)
-                outcome = outcome_from_exception(task, exc)
-            ended.append((task, outcome))
-        return ended
-
-    def _discard_pool(self, pool: cf.ProcessPoolExecutor) -> None:
-        """Drop ``pool`` if it is still the current one (a broken pool cannot take new work)."""
-        if pool is self._pool:
-            pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        return self._outcomes(cf.wait(self._pending, return_when=cf.FIRST_COMPLETED)[0])
 
     def close(self) -> None:
         pool, self._pool = self._pool, None
@@ -139,7 +128,7 @@ class PoolExecutor(SweepExecutor):
             for process in processes:
                 process.join(timeout=10.0)
             pool.shutdown(wait=False, cancel_futures=True)
-            for task, _ in self._pending.values():
+            for task in self._pending.values():
                 reclaim_stale(task.run_dir())
         elif pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -24,7 +24,7 @@ import submitit
 from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.config import config_from_mapping, read_toml
 from lejepa_wm.sweep.executors import SweepExecutor
-from lejepa_wm.sweep.worker import RunOutcome, RunTask, outcome_from_exception, run_task
+from lejepa_wm.sweep.worker import RunOutcome, RunTask, run_task
 from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int
 
 DEFAULTS_FILE = Path(__file__).with_name("slurm.toml")
@@ -68,20 +68,6 @@ def load_slurm_settings(path: Path | None = None, overrides: Mapping[str, Any] |
     return config_from_mapping(SlurmSettings, merged)
 
 
-def submitit_parameters(settings: SlurmSettings, job_name: str) -> dict[str, Any]:
-    """``AutoExecutor.update_parameters`` keywords for ``settings`` (SLURM-only ones are prefixed ``slurm_``)."""
-    parameters: dict[str, Any] = {
-        "name": job_name, "timeout_min": settings.time_min, "cpus_per_task": settings.cpus_per_run,
-        "mem_gb": settings.mem_gb, "tasks_per_node": 1, "nodes": 1,
-        "slurm_array_parallelism": settings.array_parallelism,
-    }
-    if settings.gpus_per_run:  # some clusters reject an explicit request for zero GPUs
-        parameters["gpus_per_node"] = settings.gpus_per_run
-    if settings.partition:  # otherwise the cluster's default partition
-        parameters["slurm_partition"] = settings.partition
-    return parameters
-
-
 class CheckpointableRun(submitit.helpers.Checkpointable):
     """The job submitit pickles: one attempt of one run, requeued as is when preempted or timed out."""
 
@@ -91,8 +77,6 @@ class CheckpointableRun(submitit.helpers.Checkpointable):
 
 class SubmititExecutor(SweepExecutor):
     """Submits attempts as a job array and polls them until they end."""
-
-    name = "slurm"
 
     def __init__(self, log_dir: Path, settings: SlurmSettings, job_name: str = "lejepa-wm",
                  cluster: str = "slurm") -> None:
@@ -104,7 +88,16 @@ class SubmititExecutor(SweepExecutor):
         self.poll_s = POLL_SECONDS[cluster]
         self._local = cluster == "local"
         self._executor = submitit.AutoExecutor(folder=Path(log_dir) / "%j", cluster=cluster)
-        self._executor.update_parameters(**submitit_parameters(settings, job_name))
+        parameters: dict[str, Any] = {  # SLURM-only keywords of AutoExecutor are prefixed slurm_
+            "name": job_name, "timeout_min": settings.time_min, "cpus_per_task": settings.cpus_per_run,
+            "mem_gb": settings.mem_gb, "tasks_per_node": 1, "nodes": 1,
+            "slurm_array_parallelism": settings.array_parallelism,
+        }
+        if settings.gpus_per_run:  # some clusters reject an explicit request for zero GPUs
+            parameters["gpus_per_node"] = settings.gpus_per_run
+        if settings.partition:  # otherwise the cluster's default partition
+            parameters["slurm_partition"] = settings.partition
+        self._executor.update_parameters(**parameters)
         self._pending: dict[submitit.Job[RunOutcome], RunTask] = {}
 
     def submit(self, tasks: Sequence[RunTask]) -> None:
@@ -122,15 +115,7 @@ class SubmititExecutor(SweepExecutor):
     def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
         while not (finished := [job for job in self._pending if job.done()]):
             time.sleep(self.poll_s)
-        ended = []
-        for job in finished:
-            task = self._pending.pop(job)
-            try:
-                outcome = job.result()
-            except Exception as exc:  # noqa: BLE001 - killed, preempted past requeueing, node failure
-                outcome = outcome_from_exception(task, exc)
-            ended.append((task, outcome))
-        return ended
+        return self._outcomes(finished)
 
     def close(self) -> None:
         for job in self._pending:

@@ -42,12 +42,11 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from lejepa_wm.atomic import atomic_write_json, read_json
 from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import METRICS_FILE, Experiment, RunSpec, experiment_dir, read_metrics
-from lejepa_wm.validation import check_nonnegative_int
 
 RUNNING_FILE = "running.json"
 ERROR_FILE = "error.json"
@@ -91,11 +90,11 @@ def plan_sweep(name: str, scale: str, out: Path, seed: int = 0, config_path: Pat
                overrides: Mapping[str, Any] | None = None) -> SweepPlan:
     """Load the experiment's validated configuration and expand its grid.
 
-    ``ValueError`` names an unknown experiment or a negative seed offset; the
-    experiment's own ``load_config`` rejects bad scales and configuration
-    values. Run ids must be unique, since each names a folder.
+    ``ValueError`` names an unknown experiment; the experiment's own
+    ``load_config`` rejects bad scales and configuration values (the seed offset
+    was checked by the caller: the command line or ``check_launch``). Run ids
+    must be unique, since each names a folder.
     """
-    check_nonnegative_int(seed, "the seed offset (--seed)")
     experiment = get_experiment(name)
     config = experiment.load_config(scale, config_path, overrides)
     specs = tuple(experiment.grid(config, scale, seed))
@@ -177,13 +176,6 @@ def new_marker(attempt: int) -> dict[str, Any]:
             "slurm_job": os.environ.get("SLURM_JOB_ID")}
 
 
-def mark_running(run_dir: Path, attempt: int) -> dict[str, Any]:
-    """Write ``running.json`` for this process unconditionally (see :func:`claim_run` for the safe way)."""
-    marker = new_marker(attempt)
-    atomic_write_json(Path(run_dir) / RUNNING_FILE, marker)
-    return marker
-
-
 class RunOwnedElsewhere(Exception):
     """The run has a live marker of another owner: it must not be started here."""
 
@@ -257,33 +249,30 @@ def release_run(run_dir: Path, marker: Mapping[str, Any]) -> None:
         (Path(run_dir) / RUNNING_FILE).unlink(missing_ok=True)
 
 
-class Heartbeat:
-    """A daemon thread that renews a marker's heartbeat every :data:`HEARTBEAT_S` seconds until stopped,
-    as long as the marker is still the run's."""
+@contextlib.contextmanager
+def heartbeat(run_dir: Path, marker: dict[str, Any], interval: float | None = None) -> Iterator[None]:
+    """While the block runs, a daemon thread renews ``marker``'s heartbeat every ``interval`` seconds (default:
+    its ``heartbeat_s``), as long as the marker is still the run's; a full disk or a network file system
+    hiccup is retried at the next beat."""
+    path = Path(run_dir) / RUNNING_FILE
+    interval = float(marker.get("heartbeat_s", HEARTBEAT_S)) if interval is None else interval
+    stop = threading.Event()
 
-    def __init__(self, run_dir: Path, marker: dict[str, Any], interval: float | None = None) -> None:
-        self.run_dir, self.marker = Path(run_dir), marker
-        self.interval = float(marker.get("heartbeat_s", HEARTBEAT_S)) if interval is None else interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._beat, name=f"heartbeat {self.run_dir.name}", daemon=True)
-
-    def _beat(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                if not owns(self.run_dir, self.marker):
+    def beat() -> None:
+        while not stop.wait(interval):
+            with contextlib.suppress(OSError):
+                if not owns(run_dir, marker):
                     return  # taken over (we were presumed dead): leave the new owner's marker alone
-                self.marker["heartbeat_at"] = time.time()
-                atomic_write_json(self.run_dir / RUNNING_FILE, self.marker)
-            except OSError:
-                continue  # a full disk or a network file system hiccup: try again at the next beat
+                marker["heartbeat_at"] = time.time()
+                atomic_write_json(path, marker)
 
-    def __enter__(self) -> "Heartbeat":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5.0)
+    thread = threading.Thread(target=beat, name=f"heartbeat {path.parent.name}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5.0)
 
 
 # --- failures and states -----------------------------------------------------------------------------------

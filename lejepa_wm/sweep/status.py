@@ -23,7 +23,6 @@ from typing import Any, Mapping
 
 from lejepa_wm.experiments.base import RunSpec, read_metrics, run_compute_seconds
 from lejepa_wm.sweep.state import RunState, describe_owner, plan_sweep, run_state
-from lejepa_wm.validation import check_positive_int
 
 
 @dataclass(frozen=True)
@@ -46,14 +45,9 @@ class SweepStatus:
     damaged: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
 
-    @property
-    def total(self) -> int:
-        """Number of runs in the grid."""
-        return sum(self.counts.values())
-
     def wall_left_s(self, jobs: int) -> float | None:
-        """Wall time left with ``jobs`` runs at a time (``None`` without an estimate)."""
-        check_positive_int(jobs, "--jobs")
+        """Wall time left with ``jobs`` (>= 1, checked by the command line) runs at a time (``None`` without an
+        estimate)."""
         if self.compute_left_s is None:
             return None
         return self.compute_left_s / max(1, min(jobs, self.runs_left))
@@ -64,20 +58,18 @@ def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: P
     """Read every run folder of the sweep and summarize (``now``: the clock, for elapsed times)."""
     plan = plan_sweep(name, scale, out, seed, config_path, overrides)
     now = time.time() if now is None else now
-    counts = {state: 0 for state in RunState}
-    failed, damaged, stale, running = [], [], [], []
+    ids: dict[RunState, list[str]] = {state: [] for state in RunState}
+    stale, running = [], []
     wall_by_group: dict[tuple[tuple[str, str], ...], list[float]] = {}
     left: list[tuple[tuple[tuple[str, str], ...], float]] = []  # (cost group, seconds already spent)
-    listed = {RunState.FAILED: failed, RunState.DAMAGED: damaged}
     for spec in plan.specs:
         state, marker = run_state(spec, plan.out)
-        counts[state] += 1
+        ids[state].append(spec.run_id)
         if state is RunState.DONE:
             wall = run_compute_seconds(read_metrics(spec, plan.out) or {})
             if wall is not None:
                 wall_by_group.setdefault(cost_group(spec), []).append(wall)
             continue
-        listed.get(state, []).append(spec.run_id)
         spent = 0.0
         if state is RunState.RUNNING:
             running.append((spec.run_id, describe_owner(marker)))
@@ -91,8 +83,9 @@ def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: P
     if mean_wall is not None:
         group_mean = {group: sum(walls) / len(walls) for group, walls in wall_by_group.items()}
         compute_left = sum(max(group_mean.get(group, mean_wall) - spent, 0.0) for group, spent in left)
-    return SweepStatus(name, scale, counts, tuple(failed), mean_wall, compute_left, len(left), tuple(running),
-                       tuple(damaged), tuple(stale))
+    return SweepStatus(name, scale, {state: len(run_ids) for state, run_ids in ids.items()},
+                       tuple(ids[RunState.FAILED]), mean_wall, compute_left, len(left), tuple(running),
+                       tuple(ids[RunState.DAMAGED]), tuple(stale))
 
 
 def cost_group(spec: RunSpec) -> tuple[tuple[str, str], ...]:
@@ -103,8 +96,7 @@ def cost_group(spec: RunSpec) -> tuple[tuple[str, str], ...]:
 
 def format_duration(seconds: float) -> str:
     """``seconds`` as ``1h02m``, ``3m05s`` or ``12s``."""
-    seconds = round(seconds)
-    hours, rest = divmod(seconds, 3600)
+    hours, rest = divmod(round(seconds), 3600)
     minutes, secs = divmod(rest, 60)
     if hours:
         return f"{hours}h{minutes:02d}m"
@@ -117,7 +109,7 @@ def format_status(status: SweepStatus, jobs: int) -> str:
     """Human-readable status: counts, failed runs, and the estimate for ``jobs`` concurrent runs."""
     shown = [state for state in RunState if state is not RunState.DAMAGED or status.counts[state]]
     counts = ", ".join(f"{state.value} {status.counts[state]}" for state in shown)
-    lines = [f"{status.experiment} ({status.scale}): {status.total} runs: {counts}"]
+    lines = [f"{status.experiment} ({status.scale}): {sum(status.counts.values())} runs: {counts}"]
     for title, runs in (("running", [f"{run_id} ({owner})" for run_id, owner in status.running]),
                         ("failed (see error.json in each run folder)", status.failed),
                         ("damaged metrics.json (the next launch runs them again)", status.damaged),

@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from lejepa_wm.experiments.base import RunSpec, execute_run
-from lejepa_wm.sweep.state import (ERROR_FILE, RUNNING_FILE, Heartbeat, RunOwnedElsewhere, claim_run,
-                                   describe_owner, read_marker, record_failure, release_run, stale_reason)
+from lejepa_wm.sweep.state import (ERROR_FILE, RUNNING_FILE, RunOwnedElsewhere, claim_run, describe_owner,
+                                   heartbeat, read_marker, record_failure, release_run, stale_reason)
 
 THREAD_ENV_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                    "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
@@ -72,14 +72,13 @@ class RunTask:
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """How one attempt ended: ``ok``, or the error's one-line summary.
+    """How one attempt ended (the task it belongs to names the run): ``ok``, or the error's one-line summary.
 
     ``elsewhere`` names the live owner of a run that was not started because it
     is running elsewhere (not a failure; never retried); ``reclaimed`` says why
     a stale marker of the run was taken over.
     """
 
-    run_id: str
     ok: bool
     error: str | None = None
     elsewhere: str | None = None
@@ -148,19 +147,18 @@ def run_task(task: RunTask) -> RunOutcome:
     try:  # claiming writes the marker, which creates the run's folder
         marker, reclaimed = claim_run(run_dir, task.attempt)
     except RunOwnedElsewhere as exc:
-        return RunOutcome(spec.run_id, False, str(exc), elsewhere=describe_owner(exc.marker))
+        return RunOutcome(False, str(exc), elsewhere=describe_owner(exc.marker))
     try:
-        with Heartbeat(run_dir, marker):
-            experiment = import_module(task.module).EXPERIMENT
-            execute_run(experiment, spec, Path(task.out), task.device)
+        with heartbeat(run_dir, marker):
+            execute_run(import_module(task.module).EXPERIMENT, spec, Path(task.out), task.device)
     except Exception as exc:  # noqa: BLE001 - any failure of a run is reported, never propagated
         error = error_line(exc)
         record_failure(run_dir, spec.run_id, task.attempt, error, traceback.format_exc())
-        return RunOutcome(spec.run_id, False, error, reclaimed=reclaimed)
+        return RunOutcome(False, error, reclaimed=reclaimed)
     finally:
         release_run(run_dir, marker)
     (run_dir / ERROR_FILE).unlink(missing_ok=True)
-    return RunOutcome(spec.run_id, True, reclaimed=reclaimed)
+    return RunOutcome(True, reclaimed=reclaimed)
 
 
 def outcome_from_exception(task: RunTask, exc: BaseException) -> RunOutcome:
@@ -175,4 +173,4 @@ def outcome_from_exception(task: RunTask, exc: BaseException) -> RunOutcome:
     marker = read_marker(run_dir)
     if marker is not None and (stale_reason(marker) is not None or marker.get("attempt") == task.attempt):
         (run_dir / RUNNING_FILE).unlink(missing_ok=True)
-    return RunOutcome(task.run_id, False, error)
+    return RunOutcome(False, error)
