@@ -45,7 +45,6 @@ def select_claims(claim_ids: list[str] | None) -> list[Claim]:
 
 def check_writable_dir(folder: Path, what: str) -> Path:
     """Create ``folder`` if needed and make sure a file can be written in it; ``ValueError`` says why not."""
-    folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{what} {folder} is a file, not a folder")
     try:
@@ -55,15 +54,6 @@ def check_writable_dir(folder: Path, what: str) -> Path:
     except OSError as exc:
         raise ValueError(f"{what} {folder} is not writable: {exc.strerror or exc}") from None
     return folder
-
-
-def check_writable_file(path: Path, what: str) -> Path:
-    """Make sure ``path`` can be written (its folder exists or can be made, and is writable), before any work."""
-    path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"{what} {path} is a folder; give a file name")
-    check_writable_dir(path.parent, f"the folder of {what}")
-    return path
 
 
 def run_verify(claim_ids: list[str] | None = None) -> dict[str, Any]:
@@ -119,8 +109,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Print the table, write the JSON; exit status as in :data:`EXIT_CODES`."""
-    select_claims(args.claims)  # bad input is refused before any check runs
-    check_writable_file(args.json, "--json")
+    select_claims(args.claims)  # bad input is refused before any check runs, as is a --json that cannot be written
+    if args.json.is_dir():
+        raise ValueError(f"--json {args.json} is a folder; give a file name")
+    check_writable_dir(args.json.parent, "the folder of --json")
     start = time.perf_counter()
     summary = run_verify(args.claims)
     summary["wall_time_s"] = time.perf_counter() - start

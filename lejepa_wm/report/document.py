@@ -14,10 +14,10 @@ from typing import Any
 
 from lejepa_wm.report.blocks import (Badge, Block, BulletList, Cell, Code, CodeBlock, CsvBlock, FigureBlock, Heading,
                                      Line, Link, Strong, Table, cell, cells, paragraph, text_line)
-from lejepa_wm.records import Bound, CheckResult, HeadlineEntry, PartOutcome, number_text
-from lejepa_wm.report.gather import ClaimVerdict, ExperimentSection, Gathered, VerifySection
-from lejepa_wm.report.lean import BUILD_COMMANDS, LeanSection
-from lejepa_wm.report.verdicts import FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, JudgedRow
+from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, HeadlineEntry,
+                               PartOutcome, number_text)
+from lejepa_wm.report.gather import (BUILD_COMMANDS, ClaimVerdict, ExperimentSection, Gathered, JudgedRow, LeanSection,
+                                     VerifySection)
 
 # Non-interactive (-y): elan installs the toolchain without asking.
 ELAN_INSTALL = "curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh -s -- -y"
@@ -212,8 +212,7 @@ def _experiment(section: ExperimentSection, first_figure: int) -> list[Block]:
                                    Code(f"lejepa-wm run {section.name} --scale {section.scale}"), ".")]
     if section.error:
         return blocks + _failure(section.error, f"{section.name} failed with this error", section.part)
-    coverage = f" ({section.coverage()})" if section.partial else ""
-    blocks.append(paragraph(f"{section.runs_finished} finished run(s){coverage}, "
+    blocks.append(paragraph(f"{section.runs_finished} finished run(s){section.coverage()}, "
                             f"{format_seconds(section.compute_time_s)} of compute; seeds "
                             f"{seeds_text(section.seeds, 'not recorded')}; machines: {section.machines_text()}."))
     if section.damaged:
