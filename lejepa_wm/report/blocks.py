@@ -29,21 +29,17 @@ class Strong(Text):
 
 
 @dataclass(frozen=True)
-class Link:
+class Link(Text):
     """A link to a file next to the report (Markdown) or an anchor inside it (both)."""
 
-    text: str
     href: str
 
 
-@dataclass(frozen=True)
-class Badge:
+class Badge(Text):
     """A verdict (``held``, ``failed``, ``not run``, ``ok``), coloured in HTML."""
 
-    status: str
 
-
-Inline = Union[Text, Code, Strong, Link, Badge]
+Inline = Text  # or one of its kinds: Code, Strong, Link, Badge
 Line = tuple[Inline, ...]
 Cell = tuple[Line, ...]
 

@@ -69,18 +69,17 @@ def part_time(part: PartOutcome | None) -> str:
     return format_seconds(part.wall_time_s if part is not None else None)
 
 
-def uncertainty(entry: HeadlineEntry) -> str | None:
-    """``± 0.002 (standard error over 3 seeds: 0, 1, 2)``, ``1 seed: 0``, or ``None`` when nothing is recorded."""
-    count = f"{len(entry.seeds)} seed{'s' if len(entry.seeds) != 1 else ''}: {seeds_text(entry.seeds)}"
-    if entry.standard_error is not None:
-        return f"± {entry.standard_error:.2g} (standard error{' over ' + count if entry.seeds else ''})"
-    return count if entry.seeds else None
-
-
 def value_cell(record: CheckResult | HeadlineEntry) -> Cell:
-    """The value column: ``quantity = value``, then the standard error and seeds where recorded."""
-    spread = uncertainty(record) if isinstance(record, HeadlineEntry) else None
-    return cell(quantity_value(record), *([spread] if spread else []))
+    """The value column: ``quantity = value``, then where recorded the standard error and seeds.
+
+    The second line reads ``± 0.002 (standard error over 3 seeds: 0, 1, 2)`` or ``1 seed: 0``.
+    """
+    seeds = getattr(record, "seeds", ())
+    count = f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}: {seeds_text(seeds)}"
+    if getattr(record, "standard_error", None) is not None:
+        return cell(quantity_value(record), f"± {record.standard_error:.2g} (standard error"
+                                            f"{' over ' + count if seeds else ''})")
+    return cell(quantity_value(record), *([count] if seeds else []))
 
 
 def short_requirement(record: CheckResult | HeadlineEntry) -> str:

@@ -219,45 +219,40 @@ def load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[
     return record, parts, None
 
 
-def part_error(part: PartOutcome | None, result: Path, record_time: float | None) -> str | None:
-    """The error of a failed ``part`` of the reproduction recorded at ``record_time``, if ``result`` is no newer.
+def _unread(section: Callable[..., T], part: PartOutcome | None, result: Path, record_time: float | None) -> T | None:
+    """The section (made by ``section(status, ...)``) when its ``result`` file is not to be read, else ``None``.
 
-    A part failure is ignored once ``result`` was written after the record (by a later, successful run).
+    ``failed`` with the error of a failed ``part`` of the reproduction recorded at ``record_time`` (unless
+    ``result`` was written after the record, by a later run), else ``not run`` when ``result`` does not exist.
     """
     rerun = record_time is not None and result.exists() and result.stat().st_mtime > record_time
-    if part is None or part.ok or rerun:
-        return None
-    return part.error or "failed without an error message"
-
-
-def read_verify(path: Path) -> tuple[tuple[CheckResult, ...], float | None, dict[str, float]]:
-    """The check rows, wall time and per-claim seconds of ``verify.json``; ``ValueError`` names the bad field."""
-    data = _read_object(path, VERIFY_FILE)
-    rows = tuple(records_from_list(data.get("rows"), CheckResult.from_dict, f"{VERIFY_FILE} rows"))
-    wall_time = _optional_number(data, "wall_time_s", VERIFY_FILE)
-    seconds = data.get("seconds_per_claim") or {}
-    if not isinstance(seconds, dict) or any(isinstance(v, bool) or not isinstance(v, (int, float))
-                                            for v in seconds.values()):
-        raise ValueError(f"{VERIFY_FILE} field 'seconds_per_claim' must map claim ids to seconds; got {seconds!r}")
-    return rows, wall_time, {str(k): float(v) for k, v in seconds.items()}
+    if part is not None and not part.ok and not rerun:
+        return section(FAILED, error=part.error or "failed without an error message")
+    return None if result.exists() else section(NOT_RUN)
 
 
 def gather_verify(out: Path, part: PartOutcome | None, record_time: float | None = None) -> VerifySection:
-    """Read ``verify.json``; a failed ``reproduce`` part (:func:`part_error`) or a damaged file fails the section."""
+    """Read ``verify.json``; a failed ``reproduce`` part (:func:`_unread`) or a damaged file fails the section."""
     path = Path(out) / VERIFY_FILE
-    error = part_error(part, path, record_time)
-    if error is not None:
-        return VerifySection(path, FAILED, error=error, part=part)
-    if not path.exists():
-        return VerifySection(path, NOT_RUN, part=part)
+    section = partial(VerifySection, path, part=part)
+    unread = _unread(section, part, path, record_time)
+    if unread is not None:
+        return unread
     try:
-        checks, wall_time, seconds = read_verify(path)
+        data = _read_object(path, VERIFY_FILE)
+        checks = records_from_list(data.get("rows"), CheckResult.from_dict, f"{VERIFY_FILE} rows")
+        wall_time = _optional_number(data, "wall_time_s", VERIFY_FILE)
+        seconds = data.get("seconds_per_claim") or {}
+        if not isinstance(seconds, dict) or any(isinstance(v, bool) or not isinstance(v, (int, float))
+                                                for v in seconds.values()):
+            raise ValueError(f"{VERIFY_FILE} field 'seconds_per_claim' must map claim ids to seconds; got {seconds!r}")
     except ValueError as exc:
-        return VerifySection(path, FAILED, error=f"damaged {VERIFY_FILE}: {exc}", part=part)
+        return section(FAILED, error=f"damaged {VERIFY_FILE}: {exc}")
     if not checks:
-        return VerifySection(path, FAILED, error=f"{VERIFY_FILE} has no rows", part=part)
+        return section(FAILED, error=f"{VERIFY_FILE} has no rows")
     rows = tuple(judge_check(check) for check in checks)
-    return VerifySection(path, combine([row.status for row in rows]), rows, wall_time, seconds, None, part)
+    return section(combine([row.status for row in rows]), rows, wall_time,
+                   {str(k): float(v) for k, v in seconds.items()})
 
 
 def figure_caption(path: Path) -> str | None:
@@ -342,18 +337,16 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
                       record_time: float | None = None) -> ExperimentSection:
     """Read one experiment's folder at ``scale``; failures become a failed section with the error.
 
-    A failed part (:func:`part_error`) counts until ``headline.json`` is rewritten after the record.
+    A failed part (:func:`_unread`) counts until ``headline.json`` is rewritten after the record.
     """
     out = Path(out)
     folder = experiment_dir(out, name, scale)
     headline = folder / HEADLINE_FILE
     section = partial(ExperimentSection, name, scale, part=part,
                       description=_quietly(lambda: str(get_experiment(name).description)))
-    error = part_error(part, headline, record_time)
-    if error is not None:
-        return section(FAILED, error=error)
-    if not headline.exists():
-        return section(NOT_RUN)
+    unread = _unread(section, part, headline, record_time)
+    if unread is not None:
+        return unread
     try:
         rows = read_headline(headline, name)
         named = list(dict.fromkeys(f for row in rows for f in row.figures))

@@ -216,23 +216,22 @@ def shown_path(out: Path, readme: Path) -> str:
         return Path(out).as_posix()
 
 
-def read_readme(readme: Path, scale: str) -> tuple[str, list[str]]:
-    """The README's text and the names of its blocks of ``scale``; ``ValueError`` if unreadable, malformed or none."""
+def read_readme(readme: Path, scale: str) -> str:
+    """The README's text; ``ValueError`` if unreadable, malformed or without a block of ``scale``."""
     readme = Path(readme)
     try:
         text = readme.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"--readme {readme} cannot be read: {exc.strerror or exc}") from None
-    names = [found.name for found in find_blocks(text, str(readme)) if found.scale == scale]
-    if not names:
+    if not any(found.scale == scale for found in find_blocks(text, str(readme))):
         raise ValueError(f"{readme} has no generated block of scale {scale!r} (a line "
                          f"{START.format(name=f'{scale}-results')} and its end marker)")
-    return text, names
+    return text
 
 
 def regenerate(readme: Path, out: Path, scale: str, gathered: Gathered | None = None) -> tuple[str, str]:
     """``(old text, new text)`` of ``readme`` with its blocks of ``scale`` generated from the results under ``out``."""
-    text, _ = read_readme(readme, scale)
+    text = read_readme(readme, scale)
     contents = generate_blocks(gathered if gathered is not None else gather(out, scale), shown_path(out, readme))
     return text, replace_blocks(text, contents, str(readme))
 
