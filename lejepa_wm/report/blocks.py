@@ -109,9 +109,9 @@ def text_line(*pieces: Inline | str) -> Line:
     return tuple(Text(piece) if isinstance(piece, str) else piece for piece in pieces)
 
 
-def cell(*lines: Line | str) -> Cell:
-    """A cell from lines, a string becoming a one-piece line."""
-    return tuple(text_line(line) if isinstance(line, str) else line for line in lines)
+def cell(*lines: Line | str | None) -> Cell:
+    """A cell from lines, a string becoming a one-piece line; empty ones (``None``, ``""``) are left out."""
+    return tuple(text_line(line) if isinstance(line, str) else line for line in lines if line)
 
 
 def paragraph(*pieces: Inline | str) -> Paragraph:

@@ -75,11 +75,10 @@ def value_cell(record: CheckResult | HeadlineEntry) -> Cell:
     The second line reads ``± 0.002 (standard error over 3 seeds: 0, 1, 2)`` or ``1 seed: 0``.
     """
     seeds = getattr(record, "seeds", ())
-    count = f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}: {seeds_text(seeds)}"
-    if getattr(record, "standard_error", None) is not None:
-        return cell(quantity_value(record), f"± {record.standard_error:.2g} (standard error"
-                                            f"{' over ' + count if seeds else ''})")
-    return cell(quantity_value(record), *([count] if seeds else []))
+    count = f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}: {seeds_text(seeds)}" if seeds else ""
+    error = getattr(record, "standard_error", None)
+    spread = count if error is None else f"± {error:.2g} (standard error{' over ' + count if seeds else ''})"
+    return cell(quantity_value(record), spread)
 
 
 def short_requirement(record: CheckResult | HeadlineEntry) -> str:
@@ -94,7 +93,7 @@ def anchor(name: str) -> str:
 
 def verdict_cell(row: JudgedRow) -> Cell:
     """The verdict column: the badge, then the note where the verdict has one."""
-    return cell(text_line(Badge(row.status)), *([row.note] if row.note else []))
+    return cell(text_line(Badge(row.status)), row.note)
 
 
 def _row_line(row: JudgedRow) -> Line:
@@ -162,12 +161,11 @@ def _claim_row(verdict: ClaimVerdict) -> tuple[Cell, ...]:
             experiments.append(text_line(Link(evidence.source, f"#{anchor(evidence.source)}"), ": ",
                                          Badge(evidence.status)))
             experiments += lines or [text_line(evidence.reason)]
-    papers = [claim.paper] if claim.paper else []
-    papers += [row.paper for evidence in verdict.evidence for row in evidence.rows if row.paper]
+    papers = dict.fromkeys([claim.paper] + [row.paper for evidence in verdict.evidence for row in evidence.rows])
     return cells(cell(text_line(Strong(claim.id)), claim.title), claim.statement, claim.kind,
                  cell(*(text_line(Code(name)) for name in claim.lean)) or cell("-"),
                  cell(*checks) or cell("no numerical check"), cell(*experiments) or cell("no experiment"),
-                 cell(*dict.fromkeys(papers)) or cell("-"), cell(text_line(Badge(verdict.status)), verdict.reason))
+                 cell(*papers) or cell("-"), cell(text_line(Badge(verdict.status)), verdict.reason))
 
 
 def _claims(gathered: Gathered) -> list[Block]:

@@ -43,7 +43,7 @@ from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import (HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir,
                                        run_compute_seconds)
 from lejepa_wm.machine import describe_machine
-from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, CheckResult, HeadlineEntry, PartOutcome,
+from lejepa_wm.records import (FAILED, MEASURED, NOT_RUN, UNRESOLVED, CheckResult, HeadlineEntry, PartOutcome,
                                checked, combine, json_object, records_from_list)
 from lejepa_wm.report.blocks import FigureBlock
 
@@ -365,6 +365,22 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
     return section(status, rows=rows, figures=figures, summary_csv=summary if summary.exists() else None, **runs)
 
 
+def _rows_evidence(source: str, rows: tuple[JudgedRow, ...], noun: str, note: str = "") -> Evidence:
+    """The combined verdict of a claim's ``rows`` from ``source``, with a reason naming what failed or is unresolved."""
+    status = combine([row.status for row in rows])
+    by_status = {key: [row.name for row in rows if row.status == key] for key in (FAILED, UNRESOLVED, MEASURED)}
+    if status == FAILED:
+        reason = f"{len(by_status[FAILED])} of {len(rows)} {noun} failed: " + ", ".join(by_status[FAILED])
+    else:
+        reason = f"{len(rows) - len(by_status[MEASURED])} {noun} {status}"
+    if by_status[UNRESOLVED]:
+        named = "" if status == UNRESOLVED else "; not resolved"
+        reason += f"{named} (margin within two standard errors): {', '.join(by_status[UNRESOLVED])}"
+    if by_status[MEASURED]:
+        reason += f", {len(by_status[MEASURED])} measured outside the theorem's scope (no prediction)"
+    return Evidence(source, status, reason + note, rows)
+
+
 def _verify_evidence(claim: Claim, verify: VerifySection) -> Evidence | None:
     if claim.checks is None:
         return None
@@ -375,11 +391,7 @@ def _verify_evidence(claim: Claim, verify: VerifySection) -> Evidence | None:
         return Evidence("verify", FAILED, f"verify failed: {_first_line(verify.error)}")
     if not rows:
         return Evidence("verify", NOT_RUN, f"{VERIFY_FILE} has no check of {claim.id}")
-    status = combine([row.status for row in rows])
-    failed = [row for row in rows if row.status == FAILED]
-    reason = (f"{len(rows)} check(s) held" if status == HELD else
-              f"{len(failed)} of {len(rows)} check(s) failed: " + ", ".join(row.name for row in failed))
-    return Evidence("verify", status, reason, rows)
+    return _rows_evidence("verify", rows, "check(s)")  # a check is held or failed
 
 
 def _experiment_evidence(claim: Claim, section: ExperimentSection, required: bool) -> Evidence | None:
@@ -395,19 +407,7 @@ def _experiment_evidence(claim: Claim, section: ExperimentSection, required: boo
     if section.damaged:
         return Evidence(section.name, FAILED, f"experiment {section.name} has damaged result file(s): "
                                               + "; ".join(section.damaged), rows)
-    status = combine([row.status for row in rows])
-    by_status = {key: [row.name for row in rows if row.status == key] for key in (FAILED, UNRESOLVED, MEASURED)}
-    if status == FAILED:
-        reason = f"{len(by_status[FAILED])} of {len(rows)} headline result(s) failed: " + ", ".join(by_status[FAILED])
-    else:
-        reason = f"{len(rows) - len(by_status[MEASURED])} headline result(s) {status}"
-    if by_status[UNRESOLVED]:
-        named = "" if status == UNRESOLVED else "; not resolved"
-        reason += f"{named} (margin within two standard errors): {', '.join(by_status[UNRESOLVED])}"
-    if by_status[MEASURED]:
-        reason += f", {len(by_status[MEASURED])} measured outside the theorem's scope (no prediction)"
-    reason += section.coverage()
-    return Evidence(section.name, status, reason, rows)
+    return _rows_evidence(section.name, rows, "headline result(s)", section.coverage())
 
 
 def judge_claim(claim: Claim, verify: VerifySection, experiments: tuple[ExperimentSection, ...]) -> ClaimVerdict:
