@@ -16,8 +16,8 @@ from lejepa_wm.report.blocks import (Badge, Block, BulletList, Cell, Code, CodeB
                                      Line, Link, Strong, Table, cell, cells, paragraph, text_line)
 from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, HeadlineEntry,
                                PartOutcome, number_text)
-from lejepa_wm.report.gather import (BUILD_COMMANDS, ClaimVerdict, ExperimentSection, Gathered, JudgedRow, LeanSection,
-                                     VerifySection)
+from lejepa_wm.report.gather import (BUILD_COMMANDS, VERIFY_FILE, ClaimVerdict, ExperimentSection, Gathered, JudgedRow,
+                                     LeanSection, VerifySection)
 
 # Non-interactive (-y): elan installs the toolchain without asking.
 ELAN_INSTALL = "curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh -s -- -y"
@@ -185,7 +185,7 @@ def _failure(error: str, title: str, part: PartOutcome | None) -> list[Block]:
 def _verify(verify: VerifySection) -> list[Block]:
     blocks: list[Block] = [Heading(2, "Numerical checks", "verify"), paragraph(
         "Status ", Badge(verify.status), f"; wall time {format_seconds(verify.wall_time_s)}; from ",
-        Code(verify.path.name), ".")]
+        Code(VERIFY_FILE), ".")]
     if verify.part is not None and verify.part.detail:
         blocks.append(paragraph(verify.part.detail))
     if verify.rows:

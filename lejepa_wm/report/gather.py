@@ -72,10 +72,6 @@ class JudgedRow:
         return self.record.name
 
     @property
-    def figures(self) -> tuple[str, ...]:
-        return getattr(self.record, "figures", ())
-
-    @property
     def paper(self) -> str | None:
         return getattr(self.record, "paper", None)
 
@@ -93,9 +89,8 @@ def judge_check(row: CheckResult) -> JudgedRow:
 
 @dataclass(frozen=True)
 class VerifySection:
-    """The numerical checks: status, judged rows, timings, and the error that failed the section."""
+    """The numerical checks (``verify.json``): status, judged rows, timings, and the error that failed the section."""
 
-    path: Path
     status: str
     rows: tuple[JudgedRow, ...] = ()
     wall_time_s: float | None = None
@@ -234,7 +229,7 @@ def _unread(section: Callable[..., T], part: PartOutcome | None, result: Path, r
 def gather_verify(out: Path, part: PartOutcome | None, record_time: float | None = None) -> VerifySection:
     """Read ``verify.json``; a failed ``reproduce`` part (:func:`_unread`) or a damaged file fails the section."""
     path = Path(out) / VERIFY_FILE
-    section = partial(VerifySection, path, part=part)
+    section = partial(VerifySection, part=part)
     unread = _unread(section, part, path, record_time)
     if unread is not None:
         return unread
@@ -272,7 +267,7 @@ def figure_caption(path: Path) -> str | None:
 
 def _default_caption(name: str, file: str, rows: tuple[JudgedRow, ...]) -> str:
     """Caption of a figure without one of its own: the headline results that cite it (measured values above)."""
-    users = "; ".join(f"{row.claim} — {row.name}" for row in rows if file in row.figures)
+    users = "; ".join(f"{row.claim} — {row.name}" for row in rows if file in row.record.figures)
     return f"{file} of experiment {name}" + (f", the figure for: {users}." if users else ".")
 
 
@@ -349,7 +344,7 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
         return unread
     try:
         rows = read_headline(headline, name)
-        named = list(dict.fromkeys(f for row in rows for f in row.figures))
+        named = list(dict.fromkeys(f for row in rows for f in row.record.figures))
         missing = [f for f in named if not (folder / f).is_file()]
         if missing:
             raise ValueError(f"{HEADLINE_FILE} names figure(s) that do not exist: {', '.join(missing)}")
