@@ -382,6 +382,11 @@ class HeadlineEntry(_Record):
         return entry
 
 
+def short_requirement(record: CheckResult | HeadlineEntry) -> str:
+    """The requirement without repeating the quantity (``≤ 1e-10``), for compact lines and tables."""
+    return record.bound.describe() if record.bound is not None else record.requirement
+
+
 PART_STATUSES = ("ok", "failed")
 
 

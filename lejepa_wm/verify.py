@@ -24,7 +24,7 @@ from threadpoolctl import threadpool_limits
 from lejepa_wm import __version__
 from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.claims import CLAIMS, CLAIMS_BY_ID, Claim
-from lejepa_wm.records import CheckResult
+from lejepa_wm.records import CheckResult, short_requirement
 
 DEFAULT_JSON = Path("results") / "verify.json"
 EXIT_CODES = """exit status:
@@ -85,9 +85,8 @@ def run_verify(claim_ids: list[str] | None = None) -> dict[str, Any]:
 def format_table(rows: list[CheckResult]) -> str:
     """Fixed-width text table: claim, check, measured, requirement (bound or condition), verdict."""
     header = ("claim", "check", "measured", "requirement", "verdict")
-    lines = [(row.claim, row.name, row.measured,
-              row.bound.describe() if row.bound is not None else (row.condition or "-"),
-              "PASS" if row.passed else "FAIL") for row in rows]
+    lines = [(row.claim, row.name, row.measured, short_requirement(row), "PASS" if row.passed else "FAIL")
+             for row in rows]
     widths = [max(len(str(x)) for x in column) for column in zip(header, *lines)]
     widths[2] = min(widths[2], 70)
     widths[3] = min(widths[3], 50)

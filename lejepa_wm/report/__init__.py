@@ -74,7 +74,7 @@ def main(args: argparse.Namespace) -> int:
     """Write the report (and the README's generated blocks) and say where; 0 once written (verdicts are findings)."""
     from lejepa_wm.report.readme import read_readme, update_readme
 
-    readme = getattr(args, "readme", None)
+    readme = args.readme
     if readme is not None:
         read_readme(readme, args.scale)  # a malformed README stops us before anything is written
     written = write_report(args.out, args.scale)

@@ -15,7 +15,7 @@ from typing import Any
 from lejepa_wm.report.blocks import (Badge, Block, BulletList, Cell, Code, CodeBlock, CsvBlock, FigureBlock, Heading,
                                      Line, Link, Strong, Table, cell, cells, paragraph, text_line)
 from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, HeadlineEntry,
-                               PartOutcome, number_text)
+                               PartOutcome, number_text, short_requirement)
 from lejepa_wm.report.gather import (BUILD_COMMANDS, VERIFY_FILE, ClaimVerdict, ExperimentSection, Gathered, JudgedRow,
                                      LeanSection, VerifySection)
 
@@ -79,11 +79,6 @@ def value_cell(record: CheckResult | HeadlineEntry) -> Cell:
     error = getattr(record, "standard_error", None)
     spread = count if error is None else f"± {error:.2g} (standard error{' over ' + count if seeds else ''})"
     return cell(quantity_value(record), spread)
-
-
-def short_requirement(record: CheckResult | HeadlineEntry) -> str:
-    """The requirement without repeating the quantity (``≤ 1e-10``), for compact lines."""
-    return record.bound.describe() if record.bound is not None else record.requirement
 
 
 def anchor(name: str) -> str:
@@ -251,8 +246,8 @@ def _lean(lean: LeanSection) -> list[Block]:
               cell(*(text_line(Code(test), " ", Badge("present" if exists else "missing"))
                      for test, exists in entry.tests)) or cell("none named"))
         for entry in lean.axioms)))
-    findings = lean.audit_findings or ()
-    if findings:
+    findings = lean.audit_findings
+    if findings:  # a tuple once the ledger was read
         return blocks + [paragraph("Static audit (", Code("lejepa-wm audit-lean"), f"): {len(findings)} problem(s):"),
                          BulletList(tuple(text_line(finding) for finding in findings))]
     return blocks + [paragraph("Static audit (", Code("lejepa-wm audit-lean"), "): no problems — no sorry/admit, "

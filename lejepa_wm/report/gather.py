@@ -173,7 +173,7 @@ class Gathered:
     reproduce_error: str | None = None
 
 
-def _first_line(text: str) -> str:
+def _last_line(text: str) -> str:
     lines = [line for line in str(text).strip().splitlines() if line.strip()]
     return lines[-1] if lines else str(text)
 
@@ -383,7 +383,7 @@ def _verify_evidence(claim: Claim, verify: VerifySection) -> Evidence | None:
         return Evidence("verify", NOT_RUN, f"no {VERIFY_FILE} (verify has not run)")
     rows = tuple(row for row in verify.rows if row.claim == claim.id)
     if verify.error is not None and not rows:
-        return Evidence("verify", FAILED, f"verify failed: {_first_line(verify.error)}")
+        return Evidence("verify", FAILED, f"verify failed: {_last_line(verify.error)}")
     if not rows:
         return Evidence("verify", NOT_RUN, f"{VERIFY_FILE} has no check of {claim.id}")
     return _rows_evidence("verify", rows, "check(s)")  # a check is held or failed
@@ -397,7 +397,7 @@ def _experiment_evidence(claim: Claim, section: ExperimentSection, required: boo
         if section.status == NOT_RUN:
             return Evidence(section.name, NOT_RUN, f"experiment {section.name} has no results at scale {section.scale}")
         if section.error is not None:
-            return Evidence(section.name, FAILED, f"experiment {section.name} failed: {_first_line(section.error)}")
+            return Evidence(section.name, FAILED, f"experiment {section.name} failed: {_last_line(section.error)}")
         return Evidence(section.name, NOT_RUN, f"{section.name}'s {HEADLINE_FILE} has no entry for {claim.id}")
     if section.damaged:
         return Evidence(section.name, FAILED, f"experiment {section.name} has damaged result file(s): "

@@ -36,10 +36,9 @@ from typing import Any, Callable
 
 from lejepa_wm.atomic import atomic_write_text
 from lejepa_wm.config import SCALES
-from lejepa_wm.records import FAILED, HELD, HeadlineEntry
+from lejepa_wm.records import FAILED, HELD, HeadlineEntry, short_requirement
 from lejepa_wm.report.blocks import Badge, Block, Cell, Code, Inline, Table, Text, cells, paragraph
-from lejepa_wm.report.document import (format_seconds, part_time, quantity_value, seeds_text, short_requirement,
-                                       verdict_cell)
+from lejepa_wm.report.document import format_seconds, part_time, quantity_value, seeds_text, verdict_cell
 from lejepa_wm.report.gather import REPRODUCE_FILE, VERIFY_FILE, Gathered, JudgedRow, gather
 from lejepa_wm.report.render_markdown import render_markdown
 
