@@ -246,8 +246,8 @@ def _lean(lean: LeanSection) -> list[Block]:
               cell(*(text_line(Code(test), " ", Badge("present" if exists else "missing"))
                      for test, exists in entry.tests)) or cell("none named"))
         for entry in lean.axioms)))
-    findings = lean.audit_findings
-    if findings:  # a tuple once the ledger was read
+    findings = lean.audit_findings or ()
+    if findings:
         return blocks + [paragraph("Static audit (", Code("lejepa-wm audit-lean"), f"): {len(findings)} problem(s):"),
                          BulletList(tuple(text_line(finding) for finding in findings))]
     return blocks + [paragraph("Static audit (", Code("lejepa-wm audit-lean"), "): no problems — no sorry/admit, "
