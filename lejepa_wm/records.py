@@ -185,19 +185,13 @@ class Bound:
 
     def margin(self, x: float) -> float:
         """Signed distance of ``x`` from the boundary: positive inside, negative outside (NaN stays NaN)."""
-        if self.op in ("<=", "<"):
-            return self.value - x
-        if self.op in (">=", ">"):
-            return x - self.value
-        return min(x - self.value, float(self.upper) - x)
+        if self.op == INTERVAL:
+            return min(x - self.value, float(self.upper) - x)
+        return self.value - x if self.op in ("<=", "<") else x - self.value
 
     def holds(self, x: float) -> bool:
-        """Whether ``x`` satisfies the bound (a NaN satisfies nothing)."""
-        if math.isnan(x):
-            return False
-        if self.op in ("<", ">"):
-            return self.margin(x) > 0
-        return self.margin(x) >= 0
+        """Whether ``x`` satisfies the bound: a margin above 0 (strict ``<``, ``>``) or at least 0; NaN fails both."""
+        return self.margin(x) > 0 if self.op in ("<", ">") else self.margin(x) >= 0
 
     def describe(self, quantity: str = "") -> str:
         """Readable form, e.g. ``R² ≥ 0.999`` or ``in [0.9, 1.1]``; numbers exact (never rounded to look equal)."""
@@ -386,6 +380,11 @@ class HeadlineEntry(_Record):
         if error is not None and not (math.isfinite(error) and error >= 0):
             raise ValueError(f"{cls._what} field 'standard_error' must be finite and non-negative; got {error!r}")
         return entry
+
+
+def short_requirement(record: CheckResult | HeadlineEntry) -> str:
+    """The requirement without repeating the quantity (``≤ 1e-10``), for compact lines and tables."""
+    return record.bound.describe() if record.bound is not None else record.requirement
 
 
 PART_STATUSES = ("ok", "failed")

@@ -24,7 +24,7 @@ from threadpoolctl import threadpool_limits
 from lejepa_wm import __version__
 from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.claims import CLAIMS, CLAIMS_BY_ID, Claim
-from lejepa_wm.records import CheckResult
+from lejepa_wm.records import CheckResult, short_requirement
 
 DEFAULT_JSON = Path("results") / "verify.json"
 EXIT_CODES = """exit status:
@@ -45,7 +45,6 @@ def select_claims(claim_ids: list[str] | None) -> list[Claim]:
 
 def check_writable_dir(folder: Path, what: str) -> Path:
     """Create ``folder`` if needed and make sure a file can be written in it; ``ValueError`` says why not."""
-    folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{what} {folder} is a file, not a folder")
     try:
@@ -55,15 +54,6 @@ def check_writable_dir(folder: Path, what: str) -> Path:
     except OSError as exc:
         raise ValueError(f"{what} {folder} is not writable: {exc.strerror or exc}") from None
     return folder
-
-
-def check_writable_file(path: Path, what: str) -> Path:
-    """Make sure ``path`` can be written (its folder exists or can be made, and is writable), before any work."""
-    path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"{what} {path} is a folder; give a file name")
-    check_writable_dir(path.parent, f"the folder of {what}")
-    return path
 
 
 def run_verify(claim_ids: list[str] | None = None) -> dict[str, Any]:
@@ -95,9 +85,8 @@ def run_verify(claim_ids: list[str] | None = None) -> dict[str, Any]:
 def format_table(rows: list[CheckResult]) -> str:
     """Fixed-width text table: claim, check, measured, requirement (bound or condition), verdict."""
     header = ("claim", "check", "measured", "requirement", "verdict")
-    lines = [(row.claim, row.name, row.measured,
-              row.bound.describe() if row.bound is not None else (row.condition or "-"),
-              "PASS" if row.passed else "FAIL") for row in rows]
+    lines = [(row.claim, row.name, row.measured, short_requirement(row), "PASS" if row.passed else "FAIL")
+             for row in rows]
     widths = [max(len(str(x)) for x in column) for column in zip(header, *lines)]
     widths[2] = min(widths[2], 70)
     widths[3] = min(widths[3], 50)
@@ -119,8 +108,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Print the table, write the JSON; exit status as in :data:`EXIT_CODES`."""
-    select_claims(args.claims)  # bad input is refused before any check runs
-    check_writable_file(args.json, "--json")
+    select_claims(args.claims)  # bad input is refused before any check runs, as is a --json that cannot be written
+    if args.json.is_dir():
+        raise ValueError(f"--json {args.json} is a folder; give a file name")
+    check_writable_dir(args.json.parent, "the folder of --json")
     start = time.perf_counter()
     summary = run_verify(args.claims)
     summary["wall_time_s"] = time.perf_counter() - start

@@ -1,8 +1,8 @@
 """``lejepa-wm report``: gather every result into ``report.md`` and a self-contained ``report.html``.
 
 Modules, one job each: :mod:`.gather` reads the result files and judges every
-claim (:mod:`.verdicts`), :mod:`.lean` reads the axiom ledger and runs the
-static Lean audit, :mod:`.environment` describes the machine,
+claim, and reads the axiom ledger and runs the static Lean audit,
+:mod:`.environment` describes the machine,
 :mod:`.document` lays the report out as blocks (:mod:`.blocks`), and
 :mod:`.render_markdown` / :mod:`.render_html` write them; :mod:`.readme`
 rewrites the README's generated blocks from the same results (``--readme``).
@@ -21,8 +21,7 @@ from lejepa_wm.config import SCALES
 from lejepa_wm.report.blocks import Heading
 from lejepa_wm.report.document import build_document, claim_summary
 from lejepa_wm.report.environment import collect_environment
-from lejepa_wm.report.gather import Gathered, gather
-from lejepa_wm.report.lean import gather_lean
+from lejepa_wm.report.gather import Gathered, gather, gather_lean
 from lejepa_wm.report.render_html import render_html
 from lejepa_wm.report.render_markdown import render_markdown
 from lejepa_wm.validation import check_choice
@@ -75,7 +74,7 @@ def main(args: argparse.Namespace) -> int:
     """Write the report (and the README's generated blocks) and say where; 0 once written (verdicts are findings)."""
     from lejepa_wm.report.readme import read_readme, update_readme
 
-    readme = getattr(args, "readme", None)
+    readme = args.readme
     if readme is not None:
         read_readme(readme, args.scale)  # a malformed README stops us before anything is written
     written = write_report(args.out, args.scale)

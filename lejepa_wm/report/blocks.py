@@ -29,21 +29,17 @@ class Strong(Text):
 
 
 @dataclass(frozen=True)
-class Link:
+class Link(Text):
     """A link to a file next to the report (Markdown) or an anchor inside it (both)."""
 
-    text: str
     href: str
 
 
-@dataclass(frozen=True)
-class Badge:
+class Badge(Text):
     """A verdict (``held``, ``failed``, ``not run``, ``ok``), coloured in HTML."""
 
-    status: str
 
-
-Inline = Union[Text, Code, Strong, Link, Badge]
+Inline = Text  # or one of its kinds: Code, Strong, Link, Badge
 Line = tuple[Inline, ...]
 Cell = tuple[Line, ...]
 
@@ -113,9 +109,9 @@ def text_line(*pieces: Inline | str) -> Line:
     return tuple(Text(piece) if isinstance(piece, str) else piece for piece in pieces)
 
 
-def cell(*lines: Line | str) -> Cell:
-    """A cell from lines, a string becoming a one-piece line."""
-    return tuple(text_line(line) if isinstance(line, str) else line for line in lines)
+def cell(*lines: Line | str | None) -> Cell:
+    """A cell from lines, a string becoming a one-piece line; empty ones (``None``, ``""``) are left out."""
+    return tuple(text_line(line) if isinstance(line, str) else line for line in lines if line)
 
 
 def paragraph(*pieces: Inline | str) -> Paragraph:

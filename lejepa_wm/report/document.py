@@ -14,10 +14,10 @@ from typing import Any
 
 from lejepa_wm.report.blocks import (Badge, Block, BulletList, Cell, Code, CodeBlock, CsvBlock, FigureBlock, Heading,
                                      Line, Link, Strong, Table, cell, cells, paragraph, text_line)
-from lejepa_wm.records import Bound, CheckResult, HeadlineEntry, PartOutcome, number_text
-from lejepa_wm.report.gather import ClaimVerdict, ExperimentSection, Gathered, VerifySection
-from lejepa_wm.report.lean import BUILD_COMMANDS, LeanSection
-from lejepa_wm.report.verdicts import FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, JudgedRow
+from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, HeadlineEntry,
+                               PartOutcome, number_text, short_requirement)
+from lejepa_wm.report.gather import (BUILD_COMMANDS, VERIFY_FILE, ClaimVerdict, ExperimentSection, Gathered, JudgedRow,
+                                     LeanSection, VerifySection)
 
 # Non-interactive (-y): elan installs the toolchain without asking.
 ELAN_INSTALL = "curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh -s -- -y"
@@ -69,23 +69,16 @@ def part_time(part: PartOutcome | None) -> str:
     return format_seconds(part.wall_time_s if part is not None else None)
 
 
-def uncertainty(entry: HeadlineEntry) -> str | None:
-    """``± 0.002 (standard error over 3 seeds: 0, 1, 2)``, ``1 seed: 0``, or ``None`` when nothing is recorded."""
-    count = f"{len(entry.seeds)} seed{'s' if len(entry.seeds) != 1 else ''}: {seeds_text(entry.seeds)}"
-    if entry.standard_error is not None:
-        return f"± {entry.standard_error:.2g} (standard error{' over ' + count if entry.seeds else ''})"
-    return count if entry.seeds else None
-
-
 def value_cell(record: CheckResult | HeadlineEntry) -> Cell:
-    """The value column: ``quantity = value``, then the standard error and seeds where recorded."""
-    spread = uncertainty(record) if isinstance(record, HeadlineEntry) else None
-    return cell(quantity_value(record), *([spread] if spread else []))
+    """The value column: ``quantity = value``, then where recorded the standard error and seeds.
 
-
-def short_requirement(record: CheckResult | HeadlineEntry) -> str:
-    """The requirement without repeating the quantity (``≤ 1e-10``), for compact lines."""
-    return record.bound.describe() if record.bound is not None else record.requirement
+    The second line reads ``± 0.002 (standard error over 3 seeds: 0, 1, 2)`` or ``1 seed: 0``.
+    """
+    seeds = getattr(record, "seeds", ())
+    count = f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}: {seeds_text(seeds)}" if seeds else ""
+    error = getattr(record, "standard_error", None)
+    spread = count if error is None else f"± {error:.2g} (standard error{' over ' + count if seeds else ''})"
+    return cell(quantity_value(record), spread)
 
 
 def anchor(name: str) -> str:
@@ -95,7 +88,7 @@ def anchor(name: str) -> str:
 
 def verdict_cell(row: JudgedRow) -> Cell:
     """The verdict column: the badge, then the note where the verdict has one."""
-    return cell(text_line(Badge(row.status)), *([row.note] if row.note else []))
+    return cell(text_line(Badge(row.status)), row.note)
 
 
 def _row_line(row: JudgedRow) -> Line:
@@ -163,12 +156,11 @@ def _claim_row(verdict: ClaimVerdict) -> tuple[Cell, ...]:
             experiments.append(text_line(Link(evidence.source, f"#{anchor(evidence.source)}"), ": ",
                                          Badge(evidence.status)))
             experiments += lines or [text_line(evidence.reason)]
-    papers = [claim.paper] if claim.paper else []
-    papers += [row.paper for evidence in verdict.evidence for row in evidence.rows if row.paper]
+    papers = dict.fromkeys([claim.paper] + [row.paper for evidence in verdict.evidence for row in evidence.rows])
     return cells(cell(text_line(Strong(claim.id)), claim.title), claim.statement, claim.kind,
                  cell(*(text_line(Code(name)) for name in claim.lean)) or cell("-"),
                  cell(*checks) or cell("no numerical check"), cell(*experiments) or cell("no experiment"),
-                 cell(*dict.fromkeys(papers)) or cell("-"), cell(text_line(Badge(verdict.status)), verdict.reason))
+                 cell(*papers) or cell("-"), cell(text_line(Badge(verdict.status)), verdict.reason))
 
 
 def _claims(gathered: Gathered) -> list[Block]:
@@ -188,7 +180,7 @@ def _failure(error: str, title: str, part: PartOutcome | None) -> list[Block]:
 def _verify(verify: VerifySection) -> list[Block]:
     blocks: list[Block] = [Heading(2, "Numerical checks", "verify"), paragraph(
         "Status ", Badge(verify.status), f"; wall time {format_seconds(verify.wall_time_s)}; from ",
-        Code(verify.path.name), ".")]
+        Code(VERIFY_FILE), ".")]
     if verify.part is not None and verify.part.detail:
         blocks.append(paragraph(verify.part.detail))
     if verify.rows:
@@ -212,8 +204,7 @@ def _experiment(section: ExperimentSection, first_figure: int) -> list[Block]:
                                    Code(f"lejepa-wm run {section.name} --scale {section.scale}"), ".")]
     if section.error:
         return blocks + _failure(section.error, f"{section.name} failed with this error", section.part)
-    coverage = f" ({section.coverage()})" if section.partial else ""
-    blocks.append(paragraph(f"{section.runs_finished} finished run(s){coverage}, "
+    blocks.append(paragraph(f"{section.runs_finished} finished run(s){section.coverage()}, "
                             f"{format_seconds(section.compute_time_s)} of compute; seeds "
                             f"{seeds_text(section.seeds, 'not recorded')}; machines: {section.machines_text()}."))
     if section.damaged:

@@ -10,12 +10,23 @@ Inputs below the results root ``out``, each read through the records of
 - ``reproduce.json`` (``lejepa-wm reproduce``): the :class:`~lejepa_wm.records.PartOutcome`
   of each part of the last reproduction.
 
-Every verdict is recomputed from the stored numbers (:mod:`.verdicts`). A part
+Every verdict is recomputed from the stored numbers, never parsed from text
+(:class:`JudgedRow`): a check's from its value and bound
+(:meth:`~lejepa_wm.records.CheckResult.judged`), a headline entry's by
+:func:`~lejepa_wm.records.verdict_of`; a stored ``passed`` or ``verdict`` that
+contradicts the numbers fails the row with a note. A part
 that is missing is ``not run``; a part that raised is ``failed`` and carries its
 error. A damaged file (not JSON, a list where an object belongs, a field of the
 wrong type) makes only its own section ``failed``, with an error naming the file
 and the field, and never stops the others from being gathered: the report is
 always written.
+
+:func:`gather_lean` reads what the report says about the Lean proofs, without
+compiling them (nothing here runs Lean): the axioms the proofs rest on
+(``LeJEPAProofs/AXIOMS.md``), the claims whose Lean declarations name each
+axiom, the Python tests that check each axiom numerically and whether those
+tests exist, and the findings of the static audit (:mod:`lejepa_wm.lean_audit`).
+Users compile the proofs themselves with :data:`BUILD_COMMANDS`.
 """
 
 from __future__ import annotations
@@ -32,21 +43,54 @@ from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import (HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir,
                                        run_compute_seconds)
 from lejepa_wm.machine import describe_machine
-from lejepa_wm.records import CheckResult, HeadlineEntry, PartOutcome, checked, json_object, records_from_list
+from lejepa_wm.records import (FAILED, MEASURED, NOT_RUN, UNRESOLVED, CheckResult, HeadlineEntry, PartOutcome,
+                               checked, combine, json_object, records_from_list)
 from lejepa_wm.report.blocks import FigureBlock
-from lejepa_wm.report.verdicts import FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, JudgedRow, combine, judge_check
 
 T = TypeVar("T")
 
 VERIFY_FILE = "verify.json"
 REPRODUCE_FILE = "reproduce.json"
+BUILD_COMMANDS = ("lake exe cache get", "lake build")  # in the repository root (lakefile.lean)
+
+
+@dataclass(frozen=True)
+class JudgedRow:
+    """A check or headline result as the report shows it: where it comes from, and its recomputed verdict."""
+
+    source: str  # "verify" or the experiment's name
+    record: CheckResult | HeadlineEntry
+    status: str
+    note: str | None = None
+
+    @property
+    def claim(self) -> str:
+        return self.record.claim
+
+    @property
+    def name(self) -> str:
+        return self.record.name
+
+    @property
+    def paper(self) -> str | None:
+        return getattr(self.record, "paper", None)
+
+    @property
+    def error(self) -> str | None:
+        """The traceback a check module that raised left in its row, if any."""
+        traceback = getattr(self.record, "details", {}).get("traceback")
+        return traceback if isinstance(traceback, str) else None
+
+
+def judge_check(row: CheckResult) -> JudgedRow:
+    """A ``verify`` row with its verdict recomputed from value and bound (:meth:`CheckResult.judged`)."""
+    return JudgedRow("verify", row, *row.judged())
 
 
 @dataclass(frozen=True)
 class VerifySection:
-    """The numerical checks: status, judged rows, timings, and the error that failed the section."""
+    """The numerical checks (``verify.json``): status, judged rows, timings, and the error that failed the section."""
 
-    path: Path
     status: str
     rows: tuple[JudgedRow, ...] = ()
     wall_time_s: float | None = None
@@ -91,9 +135,9 @@ class ExperimentSection:
         return self.runs_planned is not None and self.runs_of_grid < self.runs_planned  # type: ignore[operator]
 
     def coverage(self) -> str:
-        """``"partial grid: X of Y runs finished"`` for a partial section, else ``""``."""
-        return (f"partial grid: {self.runs_of_grid} of {self.runs_planned} runs of the default {self.scale} "
-                f"grid finished; its verdicts cover those runs only") if self.partial else ""
+        """``" (partial grid: X of Y runs finished ...)"`` for a partial section, else ``""``."""
+        return (f" (partial grid: {self.runs_of_grid} of {self.runs_planned} runs of the default {self.scale} "
+                f"grid finished; its verdicts cover those runs only)") if self.partial else ""
 
 
 @dataclass(frozen=True)
@@ -129,20 +173,24 @@ class Gathered:
     reproduce_error: str | None = None
 
 
-def _first_line(text: str) -> str:
+def _last_line(text: str) -> str:
     lines = [line for line in str(text).strip().splitlines() if line.strip()]
     return lines[-1] if lines else str(text)
 
 
-def read_result(path: Path, label: str | None = None) -> Any:
+def read_result(path: Path, label: str) -> Any:
     """The JSON data of ``path``; ``ValueError`` naming the file (``label``) if it cannot be read or parsed."""
-    label = label or path.name
     try:
         return read_json(path)
     except OSError as exc:
         raise ValueError(f"{label} cannot be read: {exc.strerror or exc}") from None
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
         raise ValueError(f"{label} is not valid JSON: {exc}") from None
+
+
+def _read_object(path: Path, label: str) -> Mapping[str, Any]:
+    """The JSON object of ``path``; ``ValueError`` naming ``label`` otherwise."""
+    return json_object(read_result(path, label), label)
 
 
 def _optional_number(data: Mapping[str, Any], key: str, label: str) -> float | None:
@@ -155,7 +203,7 @@ def load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[
     if not path.exists():
         return None, (), None
     try:
-        record = json_object(read_result(path), REPRODUCE_FILE)
+        record = _read_object(path, REPRODUCE_FILE)
         if record.get("scale") != scale:
             return None, (), None
         parts = tuple(records_from_list(record.get("parts"), PartOutcome.from_dict, f"{REPRODUCE_FILE} parts"))
@@ -166,41 +214,40 @@ def load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[
     return record, parts, None
 
 
-def superseded(result: Path, record_time: float | None) -> bool:
-    """Whether ``result`` was written after the ``reproduce.json`` recorded at ``record_time`` (by a later run)."""
-    return record_time is not None and result.exists() and result.stat().st_mtime > record_time
+def _unread(section: Callable[..., T], part: PartOutcome | None, result: Path, record_time: float | None) -> T | None:
+    """The section (made by ``section(status, ...)``) when its ``result`` file is not to be read, else ``None``.
 
-
-def read_verify(path: Path) -> tuple[tuple[CheckResult, ...], float | None, dict[str, float]]:
-    """The check rows, wall time and per-claim seconds of ``verify.json``; ``ValueError`` names the bad field."""
-    data = json_object(read_result(path), VERIFY_FILE)
-    rows = tuple(records_from_list(data.get("rows"), CheckResult.from_dict, f"{VERIFY_FILE} rows"))
-    wall_time = _optional_number(data, "wall_time_s", VERIFY_FILE)
-    seconds = data.get("seconds_per_claim") or {}
-    if not isinstance(seconds, dict) or any(isinstance(v, bool) or not isinstance(v, (int, float))
-                                            for v in seconds.values()):
-        raise ValueError(f"{VERIFY_FILE} field 'seconds_per_claim' must map claim ids to seconds; got {seconds!r}")
-    return rows, wall_time, {str(k): float(v) for k, v in seconds.items()}
+    ``failed`` with the error of a failed ``part`` of the reproduction recorded at ``record_time`` (unless
+    ``result`` was written after the record, by a later run), else ``not run`` when ``result`` does not exist.
+    """
+    rerun = record_time is not None and result.exists() and result.stat().st_mtime > record_time
+    if part is not None and not part.ok and not rerun:
+        return section(FAILED, error=part.error or "failed without an error message")
+    return None if result.exists() else section(NOT_RUN)
 
 
 def gather_verify(out: Path, part: PartOutcome | None, record_time: float | None = None) -> VerifySection:
-    """Read ``verify.json``; a failed ``reproduce`` part or a damaged file makes the section failed.
-
-    A part failure is ignored once ``verify.json`` is newer than the record (``record_time``, its mtime).
-    """
+    """Read ``verify.json``; a failed ``reproduce`` part (:func:`_unread`) or a damaged file fails the section."""
     path = Path(out) / VERIFY_FILE
-    if part is not None and not part.ok and not superseded(path, record_time):
-        return VerifySection(path, FAILED, error=part.error or "failed without an error message", part=part)
-    if not path.exists():
-        return VerifySection(path, NOT_RUN, part=part)
+    section = partial(VerifySection, part=part)
+    unread = _unread(section, part, path, record_time)
+    if unread is not None:
+        return unread
     try:
-        checks, wall_time, seconds = read_verify(path)
+        data = _read_object(path, VERIFY_FILE)
+        checks = records_from_list(data.get("rows"), CheckResult.from_dict, f"{VERIFY_FILE} rows")
+        wall_time = _optional_number(data, "wall_time_s", VERIFY_FILE)
+        seconds = data.get("seconds_per_claim") or {}
+        if not isinstance(seconds, dict) or any(isinstance(v, bool) or not isinstance(v, (int, float))
+                                                for v in seconds.values()):
+            raise ValueError(f"{VERIFY_FILE} field 'seconds_per_claim' must map claim ids to seconds; got {seconds!r}")
     except ValueError as exc:
-        return VerifySection(path, FAILED, error=f"damaged {VERIFY_FILE}: {exc}", part=part)
+        return section(FAILED, error=f"damaged {VERIFY_FILE}: {exc}")
     if not checks:
-        return VerifySection(path, FAILED, error=f"{VERIFY_FILE} has no rows", part=part)
+        return section(FAILED, error=f"{VERIFY_FILE} has no rows")
     rows = tuple(judge_check(check) for check in checks)
-    return VerifySection(path, combine([row.status for row in rows]), rows, wall_time, seconds, None, part)
+    return section(combine([row.status for row in rows]), rows, wall_time,
+                   {str(k): float(v) for k, v in seconds.items()})
 
 
 def figure_caption(path: Path) -> str | None:
@@ -220,7 +267,7 @@ def figure_caption(path: Path) -> str | None:
 
 def _default_caption(name: str, file: str, rows: tuple[JudgedRow, ...]) -> str:
     """Caption of a figure without one of its own: the headline results that cite it (measured values above)."""
-    users = "; ".join(f"{row.claim} — {row.name}" for row in rows if file in row.figures)
+    users = "; ".join(f"{row.claim} — {row.name}" for row in rows if file in row.record.figures)
     return f"{file} of experiment {name}" + (f", the figure for: {users}." if users else ".")
 
 
@@ -245,17 +292,17 @@ def read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[s
     """
     seconds, seeds, damaged, run_ids, machines = 0.0, set(), [], set(), Counter()
     for metrics_path in sorted((folder / "runs").glob(f"*/{METRICS_FILE}")):
+        spec_path = metrics_path.parent / SPEC_FILE
         try:
             label = metrics_path.relative_to(out).as_posix()
-            metrics = json_object(read_result(metrics_path, label), label)
+            metrics = _read_object(metrics_path, label)
             _optional_number(metrics, "wall_time_s", label)
             wall_time = run_compute_seconds(metrics)
             machine = describe_machine(metrics.get("machine"))
-            spec_path = metrics_path.parent / SPEC_FILE
             seed = None
             if spec_path.exists():
                 label = spec_path.relative_to(out).as_posix()
-                spec = json_object(read_result(spec_path, label), label)
+                spec = _read_object(spec_path, label)
                 params = json_object(spec.get("params", {}), f"{label} field 'params'")
                 labels = params.get("labels")
                 seed = labels.get("seed") if isinstance(labels, dict) else params.get("seed")
@@ -285,21 +332,19 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
                       record_time: float | None = None) -> ExperimentSection:
     """Read one experiment's folder at ``scale``; failures become a failed section with the error.
 
-    A part failure is ignored once ``headline.json`` is newer than the record (``record_time``, its mtime),
-    i.e. after the experiment was rerun successfully on its own.
+    A failed part (:func:`_unread`) counts until ``headline.json`` is rewritten after the record.
     """
     out = Path(out)
     folder = experiment_dir(out, name, scale)
+    headline = folder / HEADLINE_FILE
     section = partial(ExperimentSection, name, scale, part=part,
                       description=_quietly(lambda: str(get_experiment(name).description)))
-    if part is not None and not part.ok and not superseded(folder / HEADLINE_FILE, record_time):
-        return section(FAILED, error=part.error or "failed without an error message")
-    headline = folder / HEADLINE_FILE
-    if not headline.exists():
-        return section(NOT_RUN)
+    unread = _unread(section, part, headline, record_time)
+    if unread is not None:
+        return unread
     try:
         rows = read_headline(headline, name)
-        named = list(dict.fromkeys(f for row in rows for f in row.figures))
+        named = list(dict.fromkeys(f for row in rows for f in row.record.figures))
         missing = [f for f in named if not (folder / f).is_file()]
         if missing:
             raise ValueError(f"{HEADLINE_FILE} names figure(s) that do not exist: {', '.join(missing)}")
@@ -315,6 +360,22 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
     return section(status, rows=rows, figures=figures, summary_csv=summary if summary.exists() else None, **runs)
 
 
+def _rows_evidence(source: str, rows: tuple[JudgedRow, ...], noun: str, note: str = "") -> Evidence:
+    """The combined verdict of a claim's ``rows`` from ``source``, with a reason naming what failed or is unresolved."""
+    status = combine([row.status for row in rows])
+    by_status = {key: [row.name for row in rows if row.status == key] for key in (FAILED, UNRESOLVED, MEASURED)}
+    if status == FAILED:
+        reason = f"{len(by_status[FAILED])} of {len(rows)} {noun} failed: " + ", ".join(by_status[FAILED])
+    else:
+        reason = f"{len(rows) - len(by_status[MEASURED])} {noun} {status}"
+    if by_status[UNRESOLVED]:
+        named = "" if status == UNRESOLVED else "; not resolved"
+        reason += f"{named} (margin within two standard errors): {', '.join(by_status[UNRESOLVED])}"
+    if by_status[MEASURED]:
+        reason += f", {len(by_status[MEASURED])} measured outside the theorem's scope (no prediction)"
+    return Evidence(source, status, reason + note, rows)
+
+
 def _verify_evidence(claim: Claim, verify: VerifySection) -> Evidence | None:
     if claim.checks is None:
         return None
@@ -322,14 +383,10 @@ def _verify_evidence(claim: Claim, verify: VerifySection) -> Evidence | None:
         return Evidence("verify", NOT_RUN, f"no {VERIFY_FILE} (verify has not run)")
     rows = tuple(row for row in verify.rows if row.claim == claim.id)
     if verify.error is not None and not rows:
-        return Evidence("verify", FAILED, f"verify failed: {_first_line(verify.error)}")
+        return Evidence("verify", FAILED, f"verify failed: {_last_line(verify.error)}")
     if not rows:
         return Evidence("verify", NOT_RUN, f"{VERIFY_FILE} has no check of {claim.id}")
-    status = combine([row.status for row in rows])
-    failed = [row for row in rows if row.status == FAILED]
-    reason = (f"{len(rows)} check(s) held" if status == HELD else
-              f"{len(failed)} of {len(rows)} check(s) failed: " + ", ".join(row.name for row in failed))
-    return Evidence("verify", status, reason, rows)
+    return _rows_evidence("verify", rows, "check(s)")  # a check is held or failed
 
 
 def _experiment_evidence(claim: Claim, section: ExperimentSection, required: bool) -> Evidence | None:
@@ -340,25 +397,12 @@ def _experiment_evidence(claim: Claim, section: ExperimentSection, required: boo
         if section.status == NOT_RUN:
             return Evidence(section.name, NOT_RUN, f"experiment {section.name} has no results at scale {section.scale}")
         if section.error is not None:
-            return Evidence(section.name, FAILED, f"experiment {section.name} failed: {_first_line(section.error)}")
+            return Evidence(section.name, FAILED, f"experiment {section.name} failed: {_last_line(section.error)}")
         return Evidence(section.name, NOT_RUN, f"{section.name}'s {HEADLINE_FILE} has no entry for {claim.id}")
     if section.damaged:
         return Evidence(section.name, FAILED, f"experiment {section.name} has damaged result file(s): "
                                               + "; ".join(section.damaged), rows)
-    status = combine([row.status for row in rows])
-    by_status = {key: [row.name for row in rows if row.status == key] for key in (FAILED, UNRESOLVED, MEASURED)}
-    if status == FAILED:
-        reason = f"{len(by_status[FAILED])} of {len(rows)} headline result(s) failed: " + ", ".join(by_status[FAILED])
-    else:
-        reason = f"{len(rows) - len(by_status[MEASURED])} headline result(s) {status}"
-    if by_status[UNRESOLVED]:
-        named = "" if status == UNRESOLVED else "; not resolved"
-        reason += f"{named} (margin within two standard errors): {', '.join(by_status[UNRESOLVED])}"
-    if by_status[MEASURED]:
-        reason += f", {len(by_status[MEASURED])} measured outside the theorem's scope (no prediction)"
-    if section.partial:
-        reason += f" ({section.coverage()})"
-    return Evidence(section.name, status, reason, rows)
+    return _rows_evidence(section.name, rows, "headline result(s)", section.coverage())
 
 
 def judge_claim(claim: Claim, verify: VerifySection, experiments: tuple[ExperimentSection, ...]) -> ClaimVerdict:
@@ -384,3 +428,46 @@ def gather(out: Path, scale: str, claims: tuple[Claim, ...] = CLAIMS) -> Gathere
                         for name in EXPERIMENT_MODULES)
     verdicts = tuple(judge_claim(claim, verify, experiments) for claim in claims)
     return Gathered(scale, verify, experiments, verdicts, reproduce, parts, reproduce_error)
+
+
+@dataclass(frozen=True)
+class AxiomEntry:
+    """One ledger row: the axiom, its file, the claims that use it, its tests and whether each exists."""
+
+    axiom: str
+    file: str
+    claims: tuple[str, ...]
+    tests: tuple[tuple[str, bool], ...]
+
+
+@dataclass(frozen=True)
+class LeanSection:
+    """The ledger (empty if absent), the audit's findings, and any error met while reading them."""
+
+    ledger_found: bool
+    axioms: tuple[AxiomEntry, ...]
+    audit_findings: tuple[str, ...] | None
+    error: str | None
+
+
+def _claims_using(axiom: str, claims: tuple[Claim, ...]) -> tuple[str, ...]:
+    """Ids of the claims one of whose Lean declarations is ``axiom`` (with or without namespace)."""
+    short = axiom.rsplit(".", 1)[-1]
+    return tuple(claim.id for claim in claims if any(decl.rsplit(".", 1)[-1] == short for decl in claim.lean))
+
+
+def gather_lean(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> LeanSection:
+    """Read the ledger and run the static audit of the Lean project below ``root``."""
+    from lejepa_wm import lean_audit
+
+    root = Path(root)
+    if not (root / lean_audit.LEDGER).exists():
+        return LeanSection(False, (), None, None)
+    try:
+        axioms = tuple(AxiomEntry(row.axiom, row.file, _claims_using(row.axiom, claims),
+                                  tuple((test, lean_audit.test_exists(root, test)) for test in row.tests))
+                       for row in lean_audit.read_ledger(root))
+        findings = tuple(str(finding) for finding in lean_audit.audit(root, claims))
+    except Exception as exc:  # a broken ledger is shown in the report, it does not stop it
+        return LeanSection(True, (), None, f"{type(exc).__name__}: {exc}")
+    return LeanSection(True, axioms, findings, None)

@@ -49,7 +49,7 @@ INLINE: dict[type, Callable[[Any], str]] = {
     Code: lambda piece: "<code>" + escape(piece.text).replace(".", ".<wbr>").replace("_", "_<wbr>") + "</code>",
     Strong: lambda piece: f"<strong>{escape(piece.text)}</strong>",
     Link: lambda piece: f'<a href="{escape(piece.href)}">{escape(piece.text)}</a>',
-    Badge: lambda piece: f'<span class="badge {escape(piece.status.replace(" ", "-"))}">{escape(piece.status)}</span>',
+    Badge: lambda piece: f'<span class="badge {escape(piece.text.replace(" ", "-"))}">{escape(piece.text)}</span>',
 }
 
 
@@ -64,14 +64,6 @@ def table(item: Table) -> str:
     body = "".join("<tr>" + "".join("<td>" + "<br>".join(map(line, content)) + "</td>" for content in row) + "</tr>"
                    for row in item.rows)
     return f"<table><thead>{head}</thead><tbody>{body}</tbody></table>"
-
-
-def data_uri(path: Path) -> str:
-    """The file as a base64 ``data:`` URI (type from its suffix)."""
-    mime = MIME_TYPES.get(path.suffix.lower())
-    if mime is None:
-        raise ValueError(f"figure {path} has unsupported type {path.suffix!r}; expected one of {sorted(MIME_TYPES)}")
-    return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
 def csv_table(path: Path) -> str:
@@ -90,9 +82,14 @@ def csv_table(path: Path) -> str:
 
 
 def figure(item: FigureBlock) -> str:
-    """A figure embedded as a ``data:`` URI, with its numbered caption."""
+    """A figure embedded as a base64 ``data:`` URI (type from its suffix), with its numbered caption."""
+    mime = MIME_TYPES.get(item.path.suffix.lower())
+    if mime is None:
+        raise ValueError(f"figure {item.path} has unsupported type {item.path.suffix!r}; "
+                         f"expected one of {sorted(MIME_TYPES)}")
+    uri = f"data:{mime};base64," + base64.b64encode(item.path.read_bytes()).decode("ascii")
     caption = f"<strong>Figure {item.number}.</strong> {escape(item.caption)}"
-    return (f'<figure id="figure-{item.number}"><img src="{data_uri(item.path)}" '
+    return (f'<figure id="figure-{item.number}"><img src="{uri}" '
             f'alt="Figure {item.number}: {escape(item.caption)}"><figcaption>{caption}</figcaption></figure>')
 
 

@@ -28,7 +28,7 @@ INLINE: dict[type, Callable[[Any], str]] = {
     Strong: lambda piece: f"**{escape(piece.text)}**",
     Link: lambda piece: f"[{escape(piece.text)}]({piece.href})",
     # a verdict in bold; failures in capitals so they stand out
-    Badge: lambda piece: f"**{piece.status.upper() if piece.status in ('failed', 'missing') else piece.status}**",
+    Badge: lambda piece: f"**{piece.text.upper() if piece.text in ('failed', 'missing') else piece.text}**",
 }
 
 
