@@ -22,7 +22,9 @@ from lejepa_wm.report import add_arguments, claim_summary, write_report
 from lejepa_wm.report.blocks import Table
 from lejepa_wm.report.document import build_document, format_seconds, format_value
 from lejepa_wm.report.environment import collect_environment
-from lejepa_wm.report.gather import LeanSection, gather, gather_lean, judge_check
+from lejepa_wm.report.gather import gather
+from lejepa_wm.report.lean import LeanSection, gather_lean
+from lejepa_wm.report.verdicts import judge_check
 from lejepa_wm.report.render_markdown import escape
 
 FIXTURES = Path(__file__).parent / "fixtures" / "report"
@@ -104,8 +106,9 @@ def _statuses(out: Path) -> dict[str, str]:
 
 
 def test_verdicts_module_parses_no_text() -> None:
-    source = (Path(__file__).parents[1] / "lejepa_wm" / "report" / "gather.py").read_text(encoding="utf-8")
-    assert not re.search(r"^(import re|from re import)\b", source, re.M) and "satisfies" not in source
+    for module in ("verdicts.py", "gather.py"):
+        source = (Path(__file__).parents[1] / "lejepa_wm" / "report" / module).read_text(encoding="utf-8")
+        assert not re.search(r"^(import re|from re import)\b", source, re.M) and "satisfies" not in source, module
 
 
 @given(st.floats(allow_nan=False, allow_infinity=False, width=32),

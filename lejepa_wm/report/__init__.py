@@ -21,7 +21,8 @@ from lejepa_wm.config import SCALES
 from lejepa_wm.report.blocks import Heading
 from lejepa_wm.report.document import build_document, claim_summary
 from lejepa_wm.report.environment import collect_environment
-from lejepa_wm.report.gather import Gathered, gather, gather_lean
+from lejepa_wm.report.gather import Gathered, gather
+from lejepa_wm.report.lean import gather_lean
 from lejepa_wm.report.render_html import render_html
 from lejepa_wm.report.render_markdown import render_markdown
 from lejepa_wm.validation import check_choice

@@ -16,8 +16,9 @@ from lejepa_wm.report.blocks import (Badge, Block, BulletList, Cell, Code, CodeB
                                      Line, Link, Strong, Table, cell, cells, paragraph, text_line)
 from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, HeadlineEntry,
                                PartOutcome, number_text, short_requirement)
-from lejepa_wm.report.gather import (BUILD_COMMANDS, VERIFY_FILE, ClaimVerdict, ExperimentSection, Gathered, JudgedRow,
-                                     LeanSection, VerifySection)
+from lejepa_wm.report.gather import VERIFY_FILE, ClaimVerdict, ExperimentSection, Gathered, VerifySection
+from lejepa_wm.report.lean import BUILD_COMMANDS, LeanSection
+from lejepa_wm.report.verdicts import JudgedRow
 
 # Non-interactive (-y): elan installs the toolchain without asking.
 ELAN_INSTALL = "curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh -s -- -y"

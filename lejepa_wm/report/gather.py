@@ -11,7 +11,7 @@ Inputs below the results root ``out``, each read through the records of
   of each part of the last reproduction.
 
 Every verdict is recomputed from the stored numbers, never parsed from text
-(:class:`JudgedRow`): a check's from its value and bound
+(:mod:`lejepa_wm.report.verdicts`): a check's from its value and bound
 (:meth:`~lejepa_wm.records.CheckResult.judged`), a headline entry's by
 :func:`~lejepa_wm.records.verdict_of`; a stored ``passed`` or ``verdict`` that
 contradicts the numbers fails the row with a note. A part
@@ -20,13 +20,6 @@ error. A damaged file (not JSON, a list where an object belongs, a field of the
 wrong type) makes only its own section ``failed``, with an error naming the file
 and the field, and never stops the others from being gathered: the report is
 always written.
-
-:func:`gather_lean` reads what the report says about the Lean proofs, without
-compiling them (nothing here runs Lean): the axioms the proofs rest on
-(``LeJEPAProofs/AXIOMS.md``), the claims whose Lean declarations name each
-axiom, the Python tests that check each axiom numerically and whether those
-tests exist, and the findings of the static audit (:mod:`lejepa_wm.lean_audit`).
-Users compile the proofs themselves with :data:`BUILD_COMMANDS`.
 """
 
 from __future__ import annotations
@@ -46,45 +39,12 @@ from lejepa_wm.machine import describe_machine
 from lejepa_wm.records import (FAILED, MEASURED, NOT_RUN, UNRESOLVED, CheckResult, HeadlineEntry, PartOutcome,
                                checked, combine, json_object, records_from_list)
 from lejepa_wm.report.blocks import FigureBlock
+from lejepa_wm.report.verdicts import JudgedRow, judge_check
 
 T = TypeVar("T")
 
 VERIFY_FILE = "verify.json"
 REPRODUCE_FILE = "reproduce.json"
-BUILD_COMMANDS = ("lake exe cache get", "lake build")  # in the repository root (lakefile.lean)
-
-
-@dataclass(frozen=True)
-class JudgedRow:
-    """A check or headline result as the report shows it: where it comes from, and its recomputed verdict."""
-
-    source: str  # "verify" or the experiment's name
-    record: CheckResult | HeadlineEntry
-    status: str
-    note: str | None = None
-
-    @property
-    def claim(self) -> str:
-        return self.record.claim
-
-    @property
-    def name(self) -> str:
-        return self.record.name
-
-    @property
-    def paper(self) -> str | None:
-        return getattr(self.record, "paper", None)
-
-    @property
-    def error(self) -> str | None:
-        """The traceback a check module that raised left in its row, if any."""
-        traceback = getattr(self.record, "details", {}).get("traceback")
-        return traceback if isinstance(traceback, str) else None
-
-
-def judge_check(row: CheckResult) -> JudgedRow:
-    """A ``verify`` row with its verdict recomputed from value and bound (:meth:`CheckResult.judged`)."""
-    return JudgedRow("verify", row, *row.judged())
 
 
 @dataclass(frozen=True)
@@ -428,46 +388,3 @@ def gather(out: Path, scale: str, claims: tuple[Claim, ...] = CLAIMS) -> Gathere
                         for name in EXPERIMENT_MODULES)
     verdicts = tuple(judge_claim(claim, verify, experiments) for claim in claims)
     return Gathered(scale, verify, experiments, verdicts, reproduce, parts, reproduce_error)
-
-
-@dataclass(frozen=True)
-class AxiomEntry:
-    """One ledger row: the axiom, its file, the claims that use it, its tests and whether each exists."""
-
-    axiom: str
-    file: str
-    claims: tuple[str, ...]
-    tests: tuple[tuple[str, bool], ...]
-
-
-@dataclass(frozen=True)
-class LeanSection:
-    """The ledger (empty if absent), the audit's findings, and any error met while reading them."""
-
-    ledger_found: bool
-    axioms: tuple[AxiomEntry, ...]
-    audit_findings: tuple[str, ...] | None
-    error: str | None
-
-
-def _claims_using(axiom: str, claims: tuple[Claim, ...]) -> tuple[str, ...]:
-    """Ids of the claims one of whose Lean declarations is ``axiom`` (with or without namespace)."""
-    short = axiom.rsplit(".", 1)[-1]
-    return tuple(claim.id for claim in claims if any(decl.rsplit(".", 1)[-1] == short for decl in claim.lean))
-
-
-def gather_lean(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> LeanSection:
-    """Read the ledger and run the static audit of the Lean project below ``root``."""
-    from lejepa_wm import lean_audit
-
-    root = Path(root)
-    if not (root / lean_audit.LEDGER).exists():
-        return LeanSection(False, (), None, None)
-    try:
-        axioms = tuple(AxiomEntry(row.axiom, row.file, _claims_using(row.axiom, claims),
-                                  tuple((test, lean_audit.test_exists(root, test)) for test in row.tests))
-                       for row in lean_audit.read_ledger(root))
-        findings = tuple(str(finding) for finding in lean_audit.audit(root, claims))
-    except Exception as exc:  # a broken ledger is shown in the report, it does not stop it
-        return LeanSection(True, (), None, f"{type(exc).__name__}: {exc}")
-    return LeanSection(True, axioms, findings, None)
