@@ -120,7 +120,11 @@ SIGREG_STATISTICS: tuple[str, ...] = ("lejepa", "unbiased")
 """``"lejepa"``: LeJEPA's V-statistic (the default); ``"unbiased"``: the U-statistic without the ``i = j`` pairs."""
 
 
-def _check_embedding(h: Tensor, name: str = "h", min_batch: int = 1, statistic: str | None = None) -> bool:
+_NO_STATISTIC: Any = object()
+"""Marks that a caller of :func:`_check_embedding` checks no statistic (``None`` is a bad statistic, not this)."""
+
+
+def _check_embedding(h: Tensor, name: str = "h", min_batch: int = 1, statistic: str = _NO_STATISTIC) -> bool:
     """Raise ``ValueError`` unless ``h`` is a floating ``(batch, dim)`` tensor and ``statistic`` (if given) fits it.
 
     Returns whether ``statistic`` is the unbiased one (see :func:`_check_statistic`).
@@ -133,7 +137,7 @@ def _check_embedding(h: Tensor, name: str = "h", min_batch: int = 1, statistic: 
         raise ValueError(f"{name} must be a floating-point tensor; got dtype {h.dtype}")
     if h.shape[0] < min_batch or h.shape[1] < 1:
         raise ValueError(f"{name} needs batch >= {min_batch} and dim >= 1; got shape {tuple(h.shape)}")
-    return statistic is not None and _check_statistic(statistic, h.shape[0])
+    return statistic is not _NO_STATISTIC and _check_statistic(statistic, h.shape[0])
 
 
 def _check_pair(h: Tensor, h_pos: Tensor) -> None:

@@ -525,6 +525,11 @@ def test_infonce_symmetric_in_the_two_views(seed: int, batch: int, dim: int) -> 
         (lambda: alignment_loss(torch.zeros(4, 2), torch.zeros(4, 3)), "(4, 3)"),
         (lambda: whitening_loss(torch.zeros(1, 2)), "(1, 2)"),
         (lambda: infonce_loss(torch.zeros(4, 2), torch.zeros(4, 2), -1.0), "-1.0"),
+        (lambda: scale_statistic(torch.zeros(4, 2), statistic=None), "None"),
+        (lambda: sigreg_statistic(torch.zeros(4, 2), torch.eye(2), *epps_pulley_knots(5, 3.0), statistic=None),
+         "None"),
+        (lambda: sigreg_reference(torch.zeros(4, 2), torch.eye(2), *epps_pulley_knots(5, 3.0), statistic=None),
+         "None"),
     ],
 )
 def test_bad_input_raises_value_error_naming_it(call, message: str) -> None:
