@@ -45,6 +45,7 @@ def select_claims(claim_ids: list[str] | None) -> list[Claim]:
 
 def check_writable_dir(folder: Path, what: str) -> Path:
     """Create ``folder`` if needed and make sure a file can be written in it; ``ValueError`` says why not."""
+    folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{what} {folder} is a file, not a folder")
     try:

@@ -221,11 +221,12 @@ class SyntheticExperiment:
         rows = self.summary_rows(load_finished_metrics(exp_dir), config)
         summary = write_summary(exp_dir, rows, self.summary_columns)
         fig, caption = self.draw(rows, config)
+        entries = self.headline(rows, config)  # before any file is saved: a failing headline leaves no figure
         for ax in fig.axes:
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize=7)
         figure = save_figure(fig, Path(exp_dir) / self.figure_file, caption)
-        return [summary, figure, write_headline(exp_dir, self.headline(rows, config))]
+        return [summary, figure, write_headline(exp_dir, entries)]
 
     def summary_rows(self, rows: list[dict[str, Any]], config: Any) -> list[dict[str, Any]]:
         """The finished runs' metrics, each with the columns :meth:`derived` computes from it."""

@@ -208,7 +208,7 @@ def world_from_dict(data: Mapping[str, Any]) -> World:
     """The world described by ``data`` (built by its constructor, so every value is validated)."""
     if not isinstance(data, Mapping) or "kind" not in data:
         raise ValueError(f"a world must be an object with a 'kind'; got {data!r}")
-    if data["kind"] not in WORLD_KINDS:
+    if not isinstance(data["kind"], str) or data["kind"] not in WORLD_KINDS:
         raise ValueError(f"unknown world kind {data['kind']!r}; expected 'gaussian' or 'gennorm'")
     try:
         return WORLD_KINDS[data["kind"]](**{key: value for key, value in data.items() if key != "kind"})

@@ -1,8 +1,8 @@
 """``lejepa-wm report``: gather every result into ``report.md`` and a self-contained ``report.html``.
 
 Modules, one job each: :mod:`.gather` reads the result files and judges every
-claim, and reads the axiom ledger and runs the static Lean audit,
-:mod:`.environment` describes the machine,
+claim (:mod:`.verdicts`), :mod:`.lean` reads the axiom ledger and runs the
+static Lean audit, :mod:`.environment` describes the machine,
 :mod:`.document` lays the report out as blocks (:mod:`.blocks`), and
 :mod:`.render_markdown` / :mod:`.render_html` write them; :mod:`.readme`
 rewrites the README's generated blocks from the same results (``--readme``).

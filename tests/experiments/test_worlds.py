@@ -11,7 +11,7 @@ from scipy import stats
 from scipy.special import gammaln
 
 from lejepa_wm.experiments.worlds import (GaussianWorld, GeneralizedNormalWorld, generalized_normal_scale,
-                                          mala_move, rates_to_rho, sample_generalized_normal)
+                                          mala_move, rates_to_rho, sample_generalized_normal, world_from_dict)
 
 
 def _corr(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -90,6 +90,9 @@ def test_world_sampling_is_seeded():
     (lambda: GeneralizedNormalWorld(2, beta=2.0, tau=0.5, channel="euler"), "channel"),
     (lambda: rates_to_rho([1.0, 0.0], 1.0), "kappa"),
     (lambda: rates_to_rho([1.0], -1.0), "tau"),
+    (lambda: world_from_dict({"kind": []}), "unknown world kind"),
+    (lambda: world_from_dict({"kind": "torus", "n": 2}), "'torus'"),
+    (lambda: world_from_dict({"kind": "gaussian", "n": 2}), "malformed"),
 ])
 def test_bad_world_parameters_raise(make, message):
     with pytest.raises(ValueError, match=message):
