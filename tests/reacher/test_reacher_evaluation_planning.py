@@ -129,3 +129,14 @@ def test_unpenalized_pixel_probe_is_the_minimum_norm_least_squares_probe():
     expected = 1 - ((target - prediction) ** 2).sum() / ((target - target.mean(axis=0)) ** 2).sum()
     scores = pixel_baselines(fit, test, test, components=(2,))["pixels"]["penalty_scores"]  # scored on test here
     assert scores["0.0"] == pytest.approx(expected, abs=1e-8)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: interpolate(np.zeros(2), np.ones(2), 0), "plan_steps must be a positive integer; got 0"),
+    (lambda: path_metrics(np.zeros((1, 2)), np.zeros(2), np.ones(2)), "plan_steps .*got 0"),  # a one-row path
+    (lambda: pair_diagnostics(np.zeros((3, 2)), np.zeros((4, 2))), r"\(N, 2\) arrays of equal shape; got \(3, 2\)"),
+    (lambda: pair_diagnostics(np.zeros((3, 3)), np.zeros((3, 3))), r"angles must be two \(N, 2\) arrays"),
+], ids=["plan_steps", "one-row-path", "unequal-shapes", "three-joints"])
+def test_bad_planning_and_diagnostic_inputs_are_named(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -13,7 +14,7 @@ from lejepa_wm.experiments.base import CHECKPOINT_FILE, Experiment
 from lejepa_wm.experiments.reacher import pipeline
 from lejepa_wm.experiments.reacher.experiment import PLOT_FIGURES
 from lejepa_wm.records import HeadlineEntry
-from lejepa_wm.seeds import SeedStreams
+from lejepa_wm.seeds import SEED_LIMIT, SeedStreams
 
 TINY = dict(train_pairs=60, heldout_pairs=40, heldout_episodes=2, chunk_pairs=30, sac_steps=40, epochs=2,
             plan_pairs=2, success_episodes=1, episode_steps=12, traj_delta=2, plan_steps=4, sigreg_slices=8,
@@ -46,6 +47,27 @@ def test_experiment_satisfies_the_protocol_and_configs_load():
 def test_bad_config_values_are_named(override, message):
     with pytest.raises(ValueError, match=message):
         get_experiment("reacher").load_config("quick", overrides=override)
+
+
+def _pairs(count: int) -> dict[str, np.ndarray]:
+    return {key: np.zeros((count, 2)) for key in ("frames", "frames_pos", "angles", "angles_pos")}
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda config, tmp: config.run_seeds(-1), "seed offset must be an integer >= 0; got -1"),
+    (lambda config, tmp: config.run_seeds(SEED_LIMIT - config.seeds), f"seed offset .*got {SEED_LIMIT - 3}"),
+    (lambda config, tmp: config.run_seeds(1.0), "seed offset .*got 1.0"),
+    (lambda config, tmp: get_experiment("reacher").aggregate(tmp, config), "no finished reacher runs below .*empty"),
+    (lambda config, tmp: pipeline.mixture(_pairs(3), _pairs(10), 0.5, 10, np.random.default_rng(0)),
+     "mixture of 10 pairs needs more pairs"),
+    (lambda config, tmp: pipeline.mixture(_pairs(10), _pairs(3), 0.5, 10, np.random.default_rng(0)),
+     "mixture of 10 pairs needs more pairs"),
+], ids=["negative-offset", "offset-too-high", "float-offset", "no-runs", "few-ou", "few-traj"])
+def test_bad_seed_offsets_empty_sweeps_and_oversized_mixtures_raise(call, message, tmp_path):
+    config = get_experiment("reacher").load_config("quick", overrides={"seeds": 3})
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match=message):
+        call(config, tmp_path / "empty")
 
 
 def test_tiny_sweep_resumes_after_an_interruption_and_reuses_finished_runs(renderer, tmp_path, monkeypatch):

@@ -54,3 +54,11 @@ def test_short_sac_run_saves_loads_and_rolls_out_deterministically(renderer, tmp
     (tmp_path / "broken.zip").write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="unreadable"):
         load_policy(tmp_path / "broken.zip", env)
+
+
+@pytest.mark.parametrize("episodes", [0, -2, 1.5, True])
+def test_success_rate_rejects_a_bad_episode_count(episodes):
+    from lejepa_wm.experiments.reacher.policy import success_rate
+
+    with pytest.raises(ValueError, match=f"episodes must be a positive integer; got {episodes!r}"):
+        success_rate(None, None, episodes, seed=0)

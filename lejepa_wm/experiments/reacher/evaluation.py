@@ -191,6 +191,10 @@ def pixel_baselines(fit: tuple[np.ndarray, np.ndarray], validation: tuple[np.nda
 
 def pair_diagnostics(angles: np.ndarray, angles_pos: np.ndarray) -> dict[str, Any]:
     """Per-joint marginal histogram, bimodality coefficient, lag correlation and wrap-around count."""
+    angles = np.asarray(angles, dtype=np.float64)
+    angles_pos = np.asarray(angles_pos, dtype=np.float64)
+    if angles.shape != angles_pos.shape or angles.ndim != 2 or angles.shape[1] != 2:
+        raise ValueError(f"angles must be two (N, 2) arrays of equal shape; got {angles.shape} and {angles_pos.shape}")
     wrapped, wrapped_pos = wrap(angles), wrap(angles_pos)
     beside = wrapped + wrap(wrapped_pos - wrapped)
     out: dict[str, Any] = {"histogram_edges": HISTOGRAM_EDGES.tolist(), "n_pairs": len(angles)}
@@ -210,6 +214,7 @@ def pair_diagnostics(angles: np.ndarray, angles_pos: np.ndarray) -> dict[str, An
 
 def interpolate(start: np.ndarray, goal: np.ndarray, steps: int) -> np.ndarray:
     """``steps + 1`` evenly spaced points from ``start`` to ``goal`` (rows), inclusive."""
+    check_positive_int(steps, "plan_steps")
     fractions = np.linspace(0.0, 1.0, steps + 1)[:, None]
     return np.asarray(start, dtype=np.float64) + fractions * (np.asarray(goal, dtype=np.float64) - start)
 

@@ -110,7 +110,9 @@ class ReacherExperiment:
         return metrics
 
     def aggregate(self, exp_dir: Path, config: ReacherConfig) -> list[Path]:
-        rows = load_finished_metrics(exp_dir)  # at least one: the sweep aggregates only once a run finished
+        rows = load_finished_metrics(exp_dir)
+        if not rows:
+            raise ValueError(f"no finished reacher runs below {exp_dir}")
         written = [write_summary(exp_dir, rows, summary_columns(config))]
         fractions = sorted({float(row["ou_fraction"]) for row in rows}, reverse=True)
         first = rows[0]
@@ -174,7 +176,8 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
             value=ratio.mean, bound=Bound.at_most(config.residual_target), standard_error=ratio.standard_error,
             seeds=ratio.seeds, split=f"test (OU test sample; probes fitted on the OU fit sample; {data})",
             measured=f"model R² {over_seeds(by_seed(rows, 'ou_test_r2_total', ou_fraction=OU)).describe(3)} "
-                     f"({_joints(rows, OU, 'ou_test')}; (sin, cos) probe {mean_of(rows, OU, 'ou_test_r2_sincos'):.3f}); "
+                     f"({_joints(rows, OU, 'ou_test')}; (sin, cos) probe "
+                     f"{mean_of(rows, OU, 'ou_test_r2_sincos'):.3f}); "
                      f"pixel probes on the same test frames: {_pixel_probes(first, 'ou', config)}; residual ratio "
                      f"{ratio.describe(3)}",
             paper="R² ≈ 0.95", figures=("sample_frames.png", "r2_per_joint.png")))
@@ -247,7 +250,8 @@ def cost_entry(rows: list[dict[str, Any]], fractions: list[float], data: str) ->
                 per_seed[seed] = rho
     summary = over_seeds(per_seed) if per_seed else None
     described = "; ".join(
-        f"{mixture_name(f)}: R² {mean_of(rows, f, 'ou_test_r2_total'):.3f}, cost ×{mean_of(rows, f, 'plan_cost_ratio'):.2f}"
+        f"{mixture_name(f)}: R² {mean_of(rows, f, 'ou_test_r2_total'):.3f}, "
+        f"cost ×{mean_of(rows, f, 'plan_cost_ratio'):.2f}"
         for f in fractions)
     return HeadlineEntry(
         claim="T4", name="Reacher: control cost of latent plans rises as R² falls",

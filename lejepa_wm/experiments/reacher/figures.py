@@ -91,7 +91,8 @@ def r2_bars(models: Sequence[tuple[float, Mapping[str, Mapping[str, Sequence[flo
         axis.set_ylabel("test R² (probe fitted on the fit sample)")
         axis.set_ylim(lowest - 0.05 if lowest < 0 else 0.0, 1.05)
         axis.set_title(f"{titles[test_set]}\nhatched: linear probe on {name}", fontsize=9)
-    axes[0][-1].legend(*axes[0][0].get_legend_handles_labels(), fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    axes[0][-1].legend(*axes[0][0].get_legend_handles_labels(), fontsize=7, loc="upper left",
+                       bbox_to_anchor=(1.02, 1.0))
     seeds_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))} (dots)"
     return save_figure(fig, path, "Linear identifiability of the joint angles from each model's 2-d embedding: "
                                   "test R² of an affine probe fitted on the fit sample, per joint and for both "

@@ -158,7 +158,8 @@ def prepare_data(root: Path, config: ReacherConfig, data_seed: int, progress: bo
     parts = split_by_episode(heldout["episode"], len(SPLITS), np.random.default_rng(seeds["traj_split"]))
     for split, rows in zip(SPLITS, parts):
         data[f"traj_{split}"] = {key: value[rows] for key, value in heldout.items()}
-    settings = {"datasets": {key: folder.name for key, folder in folders.items()}, "split_seed": seeds["traj_split"], "plan_seed": seeds["plans"],
+    settings = {"datasets": {key: folder.name for key, folder in folders.items()}, "split_seed": seeds["traj_split"],
+                "plan_seed": seeds["plans"],
                 "pca_components": list(config.pca_components), "ridge_grid": list(RIDGE_GRID),
                 "plan": [config.plan_pairs, config.min_plan_distance, config.plan_steps, config.knn]}
     path = root / f"baselines-{digest(settings)}.json"
@@ -174,6 +175,8 @@ def mixture(ou: Mapping[str, np.ndarray], traj: Mapping[str, np.ndarray], ou_fra
             rng: np.random.Generator) -> dict[str, np.ndarray]:
     """``size`` training pairs: ``round(ou_fraction · size)`` random OU pairs, the rest random trajectory pairs."""
     n_ou = int(round(ou_fraction * size))
+    if n_ou > len(ou["frames"]) or size - n_ou > len(traj["frames"]):
+        raise ValueError(f"mixture of {size} pairs needs more pairs than the datasets hold")
     take_ou = np.sort(rng.choice(len(ou["frames"]), n_ou, replace=False))
     take_traj = np.sort(rng.choice(len(traj["frames"]), size - n_ou, replace=False))
     return {key: np.concatenate([ou[key][take_ou], traj[key][take_traj]]) for key in ARRAY_KEYS}

@@ -165,6 +165,7 @@ def rollout_angles(model: Any, env: Any, episode_seed: int) -> np.ndarray:
 def success_rate(model: Any, env: Any, episodes: int, seed: int) -> float:
     """Fraction of ``episodes`` (episode ``k`` seeded :func:`episode_seed` ``(seed, k)``) whose finger touches
     the target at the last step."""
+    check_positive_int(episodes, "episodes")
     hits = 0
     for episode in range(episodes):
         rollout_angles(model, env, episode_seed(seed, episode))
