@@ -116,8 +116,8 @@ class ProcrustesFit:
     Both ``h`` and ``z`` are centred with their own sample means, on the fitting
     and on the scored sample alike (the theory's ``E h = 0`` and ``E z = 0``;
     leaving a sample mean in would add about ``n/N`` to every error). Fitted on
-    ``(h, z)``: ``Q`` the polar factor of ``(h − mean h)ᵀ (z − mean z)`` (it minimizes ``Σ‖h_i − mean − Q z_i‖²``, and also
-    ``Σ‖h_i − mean − c Q z_i‖²`` for every ``c > 0``), and ``scale = c`` the
+    ``(h, z)``: ``Q`` the polar factor of ``(h − mean h)ᵀ (z − mean z)`` (it minimizes
+    ``Σ‖h_i − mean − Q z_i‖²``, and also ``Σ‖h_i − mean − c Q z_i‖²`` for every ``c > 0``), and ``scale = c`` the
     least-squares scalar ``Σσ_k / ‖z‖²_F`` for that ``Q``. Scores on another
     sample: :meth:`error`, the squared distance to the rotation (scale fixed at
     1: a shrunk embedding counts as far), and :meth:`scale_free_error`, the
