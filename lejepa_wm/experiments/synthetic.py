@@ -52,9 +52,9 @@ HISTORY_KEYS = ("step", "seconds", "probe_r2", "embedding_std", "loss_total", "l
 TEST_HISTORY_KEYS = ("probe_r2", "procrustes_error", "scale_free_error", "embedding_std", "t3")
 
 
-def check_seed_offset(seed: Any) -> int:
-    """``--seed`` must be an integer in ``[0, 2^62)``."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
+def check_seed_offset(seed: Any, room: int = 0) -> int:
+    """``--seed`` must be an integer in ``[0, 2^62 − room)`` (``room``: how many seeds follow it)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT - room:
         raise ValueError(f"the seed offset must be an integer >= 0; got {seed!r}")
     return seed
 

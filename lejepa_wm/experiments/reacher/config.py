@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from lejepa_wm.config import load_scaled_config
+from lejepa_wm.experiments.synthetic import check_seed_offset
 from lejepa_wm.experiments.training import TrainSettings
 from lejepa_wm.seeds import SEED_LIMIT
 from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int, check_rho
@@ -137,9 +138,7 @@ class ReacherConfig:
 
     def run_seeds(self, offset: int = 0) -> list[int]:
         """Seeds of the reported models, ``offset … offset + seeds − 1``; never a tuning seed."""
-        if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset < SEED_LIMIT - self.seeds:
-            raise ValueError(f"the seed offset must be an integer >= 0; got {offset!r}")
-        seeds = [offset + index for index in range(self.seeds)]
+        seeds = [check_seed_offset(offset, self.seeds) + index for index in range(self.seeds)]
         clash = sorted(set(seeds) & set(self.tuning_seeds))
         if clash:
             raise ValueError(f"run seeds {clash} are reserved for tuning (tuning_seeds); reported runs must use "
