@@ -41,6 +41,7 @@ from lejepa_wm.experiments.heldout import (MIN_SAMPLE, HeldOutSamples, raw_obser
                                            validation_metrics)
 from lejepa_wm.experiments.objectives import SIGREG_STATISTICS
 from lejepa_wm.experiments.plotting import save_figure, write_summary
+from lejepa_wm.experiments.quick_look import mark_without_control
 from lejepa_wm.experiments.run_params import EncoderParams, ObjectiveParams, RendererParams, SyntheticRunParams
 from lejepa_wm.experiments.training import TrainResult, TrainSettings, WorldPairs, numpy64, train
 from lejepa_wm.experiments.worlds import World
@@ -71,6 +72,8 @@ class TrainingConfig:
     ``"unbiased"`` (the U-statistic), and ``sigreg_standardize`` (SIGReg on the
     batch-standardized embedding plus a moment term for the scale;
     ``docs/SIGREG.md``). The runs' seeds start at ``first_seed`` plus ``--seed``.
+    ``control = false`` (``--no-control``) drops the λ = 0 control from ``methods``:
+    a quick look, whose figure and headline say so (:mod:`.quick_look`).
     """
 
     seeds: int = 2
@@ -100,6 +103,7 @@ class TrainingConfig:
     whitening_weight: float = 1.0
     first_seed: int = 0
     cpu_threads: int = 1
+    control: bool = True
 
     def __post_init__(self) -> None:
         for name in ("seeds", "encoder_hidden", "mlp_depth", "sigreg_slices", "cpu_threads"):
@@ -142,8 +146,10 @@ class TrainingConfig:
         """``key`` lists methods from ``allowed`` only and, with ``control``, the λ = 0 control."""
         unknown = [m for m in getattr(self, key) if m not in allowed]
         self.require(not unknown, key, f"has unknown entries {unknown!r}; expected from {allowed}")
-        self.require(not control or "alignment_only" in getattr(self, key), key,
-                     "must include the control 'alignment_only'")
+        self.require(not (control and self.control) or "alignment_only" in getattr(self, key), key,
+                     "must include the control 'alignment_only' (control = false, --no-control, drops it)")
+        self.require(self.control or "alignment_only" not in getattr(self, key), key,
+                     "must not include 'alignment_only' when control = false")
 
     def run_seeds(self, offset: int = 0) -> list[int]:
         """Seeds of the reported runs, ``first_seed + offset`` onwards, ``seeds`` of them; never a tuning seed."""
@@ -222,6 +228,8 @@ class SyntheticExperiment:
         summary = write_summary(exp_dir, rows, self.summary_columns)
         fig, caption = self.draw(rows, config)
         entries = self.headline(rows, config)  # before any file is saved: a failing headline leaves no figure
+        if not config.control:
+            caption, entries = mark_without_control(fig, caption, entries)
         for ax in fig.axes:
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize=7)
