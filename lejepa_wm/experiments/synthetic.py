@@ -34,6 +34,7 @@ from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.config import load_scaled_config
 from lejepa_wm.device import select_device
 from lejepa_wm.experiments.base import HEADLINE_FILE, RunSpec, load_finished_metrics
+from lejepa_wm.experiments.encoder_file import save_encoder
 from lejepa_wm.experiments.encoders import ENCODERS
 from lejepa_wm.experiments.evidence import residual_ratio
 from lejepa_wm.experiments.flows import RENDERERS
@@ -265,7 +266,8 @@ class SyntheticExperiment:
         return {}
 
     def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict[str, Any]:
-        """One run with ``cpu_threads`` threads for torch and for BLAS (the probes' linear algebra)."""
+        """One run with ``cpu_threads`` threads for torch and for BLAS (the probes' linear algebra); the trained
+        encoder is kept as ``encoder.pt`` (:func:`~lejepa_wm.experiments.encoder_file.load_run` reads it)."""
         params = SyntheticRunParams.from_dict(spec.params)
         dev = select_device(device)
         if dev.type == "cpu":
@@ -273,6 +275,7 @@ class SyntheticExperiment:
         with threadpool_limits(params.cpu_threads):
             trained = train_synthetic(params, run_dir, dev, spec.run_id)
             encoder, samples, result = trained.encoder, trained.samples, trained.result
+            save_encoder(run_dir, encoder, params)  # before metrics.json: a finished run always has its encoder
             final = reported_metrics(encoder, samples)
             raw_r2 = raw_observation_r2(samples)
             return {**final, "split": "test", "raw_observation_r2": raw_r2,
