@@ -65,7 +65,7 @@ PANEL_HEIGHT = 2.4
 """Height of one row of panels, in inches."""
 FONT_SIZE = 8.0
 SMALL_FONT_SIZE = 7.0
-PNG_DPI = 200
+PNG_DPI = 150
 MAX_LEGEND_COLUMNS = 4
 LEGEND_LABEL_CHARACTERS = 48
 """Legend labels longer than this are wrapped onto more lines."""
