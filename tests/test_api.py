@@ -4,6 +4,7 @@ with every run, and the example that tests a world and an objective of its own t
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import importlib.util
 import json
 import subprocess
@@ -169,3 +170,15 @@ def test_the_example_reaches_a_verdict_through_the_public_api(registry: None,
     assert all(0 < row["raw_observation_r2"] < 1 for row in result.rows)  # the raw baseline
     printed = capsys.readouterr().out
     assert all(f"[{entry.verdict}] {entry.name}" in printed for entry in result.entries)
+
+
+PUBLIC_MODULES = ("lejepa_wm.experiments", "lejepa_wm.experiments.worlds", "lejepa_wm.experiments.encoders",
+                  "lejepa_wm.experiments.flows", "lejepa_wm.experiments.evidence", "lejepa_wm.experiments.protocol",
+                  "lejepa_wm.experiments.encoder_file", "lejepa_wm.experiments.plotting", "lejepa_wm.seeds",
+                  "lejepa_wm.records", "lejepa_wm.claims", "lejepa_wm.overrides", "lejepa_wm.progress")
+
+
+@pytest.mark.parametrize("module", PUBLIC_MODULES)
+def test_a_public_module_says_which_names_are_public(module: str) -> None:
+    imported = importlib.import_module(module)
+    assert imported.__all__ and [name for name in imported.__all__ if not hasattr(imported, name)] == []
