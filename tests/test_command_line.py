@@ -166,3 +166,18 @@ def test_the_verify_table_fits_the_terminal_and_keeps_every_word(width: int) -> 
     words = " ".join(table.split())
     for word in ("20000", "0.9999", "ODE", "PASS", "FAIL"):
         assert word in words
+
+
+def test_the_estimate_prices_a_run_at_the_seconds_per_step_of_measured_runs_alike() -> None:
+    from lejepa_wm.experiments.base import RunSpec
+    from lejepa_wm.experiments.estimate import Measured, estimate_seconds
+
+    def spec(n: int) -> RunSpec:
+        return RunSpec("scaling", "quick", f"n={n}", {"labels": {"n": n, "method": "sigreg", "seed": 3},
+                                                     "train": {"max_steps": 1000}})
+
+    alike = Measured((("method", "'sigreg'"), ("n", "8")), 20.0, 500, "a machine")
+    other = Measured((("method", "'sigreg'"), ("n", "1024")), 900.0, 100, "a machine")
+    assert estimate_seconds(spec(8), [alike, other]) == pytest.approx(40.0)  # 0.04 s per step, as the alike run
+    assert estimate_seconds(spec(16), [alike, other]) == pytest.approx(1000 * (0.04 + 9.0) / 2)  # no alike run
+    assert estimate_seconds(spec(8), []) is None

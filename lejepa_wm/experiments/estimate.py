@@ -80,7 +80,7 @@ def estimate_seconds(spec: RunSpec, measured: list[Measured]) -> float | None:
 def describe_plan(plan: Any) -> str:
     """The runs of a :class:`~lejepa_wm.sweep.state.SweepPlan`: which are finished, and the compute of the others."""
     folders = [experiment_dir(default_root() / REFERENCE, plan.name, plan.scale), plan.exp_dir]
-    measured = measured_runs(folder for folder in dict.fromkeys(folders) if folder.is_dir())
+    measured = measured_runs(folder for folder in dict.fromkeys(path.resolve() for path in folders) if folder.is_dir())
     lines, total, unknown = [], 0.0, 0
     width = max((len(spec.run_id) for spec in plan.specs), default=6)
     for spec in plan.specs:
