@@ -2,8 +2,8 @@
 
 A bar redrawn with carriage returns is unreadable in a log file or a CI
 console, and a disabled bar prints nothing for hours. :func:`progress_bar`
-returns a tqdm bar when its stream is a terminal and a :class:`LineProgress`
-otherwise: one line per finished item, ``scaling (quick, serial): run 3/36 done
+returns a tqdm bar when stderr is a terminal and a :class:`LineProgress`
+otherwise, printing on stdout (stderr keeps only errors): one line per finished item, ``scaling (quick, serial): run 3/36 done
 (8%), 2 min 05 s elapsed, about 22 min 55 s left``, with the postfix (e.g. the
 failures) appended.
 """
@@ -32,15 +32,14 @@ def format_duration(seconds: float) -> str:
 
 
 class LineProgress:
-    """The subset of tqdm's interface the package uses, printing one plain line per update."""
+    """The subset of tqdm's interface the package uses, printing one plain line per update (none before the first)."""
 
     def __init__(self, total: int, desc: str, unit: str, stream: TextIO | None = None) -> None:
         self.total, self.desc, self.unit = total, desc, unit
-        self.stream = stream if stream is not None else sys.stderr
+        self.stream = stream if stream is not None else sys.stdout
         self.done = 0
         self.postfix = ""
         self.start = time.perf_counter()
-        self._say(f"{desc}: {total} {unit}(s) to do")
 
     def _say(self, line: str) -> None:
         print(line, file=self.stream, flush=True)
@@ -71,12 +70,13 @@ class LineProgress:
 
 def progress_bar(total: int, desc: str, unit: str, enabled: bool | None = None,
                  stream: TextIO | None = None) -> tqdm | LineProgress:
-    """A progress display for ``total`` items on ``stream`` (default stderr).
+    """A progress display for ``total`` items.
 
-    ``enabled=None`` (automatic): a tqdm bar on a terminal, plain lines
-    elsewhere; ``True``: a tqdm bar; ``False``: nothing.
+    ``enabled=None`` (automatic): a tqdm bar on stderr when stderr is a
+    terminal, else plain lines on ``stream`` (default stdout, beside the
+    command's other output, so that stderr keeps only errors); ``True``: a tqdm
+    bar; ``False``: nothing.
     """
-    stream = stream if stream is not None else sys.stderr
-    if enabled is None and not stream.isatty():
-        return LineProgress(total, desc, unit, stream)
-    return tqdm(total=total, desc=desc, unit=unit, disable=enabled is False, file=stream)
+    if enabled is None and not sys.stderr.isatty():
+        return LineProgress(total, desc, unit, stream if stream is not None else sys.stdout)
+    return tqdm(total=total, desc=desc, unit=unit, disable=enabled is False)
