@@ -17,13 +17,14 @@ import LeJEPAProofs.OutputDimension
 
 `#print axioms` for every main theorem, so that `lake build` shows exactly which axioms each
 result depends on. Besides Lean's own `propext`, `Classical.choice` and `Quot.sound`, the
-only project axioms that may appear are those listed in `LeJEPAProofs/AXIOMS.md`:
-`LeJEPA.hermite_mehler_decomposition` and `LeJEPA.procrustes_polar`.
+only project axiom that may appear is the one listed in `LeJEPAProofs/AXIOMS.md`,
+`LeJEPA.hermite_mehler_decomposition`.
 
 Expected dependencies:
-* LOSS, T1, M1 (both directions `m ≤ n` and `m ≥ n`), T3 (a), C1 for optimal encoders:
+* LOSS, T1, M1 (both directions `m ≤ n` and `m ≥ n`), T3 (a) and (b), C1 for optimal encoders:
   `LeJEPA.hermite_mehler_decomposition`.
-* T3 (b): `LeJEPA.hermite_mehler_decomposition`, `LeJEPA.procrustes_polar`.
+* The Procrustes inequality `LeJEPA.procrustes_polar` (proved from Mathlib's spectral theorem):
+  no project axiom.
 * OU stationarity, the Gaussian moments (`LeJEPA.integral_sq_linear`, `LeJEPA.memLp_coord`),
   C1 (`LeJEPA.inherited_dynamics`), T2, T4, P5 and the spectral core: no project axiom.
 * `LeJEPA.parseval_sub_linear` (Parseval against a linear form, from Parseval at `q = 0`): no
@@ -53,6 +54,7 @@ The Python audit (`lejepa-wm audit-lean`) checks the ledger against the sources 
 #print axioms LeJEPA.integral_sq_linear
 #print axioms LeJEPA.memLp_coord
 #print axioms LeJEPA.parseval_sub_linear
+#print axioms LeJEPA.procrustes_polar
 -- Closed-form loss
 #print axioms LeJEPA.alignmentLoss_eq_spectral
 #print axioms LeJEPA.coord_loss_eq
