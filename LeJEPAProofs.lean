@@ -25,6 +25,7 @@ import LeJEPAProofs.Planning
 import LeJEPAProofs.PlanningStochastic
 import LeJEPAProofs.Anisotropic
 import LeJEPAProofs.OutputDimension
+import LeJEPAProofs.Witnesses
 import LeJEPAProofs.Audit
 
 /-!
@@ -38,7 +39,8 @@ equivalence in expectation), P5 (anisotropic rates: which Hermite family is opti
 (output dimension `m ≠ n`). One classical fact Mathlib lacks, the Hermite degree decomposition
 with Mehler's formula, is stated as an axiom in `LeJEPAProofs/Axioms/`, listed in
 `LeJEPAProofs/AXIOMS.md` with its reference and the numerical test that checks it.
-`LeJEPAProofs/Audit.lean` pins the axioms each main theorem depends on, so that `lake build`
-fails if they change. Generic lemmas that are not about the paper are in
+`LeJEPAProofs/Witnesses.lean` shows that the hypotheses of every main theorem can be met
+together; `LeJEPAProofs/Audit.lean` pins the axioms each main theorem depends on, so that
+`lake build` fails if they change. Generic lemmas that are not about the paper are in
 `LeJEPAProofs/ForMathlib/`.
 -/
