@@ -7,6 +7,8 @@ import LeJEPAProofs.ApproximateWhitening
 import LeJEPAProofs.Langevin
 import LeJEPAProofs.PlanningStochastic
 import LeJEPAProofs.Anisotropic
+import Lean.Elab.Command
+import Lean.Util.CollectAxioms
 
 /-!
 # Axiom gate
