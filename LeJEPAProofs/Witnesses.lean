@@ -194,7 +194,7 @@ example : IsPositiveDensity (gaussianPDFReal 0 1) ∧
 /-- **Witness for T3.** The zero encoder is square integrable and centred. -/
 example (n : ℕ) : SquareIntegrable (fun _ : Fin n → ℝ => (0 : Fin n → ℝ)) ∧
     ∀ j, ∫ z, (fun _ : Fin n → ℝ => (0 : Fin n → ℝ)) z j ∂stdGaussianPi n = 0 := by
-  refine ⟨fun j => ?_, fun j => by simp⟩
+  refine ⟨fun _ => ?_, fun _ => by simp⟩
   first
     | exact memLp_const 0
     | exact zero_memLp

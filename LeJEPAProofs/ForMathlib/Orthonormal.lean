@@ -110,8 +110,8 @@ theorem sum_mul_eq_ite_of_orthonormal {n : ℕ} (u : Fin n → Fin n → ℝ)
     exact hu i j
   have h2 : (Matrix.of u).transpose * Matrix.of u = 1 := by
     first
-      | exact Matrix.mul_eq_one_comm.1 h1
       | exact mul_eq_one_comm.1 h1
+      | exact Matrix.mul_eq_one_comm.1 h1
   have h3 := congrFun (congrFun h2 a) b
   rw [Matrix.mul_apply, Matrix.one_apply] at h3
   simp only [Matrix.transpose_apply, Matrix.of_apply] at h3
@@ -192,7 +192,7 @@ theorem exists_orthonormal_completion {n : ℕ} (c : Fin n → Fin n → ℝ)
       have hc0 : ∀ k, c i k = 0 := fun k => by
         have h := (Finset.sum_eq_zero_iff_of_nonneg fun l _ => sq_nonneg (c i l)).1 hS k
           (Finset.mem_univ k)
-        nlinarith [sq_nonneg (c i k)]
+        nlinarith [sq_nonneg (c i k), h]
       rw [hS, Real.sqrt_zero]
       exact Finset.sum_eq_zero fun k _ => by rw [hc0 k, zero_mul]
     · have hbk : ∀ k, b i k = c i k / Real.sqrt (∑ l, c i l ^ 2) := fun k => by
