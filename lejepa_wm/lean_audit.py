@@ -118,10 +118,12 @@ def _letter_like(c: str) -> bool:
 
 
 def _id_first(c: str) -> bool:
+    """Whether ``c`` can start a Lean identifier."""
     return (c.isascii() and c.isalpha()) or c == "_" or _letter_like(c)
 
 
 def _id_rest(c: str) -> bool:
+    """Whether ``c`` can continue a Lean identifier (digits, ``'``, ``!``, ``?``, subscripts)."""
     cp = ord(c)
     return (_id_first(c) or (c.isascii() and c.isdigit()) or c in "'!?" or 0x2080 <= cp <= 0x209C
             or 0x1D62 <= cp <= 0x1D6A)
@@ -141,9 +143,11 @@ class _Lexer:
         self.tokens: list[Token] = []
 
     def line(self, offset: int) -> int:
+        """The 1-based line of a character offset."""
         return bisect.bisect_right(self.line_starts, offset)
 
     def emit(self, kind: str, start: int, end: int, value: str | None = None, quoted: bool = False) -> None:
+        """Append the token ``source[start:end]``."""
         text = self.source[start:end]
         self.tokens.append(Token(kind, text, text if value is None else value, self.line(start),
                                  self.line(max(start, end - 1)), quoted))
@@ -537,6 +541,7 @@ def _numbered_lines(root: Path, paths: Sequence[Path]) -> Iterator[tuple[str, st
 
 
 def _where(root: Path, lean: LeanFile, token: Token) -> str:
+    """``file:line`` of a token, the file relative to ``root``."""
     return f"{lean.path.relative_to(root)}:{token.line}"
 
 
@@ -589,11 +594,13 @@ def _check_layout(root: Path, files: Sequence[LeanFile]) -> list[Finding]:
 
 
 def _check_style(root: Path, files: Sequence[LeanFile]) -> list[Finding]:
+    """No line longer than :data:`MAX_LINE` characters."""
     return [Finding("style", where, f"line has {len(line)} characters (max {MAX_LINE})")
             for where, line in _numbered_lines(root, [lean.path for lean in files]) if len(line) > MAX_LINE]
 
 
 def _check_axioms(root: Path, decls: list[Declaration], ledger: dict[str, LedgerRow]) -> list[Finding]:
+    """The declared axioms are the ledger's, each documented with existing tests, none about records."""
     axioms = {d.name: d for d in decls if d.keyword == "axiom"}
     found = [Finding("ledger", name, "axiom declared in the sources but missing from the ledger")
              for name in sorted(set(axioms) - set(ledger))]
@@ -636,6 +643,7 @@ def lean_name_order(first: str, second: str) -> int:
 
 
 def _axiom_list(text: str) -> tuple[str, ...]:
+    """The names in Lean's printed list ``a, b, c`` (any whitespace, line breaks included)."""
     return tuple(item.strip() for item in text.split(",") if item.strip())
 
 
@@ -666,6 +674,7 @@ def axiom_pins(audit_file: LeanFile, root: Path) -> tuple[list[AxiomPin], list[F
 
 def _check_gate(root: Path, files: Sequence[LeanFile], decls: list[Declaration],
                 ledger: dict[str, LedgerRow]) -> tuple[list[AxiomPin], list[Finding]]:
+    """The pins of the audit file, and whether each is well formed and the build runs them."""
     by_path = {str(lean.path.relative_to(root)): lean for lean in files}
     audit_file = by_path.get(AUDIT_FILE)
     if audit_file is None:
@@ -693,6 +702,7 @@ def _check_gate(root: Path, files: Sequence[LeanFile], decls: list[Declaration],
 
 
 def _check_registry(decls: list[Declaration], pins: list[AxiomPin], claims: Sequence[Claim]) -> list[Finding]:
+    """Every claim's declaration exists and, unless it is an axiom, has its axioms pinned."""
     found = []
     kinds = {d.name: d.keyword for d in decls}
     pinned = {pin.name for pin in pins}
@@ -707,6 +717,7 @@ def _check_registry(decls: list[Declaration], pins: list[AxiomPin], claims: Sequ
 
 
 def _module_path(module: str) -> str:
+    """The file of a module: ``A.B`` is ``A/B.lean``."""
     return module.replace(".", "/") + ".lean"
 
 
@@ -734,6 +745,7 @@ def _check_docs(root: Path, decls: list[Declaration]) -> list[Finding]:
 
 
 def _check_config(root: Path) -> list[Finding]:
+    """One Lake configuration, Mathlib at the toolchain's release, autoImplicit off, no debug option."""
     toolchain_path, lakefile = root / "lean-toolchain", root / LAKEFILE
     if not toolchain_path.exists() or not lakefile.exists():
         return [Finding("config", ".", f"lean-toolchain and {LAKEFILE} are both required")]
@@ -753,6 +765,7 @@ def _check_config(root: Path) -> list[Finding]:
 
 
 def _audit(root: Path, claims: Sequence[Claim]) -> tuple[list[AxiomPin], list[Finding]]:
+    """The pins of the audit file and every finding of every check."""
     files = _sources(root)
     if not files:
         return [], [Finding("sources", LEAN_DIR, "no Lean sources found")]
