@@ -42,6 +42,8 @@ def test_t2_never_holds_for_the_identity_encoder_and_infonce_is_only_measured():
     converged_but_no_peak = _distribution_rows({1.5: [0.01, 0.012], 2.0: [0.05, 0.052], 4.0: [0.2, 0.2]})
     assert peak_entry(converged_but_no_peak, "whitening").verdict == FAILED
     assert peak_entry(_distribution_rows({1.5: [0.1], 2.0: [0.2]}, "infonce"), "infonce").verdict == MEASURED
+    lejepa = peak_entry(_distribution_rows({1.5: [0.1, 0.1], 2.0: [0.01, 0.01]}, "sigreg_lejepa"), "sigreg_lejepa")
+    assert lejepa.verdict == MEASURED and "LeJEPA's own statistic" in lejepa.scope  # shown beside, not judged
 
 
 def _scaling_rows(ratio: float, scale: float, control_error: float, reading: str = "at the answer",
