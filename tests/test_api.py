@@ -124,9 +124,20 @@ def test_every_synthetic_run_keeps_its_encoder_and_the_loader_rebuilds_it_exactl
     assert loaded.params == SyntheticRunParams.from_dict(json.loads((run_dir / "spec.json").read_text())["params"])
     samples = HeldOutSamples.draw(loaded.world, loaded.renderer, loaded.params.eval_size, loaded.params.seeds, "cpu")
     metrics = json.loads((run_dir / "metrics.json").read_text())
-    assert reported_metrics(loaded.encoder, samples)["probe_r2"] == metrics["probe_r2"]  # the very encoder
+    assert reported_metrics(loaded.embedding, samples)["probe_r2"] == metrics["probe_r2"]  # the very encoder
     z = samples.test.z[:5]
     assert torch.equal(loaded.embed(z), loaded.encoder(loaded.renderer(z)).detach())
+
+
+def test_a_run_of_the_whitened_objective_loads_with_the_whitening_it_was_measured_with(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert cli_main(["run", "scaling", *TINY, "methods=whitened", "--no-control", "--out", str(out)]) == 0
+    (run_dir,) = (out / "scaling" / "quick" / "runs").iterdir()
+    loaded = lw.load_run(run_dir)
+    assert loaded.embedding is not loaded.encoder
+    samples = HeldOutSamples.draw(loaded.world, loaded.renderer, loaded.params.eval_size, loaded.params.seeds, "cpu")
+    metrics = json.loads((run_dir / "metrics.json").read_text())
+    assert reported_metrics(loaded.embedding, samples)["probe_r2"] == metrics["probe_r2"]
 
 
 def test_a_missing_or_damaged_encoder_file_is_named(tmp_path: Path) -> None:

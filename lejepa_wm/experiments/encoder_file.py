@@ -23,6 +23,8 @@ from torch import nn
 
 from lejepa_wm.atomic import atomic_torch_save, read_json
 from lejepa_wm.experiments.base import SPEC_FILE
+from lejepa_wm.experiments.heldout import Sample
+from lejepa_wm.experiments.objectives import Whitened
 from lejepa_wm.experiments.run_params import SyntheticRunParams
 from lejepa_wm.experiments.worlds import World
 
@@ -34,17 +36,23 @@ FORMAT = 1
 
 @dataclass
 class LoadedRun:
-    """A finished run's trained encoder (eval mode, on the CPU), its renderer, world and parameters."""
+    """A finished run's trained encoder (eval mode, on the CPU), its renderer, world and parameters.
+
+    ``embedding`` is what the run's metrics were measured on: the encoder itself, or for the ``whitened``
+    objective the encoder followed by the whitening it imposed, with statistics from the run's ``fit``
+    sample (as :func:`lejepa_wm.experiments.synthetic.embedding_of` builds it).
+    """
 
     encoder: nn.Module
+    embedding: nn.Module
     renderer: nn.Module
     world: World
     params: SyntheticRunParams
 
     def embed(self, z: torch.Tensor) -> torch.Tensor:
-        """``h(z) = f(g(z))`` for latents ``z`` of shape ``(N, n)``."""
+        """``h(z)`` for latents ``z`` of shape ``(N, n)``: the embedding of their rendering ``g(z)``."""
         with torch.no_grad():
-            return self.encoder(self.renderer(z))
+            return self.embedding(self.renderer(z))
 
 
 def save_encoder(run_dir: Path, encoder: nn.Module, params: SyntheticRunParams) -> Path:
@@ -78,4 +86,9 @@ def load_run(run_dir: Path) -> LoadedRun:
     renderer = params.renderer.build(params.world.n, params.seeds.renderer)
     encoder = params.encoder.build(renderer, params.seeds.torch_generator("init"))
     encoder.load_state_dict(stored["state_dict"])
-    return LoadedRun(encoder.eval(), renderer, params.world, params)
+    encoder.eval()
+    embedding = encoder
+    if params.objective.name == "whitened":
+        fit = Sample.draw(params.world, renderer, params.eval_size, params.seeds.torch_generator("fit"))
+        embedding = Whitened(encoder, fit.x).eval()
+    return LoadedRun(encoder, embedding, renderer, params.world, params)

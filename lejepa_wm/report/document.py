@@ -194,7 +194,8 @@ def _at_a_glance(gathered: Gathered) -> list[Block]:
 
 def _paper_beside_here(gathered: Gathered) -> list[Block]:
     summaries = {section.name: section.summary_csv for section in gathered.experiments if section.summary_csv}
-    found = comparisons(summaries)
+    found = comparisons(summaries, ((row.claim, section.name) for section in gathered.experiments
+                                    for row in section.rows))
     if not found:
         return []
     figures = figure_numbers(gathered)

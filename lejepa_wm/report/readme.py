@@ -138,7 +138,8 @@ def summary_block(gathered: Gathered, shown_as: str) -> str:
                        _report_link(verdict.status, shown_as, claim_anchor(verdict.claim.id)))
                  for verdict in gathered.claims)
     summaries = {section.name: section.summary_csv for section in gathered.experiments if section.summary_csv}
-    found = comparisons(summaries)
+    found = comparisons(summaries, ((row.claim, section.name) for section in gathered.experiments
+                                    for row in section.rows))
     blocks: list[Block] = [
         paragraph(*_source(gathered, shown_as), f"{held} of {len(gathered.claims)} claims held; each verdict "
                   "links to its evidence in ", Code(f"{shown_as}/{MARKDOWN_FILE}"), "."),
