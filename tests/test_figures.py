@@ -260,3 +260,11 @@ def test_importing_the_package_leaves_matplotlibs_backend_alone() -> None:
     code = "import matplotlib; matplotlib.use('svg'); import lejepa_wm.experiments.plotting; print(matplotlib.get_backend())"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "svg"
+
+
+def test_a_series_is_labelled_once_by_its_methods_readable_name() -> None:
+    assert plotting.display_label("alignment_only") == "λ = 0 control (alignment only)"
+    assert plotting.display_label("whitening (shortcut)") == "whitening (shortcut)"
+    assert plotting.display_label("sigreg: scale-free") == "SIGReg: scale-free"
+    assert plotting.display_label("supervised ceiling (regression onto z): scale-free") == (
+        "supervised ceiling (regression onto z): scale-free")  # already readable: kept

@@ -14,6 +14,7 @@ from lejepa_wm.claims import CLAIMS
 from lejepa_wm.experiments.encoders import ENCODERS
 from lejepa_wm.experiments.flows import RENDERERS
 from lejepa_wm.experiments.objectives import SIGREG_STATISTICS
+from lejepa_wm.experiments.distribution import METHODS as DISTRIBUTION_METHODS
 from lejepa_wm.experiments.scaling import METHODS as SCALING_METHODS
 from lejepa_wm.experiments.worlds import CHANNELS
 from lejepa_wm.records import VERDICTS
@@ -122,7 +123,7 @@ def test_every_term_the_report_uses_is_in_the_glossary() -> None:
         pytest.skip("no shipped results in reference/")
     text = "\n".join(render_markdown(_document(out, scale)) for out, scale in documents).replace("\\_", "_")
     named = {*VERDICTS, *(claim.id for claim in CLAIMS), *ENCODERS, *RENDERERS, *CHANNELS, *SIGREG_STATISTICS,
-             *SCALING_METHODS, "ok", "present", "missing"}
+             *SCALING_METHODS, *DISTRIBUTION_METHODS, "ok", "present", "missing"}
     used = {term for term in named if re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", text)}
     unused = [phrase for phrase in VOCABULARY if phrase.lower() not in text.lower()]
     assert not unused, f"the vocabulary lists phrases the report no longer uses: {unused}"

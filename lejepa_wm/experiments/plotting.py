@@ -54,9 +54,10 @@ METHOD_STYLES: dict[str, dict[str, Any]] = {
     "supervised": {"color": "#17becf", "marker": "*"},
 }
 METHOD_LABELS: dict[str, str] = {
-    "sigreg": "SIGReg", "sigreg_lejepa": "SIGReg, LeJEPA's statistic", "whitening": "whitening", "infonce": "InfoNCE", "infonce_fixed": "InfoNCE, fixed width",
-    "infonce_scaled": "InfoNCE, width ∝ √n", "alignment_only": "λ = 0 control (alignment only)",
-    "whitened": "batch-whitened alignment (hard constraint)", "supervised": "supervised ceiling (regression onto z)",
+    "sigreg": "SIGReg", "sigreg_lejepa": "SIGReg, LeJEPA's statistic", "whitening": "whitening",
+    "infonce": "InfoNCE", "infonce_fixed": "InfoNCE, fixed width", "infonce_scaled": "InfoNCE, width ∝ √n",
+    "alignment_only": "λ = 0 control (alignment only)", "whitened": "batch-whitened alignment (hard constraint)",
+    "supervised": "supervised ceiling (regression onto z)",
 }
 BASELINE_STYLE: dict[str, Any] = {"color": "black", "marker": "", "linestyle": "--"}
 RAW_LABEL = "raw observation x (no encoder)"
@@ -100,7 +101,10 @@ def style_of(label: str) -> dict[str, Any]:
 
 
 def display_label(label: str) -> str:
-    """A method name replaced by its readable label (``alignment_only`` → ``λ = 0 control …``)."""
+    """A method name replaced by its readable label (``alignment_only`` → ``λ = 0 control …``); a label that
+    already starts with a readable label is kept."""
+    if label.startswith(tuple(METHOD_LABELS.values())):
+        return label
     for method in sorted(METHOD_LABELS, key=len, reverse=True):
         if label == method or label.startswith((method + " ", method + ":")):
             return METHOD_LABELS[method] + label[len(method):]
