@@ -207,7 +207,7 @@ def _legend_entries(fig: Figure) -> tuple[list[Artist], list[str]]:
 
 def _fitting_legend(fig: Figure, handles: list[Artist], labels: list[str]) -> None:
     """The figure legend below the panels, in as many columns as fit the figure's width."""
-    labels = [textwrap.fill(label, LEGEND_LABEL_CHARACTERS) for label in labels]
+    labels = [textwrap.fill(label, LEGEND_LABEL_CHARACTERS, break_on_hyphens=False) for label in labels]
     width = fig.get_figwidth() * fig.dpi
     for columns in range(min(len(labels), MAX_LEGEND_COLUMNS), 0, -1):
         legend = fig.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize=SMALL_FONT_SIZE,
