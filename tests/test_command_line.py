@@ -182,3 +182,13 @@ def test_the_estimate_prices_a_run_at_the_seconds_per_step_of_measured_runs_alik
     assert estimate_seconds(spec(8), [alike, other]) == pytest.approx(40.0)  # 0.04 s per step, as the alike run
     assert estimate_seconds(spec(16), [alike, other]) == pytest.approx(1000 * (0.04 + 9.0) / 2)  # no alike run
     assert estimate_seconds(spec(8), []) is None
+
+
+def test_the_command_line_starts_without_loading_torch_or_matplotlib() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, lejepa_wm.cli as cli; cli.build_parser(); "
+            "print(sorted({'torch', 'matplotlib'} & set(sys.modules)))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"

@@ -11,10 +11,12 @@ unmet precondition :data:`NO_CONTROL`, so its verdict is "not resolved"
 from __future__ import annotations
 
 from dataclasses import replace
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
 from lejepa_wm.records import HeadlineEntry
+
+if TYPE_CHECKING:  # the command line imports this module for its tags, without loading matplotlib
+    from matplotlib.figure import Figure
 
 __all__ = ["NO_CONTROL", "NO_CONTROL_TAG", "mark_without_control"]
 

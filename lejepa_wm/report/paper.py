@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable
 
 from lejepa_wm.claims import CLAIMS
 from lejepa_wm.experiments import get_experiment
-from lejepa_wm.experiments.plotting import mean_and_se
+from lejepa_wm.experiments.evidence import over_seeds
 
 __all__ = ["Comparison", "comparisons", "PaperSetting", "PAPER_SETTINGS", "settings_rows"]
 
@@ -62,8 +62,10 @@ def read_summary(path: Path) -> list[Row]:
 
 
 def _stat(values: Iterable[float]) -> str:
-    mean, se = mean_and_se(list(values))
-    return f"{mean:.4f}" if se == 0 else f"{mean:.4f} ± {se:.4f}"
+    """``mean ± standard error`` over the values (the mean alone for one value)."""
+    summary = over_seeds(dict(enumerate(values)))
+    error = summary.standard_error
+    return f"{summary.mean:.4f}" if error is None else f"{summary.mean:.4f} ± {error:.4f}"
 
 
 def _by(rows: list[Row], key: str, value_key: str, **where: Any) -> dict[Any, list[float]]:
