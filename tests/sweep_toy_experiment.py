@@ -1,7 +1,7 @@
 """A tiny experiment satisfying the experiment protocol, for the sweep tests.
 
-Each run draws one number from ``random.Random(seed)``; ``aggregate`` writes
-``summary.csv`` and ``headline.json`` from the finished runs, so results can be
+Each run draws one number from ``random.Random(seed)``; ``aggregate`` publishes
+``summary.csv`` and ``headline.json`` from the finished runs as one set, so results can be
 compared byte for byte across executors. Runs listed in the config can be made
 to fail: ``fail_always`` raise on every attempt, ``fail_once`` raise on their
 first attempt only, ``crash_once`` and ``crash_always`` kill their own process
@@ -25,7 +25,7 @@ from typing import Any, Mapping
 from lejepa_wm.atomic import atomic_write_json, atomic_write_text
 from lejepa_wm.config import load_scaled_config
 from lejepa_wm.records import Bound, HeadlineEntry
-from lejepa_wm.experiments.base import HEADLINE_FILE, SUMMARY_FILE, RunSpec, load_finished_metrics
+from lejepa_wm.experiments.base import HEADLINE_FILE, SUMMARY_FILE, RunSpec, load_finished_metrics, publish_results
 
 DEFAULTS = Path(__file__).with_suffix(".toml")
 FIRST_ATTEMPT_MARKER = "first_attempt_seen"
@@ -102,12 +102,13 @@ class ToyExperiment:
         writer.writerow(["run_id", "seed", "value"])
         for row in rows:
             writer.writerow([row["run_id"], row["seed"], repr(row["value"])])
-        summary = atomic_write_text(exp_dir / SUMMARY_FILE, buffer.getvalue())
         mean = sum(row["value"] for row in rows) / len(rows)
-        headline = atomic_write_json(exp_dir / HEADLINE_FILE, [HeadlineEntry(
-            claim="toy", name="mean of the runs' values", quantity="mean value", value=mean,
-            bound=Bound.between(0.0, 1.0), measured=f"{mean:.6f}").to_dict()])
-        return [summary, headline]
+        entries = [HeadlineEntry(claim="toy", name="mean of the runs' values", quantity="mean value", value=mean,
+                                 bound=Bound.between(0.0, 1.0), measured=f"{mean:.6f}").to_dict()]
+        with publish_results(exp_dir) as stage:
+            atomic_write_text(stage.path / SUMMARY_FILE, buffer.getvalue())
+            atomic_write_json(stage.path / HEADLINE_FILE, entries)
+        return list(stage.published)
 
 
 EXPERIMENT = ToyExperiment()

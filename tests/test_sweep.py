@@ -212,7 +212,9 @@ def test_command_line_sweep_status_aggregate_and_exit_status(toy: ModuleType, tm
     failing.write_text("fail_always = [0]\n")
     out = str(tmp_path / "results")
     assert main(parse("toy", "--executor", "serial", "--out", out, "--config", str(failing))) == 3  # a run failed: exit status 3
-    assert "failed twice" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "run run00: an attempt failed (RuntimeError: deliberate failure of run00); it was retried" in printed
+    assert "FAILED run run00: RuntimeError: deliberate failure of run00" in printed
     assert main(parse("toy", "--out", out, "--config", str(failing), "--status", "--jobs", "2")) == 0
     assert "done 3, running 0, failed 1, pending 0" in capsys.readouterr().out
     assert main(parse("toy", "--out", out, "--aggregate-only")) == 0

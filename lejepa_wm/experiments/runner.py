@@ -6,7 +6,7 @@ planning, the same skipping of finished runs (an interrupted command continues
 where it stopped, from each run's last checkpoint), the same retry and failure
 records, the same aggregation, the same up-front checks of ``--seed``,
 ``--out`` and ``--device``. ``--restart`` deletes the experiment's folder at
-that scale first (never while a run in it is executing).
+that scale first (never while a run or a launch is using it).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from lejepa_wm.device import DEVICE_CHOICES
 from lejepa_wm.experiments import EXPERIMENT_MODULES
 from lejepa_wm.experiments.base import experiment_dir
 from lejepa_wm.sweep.driver import DEFAULT_OUT, check_launch, print_result, run_sweep
-from lejepa_wm.sweep.state import RUNNING_FILE, describe_owner, live_marker
+from lejepa_wm.sweep.state import refuse_if_busy
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,13 +43,7 @@ def main(args: argparse.Namespace) -> int:
     check_launch(args.out, "serial", None, args.seed, args.device)
     if args.restart:
         folder = experiment_dir(args.out, args.experiment, args.scale)
-        busy = [(marker_path.parent.name, live_marker(marker_path.parent))
-                for marker_path in sorted(folder.glob(f"runs/*/{RUNNING_FILE}"))]
-        busy = [(run_id, marker) for run_id, marker in busy if marker is not None]
-        if busy:
-            run_id, marker = busy[0]
-            raise ValueError(f"--restart would delete {len(busy)} run(s) still running, e.g. {run_id} "
-                             f"({describe_owner(marker)}); stop them first or wait for them to finish")
+        refuse_if_busy(folder, "--restart")
         if folder.exists():
             shutil.rmtree(folder)
     result = run_sweep(args.experiment, args.scale, args.out, executor="serial", seed=args.seed,
