@@ -326,7 +326,7 @@ def test_a_verify_json_that_is_a_list_fails_only_the_checks(results: Path, lean_
 
 @pytest.mark.parametrize("file, content, message", [
     ("metrics.json", "[1, 2]", "scaling/quick/runs/n=8/metrics.json must be a JSON object; got list"),
-    ("metrics.json", '{"wall_time_s": "12 s"}', "metrics.json field 'wall_time_s' must be a number; got '12 s'"),
+    ("metrics.json", '{"wall_time_s": "12 s"}', "metrics.json field 'wall_time_s' must be a duration >= 0 in seconds; got '12 s'"),
     ("metrics.json", "{", "scaling/quick/runs/n=8/metrics.json is not valid JSON"),
     ("spec.json", "[]", "scaling/quick/runs/n=8/spec.json must be a JSON object; got list"),
     ("spec.json", '{"params": [8, 0]}', "spec.json field 'params' must be a JSON object; got list"),

@@ -182,7 +182,7 @@ def test_a_failed_run_fails_its_part_with_the_runs_error(tmp_path: Path, tiny: d
     assert failed["status"] == "failed" and record["exit_status"] == 3
     assert failed["error"] == "1 run(s) failed: run1: FloatingPointError: loss became NaN at step 12"
     assert "Traceback" in failed["traceback"] and "execute" in failed["traceback"]
-    assert tiny["experiments"]["bounds"].executed == ["run0", "run1", "run1"]  # the driver retried it once
+    assert tiny["experiments"]["bounds"].executed == ["run0", "run1"]  # the same inputs fail again: not retried
     assert record["claims"]["T3"] == "failed"
 
 
