@@ -121,12 +121,16 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+class NotRegularFile(ValueError):
+    """A file to be read is a folder, a FIFO, a device or a socket, or is larger than allowed."""
+
+
 def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them.
 
-    ``ValueError`` names ``path`` when it is a folder, a FIFO, a device or a
-    socket (opened without blocking, so a FIFO never hangs the reader) or holds
-    more than ``limit`` bytes; ``FileNotFoundError`` when it does not exist;
+    :class:`NotRegularFile` (a ``ValueError``) names ``path`` when it is a
+    folder, a FIFO, a device or a socket (opened without blocking, so a FIFO
+    never hangs the reader) or holds more than ``limit`` bytes; ``FileNotFoundError`` when it does not exist;
     any other ``OSError`` names it too.
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
@@ -134,15 +138,15 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"{path} is {_kind(info.st_mode)}, not a regular file")
+            raise NotRegularFile(f"{path} is {_kind(info.st_mode)}, not a regular file")
         if info.st_size > limit:
-            raise ValueError(f"{path} holds {info.st_size} bytes, more than the {limit} allowed")
+            raise NotRegularFile(f"{path} holds {info.st_size} bytes, more than the {limit} allowed")
         chunks, size = [], 0
         while chunk := os.read(fd, min(limit + 1 - size, 2**20)):
             chunks.append(chunk)
             size += len(chunk)
             if size > limit:
-                raise ValueError(f"{path} holds more than the {limit} bytes allowed")
+                raise NotRegularFile(f"{path} holds more than the {limit} bytes allowed")
     except OSError as exc:
         if exc.filename is None:
             raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc

@@ -135,7 +135,9 @@ def main(argv: list[str] | None = None) -> int:
         out = getattr(args, "out", None)
         if isinstance(out, Path) and out.exists() and not out.is_dir():
             raise ValueError(f"--out {out} is a file, not a folder; give a folder for the results")
-        return int(module.main(args))
+        status = int(module.main(args))
+        sys.stdout.flush()  # a closed output shows here, inside the boundary, not at interpreter exit
+        return status
     except BrokenPipeError:  # the reader of our output went away: not bad input, and the work is done
         _discard_stdout()
         return EXIT_OUTPUT_CLOSED

@@ -4,7 +4,7 @@ Each run draws one number from ``random.Random(seed)``; ``aggregate`` publishes
 ``summary.csv`` and ``headline.json`` from the finished runs as one set, so results can be
 compared byte for byte across executors. Runs listed in the config can be made
 to fail: ``fail_always`` raise on every attempt, ``fail_once`` raise on their
-first attempt only, ``crash_once`` and ``crash_always`` kill their own process
+first attempt only, ``fail_value`` raise a ``ValueError`` (a failure the same inputs repeat), ``crash_once`` and ``crash_always`` kill their own process
 (as a preempted or out-of-memory job would end) on the first or every attempt. The first attempt is detected
 by a marker file in the run folder, so it works across processes. ``sleep_s`` makes every run take that long,
 and ``log`` names a file to which each execution appends ``start``/``end`` lines (run id, process id, time), so
@@ -36,6 +36,7 @@ class ToyConfig:
     n_runs: int
     fail_always: tuple[int, ...] = ()
     fail_once: tuple[int, ...] = ()
+    fail_value: tuple[int, ...] = ()
     crash_once: tuple[int, ...] = ()
     crash_always: tuple[int, ...] = ()
     sleep_s: float = 0.0
@@ -69,7 +70,7 @@ class ToyExperiment:
 
     def grid(self, config: ToyConfig, scale: str, seed: int = 0) -> list[RunSpec]:
         def mode(index: int) -> str:
-            for name in ("fail_always", "fail_once", "crash_once", "crash_always"):
+            for name in ("fail_always", "fail_once", "fail_value", "crash_once", "crash_always"):
                 if index in getattr(config, name):
                     return name
             return "ok"
@@ -90,6 +91,8 @@ class ToyExperiment:
         mode = spec.params["mode"]
         if mode == "fail_always" or (mode == "fail_once" and _first_attempt(run_dir)):
             raise RuntimeError(f"deliberate failure of {spec.run_id}")
+        if mode == "fail_value":
+            raise ValueError(f"deliberate bad value in {spec.run_id}")
         if mode == "crash_always" or (mode == "crash_once" and _first_attempt(run_dir)):
             os._exit(3)
         return {"value": random.Random(spec.params["seed"]).random(),

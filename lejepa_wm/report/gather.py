@@ -43,7 +43,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, TypeVar
 
-from lejepa_wm.atomic import PUBLISHED_FILE, read_json, read_publication, read_regular
+from lejepa_wm.atomic import PUBLISHED_FILE, NotRegularFile, read_json, read_publication, read_regular
 from lejepa_wm.claims import CLAIMS, Claim
 from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import (HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir,
@@ -159,6 +159,8 @@ def read_result(path: Path, label: str) -> Any:
     """The JSON data of ``path``; ``ValueError`` naming the file (``label``) if it cannot be read or parsed."""
     try:
         return read_json(path)
+    except NotRegularFile as exc:
+        raise ValueError(f"{label} cannot be read: {exc}") from None
     except OSError as exc:
         raise ValueError(f"{label} cannot be read: {exc.strerror or exc}") from None
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
@@ -177,7 +179,7 @@ def _optional_number(data: Mapping[str, Any], key: str, label: str) -> float | N
 def interrupted_part(record: Mapping[str, Any]) -> PartOutcome | None:
     """The part a reproduction was in when it stopped without finishing, as a failed part; ``None`` when it
     finished or is still running (its process is alive on this host)."""
-    if record.get("finished_at") is not None:
+    if "finished_at" not in record or record["finished_at"] is not None:  # finished, or not written by reproduce
         return None
     why = record.get("interrupted")
     pid = record.get("pid")
@@ -381,7 +383,7 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
         strays = [f for f in named if not f or Path(f).name != f or f in (".", "..")]
         if strays:
             raise ValueError(f"{HEADLINE_FILE} names figure {strays[0]!r}, which is not a file name in {folder}")
-        missing = [f for f in named if not (folder / f).is_file()]
+        missing = [f for f in named if not (folder / f).exists()]
         if missing:
             raise ValueError(f"{HEADLINE_FILE} names figure(s) that do not exist: {', '.join(missing)}")
         candidates = published.files if published is not None else [p.name for p in folder.glob("*.png")]
