@@ -1676,9 +1676,9 @@ def cases() -> list[Case]:
         Case(hangs, "run --config /dev/zero: refused at once, nothing read", config_dev_zero, 2,
              ("/dev/zero", "character device")),
         Case(hangs, "report: a metrics.json that is a FIFO is named as damaged",
-             report_with_fifo(n8, "runs/n=8/metrics.json"), 0, ("runs/n=8/metrics.json", "FIFO")),
+             report_with_fifo(n8, "runs/n=8/metrics.json"), 0, ("runs/n=8/metrics.json", "FIFO"), slow=True),
         Case(hangs, "report: a figure that is a FIFO fails its section", report_with_fifo(
-            "scaling/quick/extra.png", "extra.png"), 0, ("extra.png", "FIFO")),
+            "scaling/quick/extra.png", "extra.png"), 0, ("extra.png", "FIFO"), slow=True),
         Case(hangs, "an absurd thread count (cpu_threads = 100000)", bad_config("scaling", "cpu_threads = 100000\n"),
              2, ("'cpu_threads'", "100000")),
         # 10. Silently wrong.
@@ -1717,12 +1717,12 @@ def cases() -> list[Case]:
         Case(vague, "tuning_seeds = [-3] names its key", bad_config("scaling", "tuning_seeds = [-3]\n"), 2,
              ("'tuning_seeds'", "-3")),
         Case(vague, "report with its output closed (| head -c0): written, exit 141, no error",
-             closed_pipe, 141, ("exit status 141", "report written")),
+             closed_pipe, 141, ("exit status 141", "report written"), slow=True),
         Case(vague, "verify on an ASCII-only terminal: the table printed with escapes, results written",
              ascii_terminal, 0, ("\\u2264",)),
         # 13. Crash.
         Case(crash, "run reacher with MUJOCO_GL=glfw and no display: refused before any work, naming the fix",
-             reacher_without_display, 2, ("MUJOCO_GL=glfw", "MUJOCO_GL=egl")),
+             reacher_without_display, 2, ("MUJOCO_GL=glfw", "MUJOCO_GL=egl"), slow=True),
     ]
     return out
 
