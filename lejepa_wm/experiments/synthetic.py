@@ -51,6 +51,8 @@ from lejepa_wm.seeds import SEED_LIMIT, SeedStreams
 CONFIG_DIR = Path(__file__).parent / "configs"
 MAX_EVAL_SIZE = 2**18
 """The largest held-out sample (eight times the largest shipped one): bounds memory and time."""
+MAX_SLICES = 2**14
+"""The most SIGReg directions per step (the shipped configs use at most 256)."""
 HISTORY_KEYS = ("step", "seconds", "probe_r2", "embedding_std", "loss_total", "loss_alignment", "test")
 TEST_HISTORY_KEYS = ("probe_r2", "procrustes_error", "scale_free_error", "embedding_std", "t3")
 
@@ -75,8 +77,9 @@ class TrainingConfig:
     batch-standardized embedding plus a moment term for the scale;
     ``docs/SIGREG.md``). The runs' seeds start at ``first_seed`` plus ``--seed``.
     Cross-field rules are checked here, naming the key: ``eval_size`` at most
-    :data:`MAX_EVAL_SIZE`, ``cpu_threads`` at most the cores this process may
-    use, every seed in ``[0, 2^62)``, and :class:`TrainSettings`' own rules.
+    :data:`MAX_EVAL_SIZE`, ``sigreg_slices`` at most :data:`MAX_SLICES`,
+    ``cpu_threads`` at most the cores this process may use, every seed in
+    ``[0, 2^62)``, and :class:`TrainSettings`' own rules.
     """
 
     seeds: int = 2
@@ -114,6 +117,7 @@ class TrainingConfig:
                      f"must not exceed the {usable_cores()} core(s) this process may use")
         self.require(MIN_SAMPLE <= self.eval_size <= MAX_EVAL_SIZE, "eval_size",
                      f"must lie in [{MIN_SAMPLE}, {MAX_EVAL_SIZE}]")
+        self.require(self.sigreg_slices <= MAX_SLICES, "sigreg_slices", f"must be at most {MAX_SLICES}")
         for name in ("sigreg_weight", "whitening_weight"):
             self.require(math.isfinite(getattr(self, name)) and getattr(self, name) > 0, name,
                          "must be a positive number")

@@ -55,6 +55,8 @@ from lejepa_wm.validation import check_nonnegative_int, check_positive_int
 
 CHECKPOINT_LIMIT = 2**34
 """The largest checkpoint read (bytes)."""
+MAX_BATCH_SIZE = 2**20
+"""The largest batch (a bound on memory: the shipped configs use at most 1024)."""
 
 
 class TrainingDivergedError(DeterministicRunError, RuntimeError):
@@ -76,8 +78,8 @@ class TrainSettings:
     ``eval_every = None`` evaluates only at the end (no early stopping);
     ``checkpoint_every`` must then be set on its own, else it must be a
     multiple of ``eval_every``. A batch holds at least two pairs (every
-    objective compares the embeddings of a batch), and the warmup is no longer
-    than the run.
+    objective compares the embeddings of a batch) and at most
+    :data:`MAX_BATCH_SIZE`, and the warmup is no longer than the run.
     """
 
     max_steps: int
@@ -94,9 +96,9 @@ class TrainSettings:
     def __post_init__(self) -> None:
         for name in ("max_steps", "batch_size", "checkpoint_every"):
             check_positive_int(getattr(self, name), name)
-        if self.batch_size < 2:
-            raise ValueError(f"batch_size must be >= 2 (the objectives compare the pairs of a batch); "
-                             f"got {self.batch_size!r}")
+        if not 2 <= self.batch_size <= MAX_BATCH_SIZE:
+            raise ValueError(f"batch_size must lie in [2, {MAX_BATCH_SIZE}] (the objectives compare the pairs of a "
+                             f"batch); got {self.batch_size!r}")
         if self.eval_every is not None:
             check_positive_int(self.eval_every, "eval_every")
             if self.checkpoint_every % self.eval_every:
