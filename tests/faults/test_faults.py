@@ -1,10 +1,12 @@
-"""Every fault and bad input of issue 15, replayed by ``replay_faults.py``: exit status, one clear line, nothing lost.
+"""Every fault and bad input of issues 15 and 32, replayed by ``replay_faults.py``: exit status, one clear line,
+nothing lost, no run executed twice, no hang.
 
 Each case of :func:`replay_faults.cases` is one test. A case passes when the
 command exits with the expected status, shows no traceback (an unexpected error
 must show one and ask to be reported), prints one line naming the bad value or
-file, and loses nothing: no finished result removed or changed, no run executed
-twice, no training thrown away. The cases that kill processes or train a real
+file, loses nothing (no finished result removed or changed, no training thrown
+away, no set of result files left out of step), executes no run twice and
+does not hang. The cases that kill processes or train a real
 (tiny) run take a few seconds each and are marked ``slow``; ``make test`` runs
 them too. ``python tests/faults/replay_faults.py`` prints the same cases as a
 table with the counts quoted in the README.
