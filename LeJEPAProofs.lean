@@ -7,11 +7,12 @@ import LeJEPAProofs.ForMathlib.FinsetSum
 import LeJEPAProofs.ForMathlib.Matrix
 import LeJEPAProofs.ForMathlib.Integral
 import LeJEPAProofs.ForMathlib.Gaussian
+import LeJEPAProofs.ForMathlib.Orthonormal
+import LeJEPAProofs.ForMathlib.Procrustes
 import LeJEPAProofs.Setting
 import LeJEPAProofs.OUStationary
 import LeJEPAProofs.Moments
 import LeJEPAProofs.Axioms.HermiteMehler
-import LeJEPAProofs.Axioms.Procrustes
 import LeJEPAProofs.SpectralCore
 import LeJEPAProofs.HermiteConsequences
 import LeJEPAProofs.Whitening
@@ -24,6 +25,7 @@ import LeJEPAProofs.Planning
 import LeJEPAProofs.PlanningStochastic
 import LeJEPAProofs.Anisotropic
 import LeJEPAProofs.OutputDimension
+import LeJEPAProofs.Witnesses
 import LeJEPAProofs.Audit
 
 /-!
@@ -34,8 +36,11 @@ the closed-form alignment loss (LOSS), T1 (forward identifiability) and its coro
 encoded pair follows the same Ornstein–Uhlenbeck law), T2 (an affine eigenfunction of the
 Langevin generator forces a Gaussian density), T3 (approximate identifiability), T4 (planning
 equivalence in expectation), P5 (anisotropic rates: which Hermite family is optimal) and M1
-(output dimension `m ≠ n`). Two classical facts Mathlib lacks are stated as axioms in
-`LeJEPAProofs/Axioms/`, each listed in `LeJEPAProofs/AXIOMS.md` with its reference and the
-numerical test that checks it; `LeJEPAProofs/Audit.lean` prints the axioms each main theorem
-depends on. Generic lemmas that are not about the paper are in `LeJEPAProofs/ForMathlib/`.
+(output dimension `m ≠ n`). One classical fact Mathlib lacks, the Hermite degree decomposition
+with Mehler's formula, is stated as an axiom in `LeJEPAProofs/Axioms/`, listed in
+`LeJEPAProofs/AXIOMS.md` with its reference and the numerical test that checks it.
+`LeJEPAProofs/Witnesses.lean` shows that the hypotheses of every main theorem can be met
+together; `LeJEPAProofs/Audit.lean` pins the axioms each main theorem depends on, so that
+`lake build` fails if they change. Generic lemmas that are not about the paper are in
+`LeJEPAProofs/ForMathlib/`.
 -/

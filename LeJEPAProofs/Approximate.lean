@@ -3,7 +3,7 @@ Copyright (c) 2026 The LeJEPA world-model authors. All rights reserved.
 Released under the MIT license as described in the file LICENSE.
 -/
 import LeJEPAProofs.Identifiability
-import LeJEPAProofs.Axioms.Procrustes
+import LeJEPAProofs.ForMathlib.Procrustes
 
 /-!
 # T3: approximate identifiability (graceful degradation)
@@ -28,8 +28,8 @@ THEORY.md's bound `min_Q E‖h - Q z‖² ≤ D + (ε + D)²`, `ε = ‖Cov h - 
 `‖E[r rᵀ]‖_F ≤ tr E[r rᵀ] ≤ D`). That covariance step is proved in
 `LeJEPAProofs/ApproximateWhitening.lean` (`LeJEPA.approximate_identifiability_whitening`); the
 statement proved here is the sharper intermediate bound in terms of the whitening error of the
-linear part. The Procrustes inequality for the polar factor is the assumed classical fact
-`LeJEPA.procrustes_polar`.
+linear part. The Procrustes inequality for the polar factor is `LeJEPA.procrustes_polar`, proved
+from Mathlib's spectral theorem in `LeJEPAProofs/ForMathlib/Procrustes.lean`.
 
 ## References
 

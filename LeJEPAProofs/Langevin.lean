@@ -2,7 +2,11 @@
 Copyright (c) 2026 The LeJEPA world-model authors. All rights reserved.
 Released under the MIT license as described in the file LICENSE.
 -/
-import Mathlib
+import Mathlib.Probability.Distributions.Gaussian.Real
+import Mathlib.Analysis.Calculus.MeanValue
+import Mathlib.Analysis.SpecialFunctions.Log.Deriv
+import Mathlib.Analysis.SpecialFunctions.ExpDeriv
+import Mathlib.Tactic.LinearCombination
 
 /-!
 # T2: only the Gaussian makes an eigenfunction of the Langevin generator affine

@@ -2,7 +2,7 @@
 Copyright (c) 2026 The LeJEPA world-model authors. All rights reserved.
 Released under the MIT license as described in the file LICENSE.
 -/
-import Mathlib
+import Mathlib.Analysis.InnerProductSpace.PiL2
 
 /-!
 # T4 for deterministic open-loop plans

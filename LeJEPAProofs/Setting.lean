@@ -2,7 +2,8 @@
 Copyright (c) 2026 The LeJEPA world-model authors. All rights reserved.
 Released under the MIT license as described in the file LICENSE.
 -/
-import Mathlib
+import Mathlib.Probability.Distributions.Gaussian.Multivariate
+import Mathlib.Tactic.FunProp
 
 /-!
 # The setting: Gaussian latents, the Ornstein–Uhlenbeck pair, the alignment loss

@@ -5,6 +5,10 @@ Each :class:`Claim` ties together, under one id,
 - the Lean declarations that prove it (audited by ``lejepa-wm audit-lean``),
 - the module of numerical checks that validates it (run by ``lejepa-wm verify``),
 - the experiment that probes it with trained encoders (``lejepa-wm run``),
+
+A ``procedure`` claim (``T1R``) is not a theorem: it says that a training
+procedure reaches what a theorem says is optimal, so it has no Lean declaration
+and no numerical check, only experiments.
 - the paper's own number where it reports one.
 
 A *check module* is a module of :mod:`lejepa_wm.numerics` that defines
@@ -28,7 +32,7 @@ class Claim:
     id: str
     title: str
     statement: str
-    kind: str  # "axiom" (classical fact assumed in Lean), "theorem", "corollary", "proposition"
+    kind: str  # "axiom" (classical fact assumed in Lean), "theorem", "corollary", "proposition", "procedure"
     lean: tuple[str, ...]
     checks: str | None  # dotted module path defining run_checks()
     experiments: tuple[str, ...] = ()
@@ -64,6 +68,11 @@ CLAIMS: tuple[Claim, ...] = (
            "almost surely for an orthogonal Q.",
            "forward_identifiability alignmentLoss_ge_of_whitened",
            "scaling", "linear-probe R^2 > 0.999 for n up to 1024"),
+    Claim("T1R", "T1, reached by training",
+          "A training procedure finds the world model: the regularized objective's trained encoder identifies z "
+          "(residual ratio at most the target) on an encoder whose supervised ceiling allows it, where the "
+          "lambda = 0 control, trained as long, does not keep the scale.",
+          "procedure", (), None, ("scaling", "reacher"), "linear-probe R^2 > 0.999 for n up to 1024"),
     _claim("C1", "corollary", "Inherited dynamics",
            "If h = Qz then h(z') | h(z) ~ N(rho h(z), (1 - rho^2) I_n).",
            "inherited_dynamics inherited_dynamics_of_optimal"),

@@ -74,6 +74,17 @@ class SeedStreams:
         streams = dict(zip(STREAMS, spawn_seeds(run_seed, len(STREAMS))))
         return cls(run_seed=run_seed, **{**streams, **fixed})
 
+    def restart(self, start: int) -> "SeedStreams":
+        """The streams of start number ``start`` of the same run: the same world and held-out samples, new
+        initial weights and batches (``init`` and ``batches`` replaced by the ``start``-th seed spawned from
+        each); start 0 is the run itself."""
+        if isinstance(start, bool) or not isinstance(start, int) or start < 0:
+            raise ValueError(f"a start number must be an integer >= 0; got {start!r}")
+        if start == 0:
+            return self
+        return replace(self, init=spawn_seeds(self.init, start + 1)[start],
+                       batches=spawn_seeds(self.batches, start + 1)[start])
+
     def with_stream(self, name: str, seed: int) -> "SeedStreams":
         """A copy with stream ``name`` set to ``seed``."""
         return replace(self, **{_check_stream(name): seed})

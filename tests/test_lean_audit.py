@@ -1,15 +1,17 @@
-"""The static Lean audit: the repository passes it, and each kind of defect is caught."""
+"""The static Lean audit: the repository passes it, each kind of defect and of bypass is caught,
+and the workflow's reading of Lean's ``#print axioms`` output fails closed."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from lejepa_wm import lean_audit
 from lejepa_wm.claims import Claim
-from lejepa_wm.lean_audit import audit, read_ledger
+from lejepa_wm.lean_audit import AxiomPin, audit, check_axiom_log, probe_source, read_ledger, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -32,7 +34,12 @@ structure Record where
 theorem main_result (n : ℕ) : n = n := rfl
 
 end LeJEPA
+'''
 
+GOOD_AUDIT_FILE = '''import LeJEPAProofs.Main
+
+/-- info: 'LeJEPA.main_result' depends on axioms: [propext] -/
+#guard_msgs (whitespace := lax) in
 #print axioms LeJEPA.main_result
 '''
 
@@ -56,6 +63,8 @@ require mathlib from git
 lean_lib LeJEPAProofs
 '''
 
+ROOT_MODULE = "import LeJEPAProofs.Fact\nimport LeJEPAProofs.Main\nimport LeJEPAProofs.Audit\n"
+
 CLAIMS = (Claim("X1", "t", "s", "theorem", ("LeJEPA.main_result",), None),)
 
 
@@ -65,9 +74,10 @@ def make_tree(root: Path) -> Path:
     (root / "tests" / "numerics").mkdir(parents=True)
     (root / "lean-toolchain").write_text("leanprover/lean4:v4.29.0\n")
     (root / "lakefile.lean").write_text(LAKEFILE_TEXT)
-    (root / "LeJEPAProofs.lean").write_text("import LeJEPAProofs.Fact\nimport LeJEPAProofs.Main\n")
+    (root / "LeJEPAProofs.lean").write_text(ROOT_MODULE)
     (root / "LeJEPAProofs" / "Fact.lean").write_text(GOOD_AXIOM_FILE)
     (root / "LeJEPAProofs" / "Main.lean").write_text(GOOD_THEOREM_FILE)
+    (root / "LeJEPAProofs" / "Audit.lean").write_text(GOOD_AUDIT_FILE)
     (root / "LeJEPAProofs" / "AXIOMS.md").write_text(LEDGER_TEXT)
     (root / "tests" / "numerics" / "test_fact.py").write_text("def test_axiom_fact():\n    assert 1 + 1 == 2\n")
     return root
@@ -75,6 +85,16 @@ def make_tree(root: Path) -> Path:
 
 def checks_failed(root: Path) -> set[str]:
     return {finding.check for finding in audit(root, CLAIMS)}
+
+
+def edit(root: Path, name: str, change: Callable[[str], str]) -> None:
+    path = root / "LeJEPAProofs" / name
+    path.write_text(change(path.read_text()))
+
+
+def add_to_main(text: str) -> Callable[[str], str]:
+    """An edit that inserts ``text`` into ``Main.lean``, inside the namespace."""
+    return lambda source: source.replace("end LeJEPA", text + "\nend LeJEPA")
 
 
 def test_minimal_tree_passes(tmp_path: Path) -> None:
@@ -90,15 +110,13 @@ def test_ledger_is_parsed(tmp_path: Path) -> None:
 @pytest.mark.parametrize("word", ["sorry", "admit", "native_decide"])
 def test_forbidden_words_are_caught(tmp_path: Path, word: str) -> None:
     root = make_tree(tmp_path)
-    main = root / "LeJEPAProofs" / "Main.lean"
-    main.write_text(main.read_text().replace(":= rfl", f":= by {word}"))
+    edit(root, "Main.lean", lambda text: text.replace(":= rfl", f":= by {word}"))
     assert "forbidden" in checks_failed(root)
 
 
 def test_undocumented_axiom_is_caught(tmp_path: Path) -> None:
     root = make_tree(tmp_path)
-    main = root / "LeJEPAProofs" / "Main.lean"
-    main.write_text(main.read_text().replace("end LeJEPA", "axiom extra : 1 = 1\n\nend LeJEPA"))
+    edit(root, "Main.lean", add_to_main("axiom extra : 1 = 1\n"))
     found = audit(root, CLAIMS)
     assert any(f.check == "ledger" and "LeJEPA.extra" in f.where for f in found)
     assert any(f.check == "axiom-docs" and "no doc comment" in f.problem for f in found)
@@ -106,8 +124,8 @@ def test_undocumented_axiom_is_caught(tmp_path: Path) -> None:
 
 def test_ledger_row_without_axiom_is_caught(tmp_path: Path) -> None:
     root = make_tree(tmp_path)
-    fact = root / "LeJEPAProofs" / "Fact.lean"
-    fact.write_text(fact.read_text().replace("axiom fact_holds", "theorem fact_holds").replace(": x = x", ": x = x := rfl"))
+    edit(root, "Fact.lean",
+         lambda text: text.replace("axiom fact_holds", "theorem fact_holds").replace(": x = x", ": x = x := rfl"))
     assert "ledger" in checks_failed(root)
 
 
@@ -120,8 +138,7 @@ def test_missing_python_test_is_caught(tmp_path: Path) -> None:
 
 def test_axiom_over_project_record_is_caught(tmp_path: Path) -> None:
     root = make_tree(tmp_path)
-    fact = root / "LeJEPAProofs" / "Fact.lean"
-    fact.write_text(fact.read_text().replace("(x : Fin n → ℝ) : x = x", "(r : Record) : r.value = 0"))
+    edit(root, "Fact.lean", lambda text: text.replace("(x : Fin n → ℝ) : x = x", "(r : Record) : r.value = 0"))
     assert "free-records" in checks_failed(root)
 
 
@@ -131,10 +148,9 @@ def test_missing_registry_declaration_is_caught(tmp_path: Path) -> None:
     assert [f.check for f in audit(root, claims)] == ["registry"]
 
 
-def test_missing_print_axioms_is_caught(tmp_path: Path) -> None:
+def test_missing_pin_is_caught(tmp_path: Path) -> None:
     root = make_tree(tmp_path)
-    main = root / "LeJEPAProofs" / "Main.lean"
-    main.write_text(main.read_text().replace("#print axioms LeJEPA.main_result", ""))
+    (root / "LeJEPAProofs" / "Audit.lean").write_text("import LeJEPAProofs.Main\n")
     assert checks_failed(root) == {"registry"}
 
 
@@ -142,6 +158,8 @@ CONFIG_FAULTS = {
     "a toolchain other than the pin": ("lean-toolchain", lambda text: "leanprover/lean4:v4.31.0\n"),
     "a Mathlib revision other than the pin": ("lakefile.lean", lambda text: text.replace('"v4.29.0"', '"v4.31.0"')),
     "autoImplicit on": ("lakefile.lean", lambda text: text.replace("autoImplicit, false", "autoImplicit, true")),
+    "a debug option": ("lakefile.lean", lambda text: text.replace(
+        "⟨`autoImplicit, false⟩", "⟨`autoImplicit, false⟩, ⟨`debug.skipKernelTC, true⟩")),
     "a second Lake configuration": ("lakefile.toml", lambda text: 'name = "LeJEPAProofs"\n'),
     "no lakefile": ("lakefile.lean", None),
 }
@@ -150,12 +168,12 @@ CONFIG_FAULTS = {
 @pytest.mark.parametrize("fault", CONFIG_FAULTS)
 def test_a_lake_configuration_fault_is_caught(tmp_path: Path, fault: str) -> None:
     root = make_tree(tmp_path)
-    name, edit = CONFIG_FAULTS[fault]
+    name, change = CONFIG_FAULTS[fault]
     path = root / name
-    if edit is None:
+    if change is None:
         path.unlink()
     else:
-        path.write_text(edit(path.read_text() if path.exists() else ""))
+        path.write_text(change(path.read_text() if path.exists() else ""))
     assert checks_failed(root) == {"config"}
 
 
@@ -176,20 +194,157 @@ def test_readme_naming_existing_declarations_passes(tmp_path: Path) -> None:
 
 def test_long_line_is_caught(tmp_path: Path) -> None:
     root = make_tree(tmp_path)
-    main = root / "LeJEPAProofs" / "Main.lean"
-    main.write_text(main.read_text() + "-- " + "x" * 120 + "\n")
+    edit(root, "Main.lean", lambda text: text + "-- " + "x" * 120 + "\n")
     assert checks_failed(root) == {"style"}
 
 
 def test_commented_out_declarations_are_ignored(tmp_path: Path) -> None:
     root = make_tree(tmp_path)
-    main = root / "LeJEPAProofs" / "Main.lean"
-    main.write_text(main.read_text() + "/- axiom hidden : False -/\n-- axiom hidden2 : False\n")
+    edit(root, "Main.lean", lambda text: text + "/- axiom hidden : False /- sorry -/ -/\n-- axiom hidden2 : False\n"
+                                             '/-- A doc comment may say sorry. -/\ndef note : String := "sorry"\n')
     assert audit(root, CLAIMS) == []
 
 
+# Each construction below hides a defect from a line-based audit; the token-based audit sees it.
+BYPASSES = {
+    "a command after another on the same line": (
+        "Main.lean", lambda text: text.replace(":= rfl", ":= rfl axiom hidden : False"), {"ledger", "layout"}),
+    "set_option … in before a declaration": (
+        "Main.lean", add_to_main("set_option maxHeartbeats 400000 in axiom hidden : False\n"), {"ledger"}),
+    "a character literal that opens a string for a line-based masker": (
+        "Main.lean", add_to_main("def quote : Char := '\"'\ndef opener : String := \"/-\"\n"
+                                 "axiom hidden : False\ndef closer : String := \"-/\"\n"), {"ledger"}),
+    "a raw string literal that ends in a backslash": (
+        "Main.lean", add_to_main('def slash : String := r"\\"\ndef opener : String := "/-"\n'
+                                 'axiom hidden : False\ndef closer : String := "-/"\n'), {"ledger"}),
+    "sorryAx": ("Main.lean", lambda text: text.replace(":= rfl", ":= sorryAx _ false"), {"forbidden"}),
+    "sorryAx in a quoted name": ("Main.lean", lambda text: text.replace(":= rfl", ":= «sorryAx» _ false"),
+                                 {"forbidden"}),
+    "sorryAx inside an interpolated string": (
+        "Main.lean", add_to_main('def text : String := s!"{(sorryAx Nat false)}"\n'), {"forbidden"}),
+    "a macro that emits an axiom": (
+        "Main.lean", add_to_main('macro "hide_axiom" : command => `(axiom hidden : False)\nhide_axiom\n'),
+        {"meta"}),
+    "an elab that can add declarations": (
+        "Main.lean", add_to_main('elab "hide" : command => pure ()\nhide\n'), {"meta"}),
+    "an elaborator attribute": (
+        "Main.lean", add_to_main("@[command_elab Lean.Parser.Command.declaration]\n"
+                                 "def hijack : Lean.Elab.Command.CommandElab := fun _ => pure ()\n"), {"meta"}),
+    "set_option debug.skipKernelTC": (
+        "Main.lean", add_to_main("set_option debug.skipKernelTC true\n"), {"forbidden"}),
+    "run_cmd outside the audit file": ("Main.lean", add_to_main("run_cmd pure ()\n"), {"meta"}),
+    "#eval": ("Main.lean", add_to_main("#eval 1 + 1\n"), {"meta"}),
+    "#exit": ("Main.lean", add_to_main("#exit\n"), {"forbidden"}),
+    "opaque": ("Main.lean", add_to_main("opaque secret : ℕ\n"), {"forbidden"}),
+    "unsafe": ("Main.lean", add_to_main("unsafe def trusted : ℕ := 0\n"), {"forbidden"}),
+    "implemented_by": ("Main.lean", add_to_main("@[implemented_by id] def g (n : ℕ) : ℕ := n\n"), {"forbidden"}),
+    "extern": ("Main.lean", add_to_main('@[extern "c_fn"] def h (n : ℕ) : ℕ := n\n'), {"forbidden"}),
+    "decide +native": (
+        "Main.lean", add_to_main("theorem t : 1 + 1 = 2 := by decide +native\n"), {"forbidden"}),
+    "an unpinned main theorem": (
+        "Audit.lean", lambda text: "import LeJEPAProofs.Main\n\n#print axioms LeJEPA.main_result\n",
+        {"registry"}),
+    "a pin that admits sorryAx": (
+        "Audit.lean", lambda text: text.replace("[propext]", "[propext, sorryAx]"), {"gate"}),
+    "a pin whose docstring names another declaration": (
+        "Audit.lean", lambda text: text.replace("'LeJEPA.main_result'", "'LeJEPA.fact_holds'"), {"gate"}),
+    "a pin in an order Lean does not print": (
+        "Audit.lean", lambda text: text.replace("[propext]", "[Quot.sound, propext]"), {"gate"}),
+    "an audit file the build does not import": (
+        "../LeJEPAProofs.lean", lambda text: text.replace("import LeJEPAProofs.Audit\n", ""), {"gate"}),
+    "a module the build does not import": (
+        "Orphan.lean", lambda text: "namespace LeJEPA\n\ntheorem orphan : 1 = 1 := rfl\n\nend LeJEPA\n",
+        {"sources"}),
+}
+
+
+@pytest.mark.parametrize("bypass", BYPASSES)
+def test_a_bypass_is_caught(tmp_path: Path, bypass: str) -> None:
+    root = make_tree(tmp_path)
+    name, change, expected = BYPASSES[bypass]
+    path = root / "LeJEPAProofs" / name
+    path.write_text(change(path.read_text() if path.exists() else ""))
+    assert expected <= checks_failed(root)
+
+
+def test_run_cmd_is_allowed_in_the_audit_file(tmp_path: Path) -> None:
+    root = make_tree(tmp_path)
+    edit(root, "Audit.lean", lambda text: text + "\nopen Lean in\nrun_cmd do\n  let _ ← collectAxioms ``Nat\n")
+    assert audit(root, CLAIMS) == []
+
+
+def test_a_declaration_after_set_option_in_is_read_with_its_docstring(tmp_path: Path) -> None:
+    source = "namespace LeJEPA\n\nset_option maxHeartbeats 4 in\n/-- Doc. -/\n@[simp] private theorem x : 1 = 1 := rfl\n"
+    (tmp_path / "X.lean").write_text(source)
+    [decl] = lean_audit.read_lean(tmp_path / "X.lean").declarations
+    assert (decl.keyword, decl.name, decl.docstring, decl.line) == ("theorem", "LeJEPA.x", "Doc.", 5)
+
+
+def test_tokenizer_reads_comments_literals_and_quoted_names() -> None:
+    source = ("/- outer /- inner -/ still comment -/ a «b c».d '\\'' \"e\\\"f\" r#\"g\"h\"# -- i\n"
+              "/-- j -/ `k #print")
+    assert [(t.kind, t.value) for t in tokenize(source)] == [
+        ("ident", "a"), ("ident", "b c.d"), ("char", "'\\''"), ("string", '"e\\"f"'),
+        ("string", 'r#"g"h"#'), ("doc", "j"), ("name", "k"), ("command", "#print")]
+
+
+def test_lean_name_order_is_the_order_lean_prints() -> None:
+    names = ["Quot.sound", "LeJEPA.procrustes", "Classical.choice", "sorryAx", "LeJEPA.hermite", "propext"]
+    ordered = sorted(names, key=lean_audit.functools.cmp_to_key(lean_audit.lean_name_order))
+    assert ordered == ["propext", "sorryAx", "Classical.choice", "LeJEPA.hermite", "LeJEPA.procrustes",
+                       "Quot.sound"]
+
+
+PINS = (AxiomPin("LeJEPA.forward_identifiability",
+                 ("propext", "Classical.choice", "LeJEPA.hermite_mehler_decomposition", "Quot.sound"), 1),
+        AxiomPin("LeJEPA.ky_fan_diagonal", ("propext", "Classical.choice", "Quot.sound"), 2))
+
+WRAPPED_LOG = """AxiomProbe.lean:3:0: info: 'LeJEPA.forward_identifiability' depends on axioms: [propext,
+  Classical.choice,
+  LeJEPA.hermite_mehler_decomposition,
+  Quot.sound]
+AxiomProbe.lean:4:0: info: 'LeJEPA.ky_fan_diagonal' depends on axioms: [propext, Classical.choice, Quot.sound]
+"""
+
+
+def test_probe_prints_every_pin() -> None:
+    assert probe_source(PINS).splitlines() == [
+        "import LeJEPAProofs", "", "#print axioms LeJEPA.forward_identifiability",
+        "#print axioms LeJEPA.ky_fan_diagonal"]
+
+
+def test_axiom_log_with_wrapped_lists_is_read_whole() -> None:
+    assert check_axiom_log(WRAPPED_LOG, PINS) == []
+
+
+@pytest.mark.parametrize("log", [
+    WRAPPED_LOG.replace("Classical.choice,\n  LeJEPA", "Classical.choice,\n  sorryAx,\n  LeJEPA"),
+    WRAPPED_LOG.split("AxiomProbe.lean:4")[0],
+    WRAPPED_LOG.replace("LeJEPA.hermite_mehler_decomposition,\n", ""),
+    "",
+])
+def test_axiom_log_fails_closed(log: str) -> None:
+    assert check_axiom_log(log, PINS) != []
+
+
+def run_main(*arguments: str) -> int:
+    parser = argparse.ArgumentParser()
+    lean_audit.add_arguments(parser)
+    return lean_audit.main(parser.parse_args(list(arguments)))
+
+
 def test_repository_lean_sources_pass_audit(capsys: pytest.CaptureFixture[str]) -> None:
-    """The real Lean project: every axiom in the ledger, tested numerically, every claim declared."""
-    status = lean_audit.main(argparse.Namespace(root=REPO))
+    """The real Lean project: every axiom in the ledger, tested numerically, every claim pinned."""
+    status = run_main("--root", str(REPO))
     out = capsys.readouterr().out
     assert status == 0, out
+
+
+def test_repository_probe_covers_every_pin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    probe = tmp_path / "AxiomProbe.lean"
+    assert run_main("--root", str(REPO), "--write-probe", str(probe)) == 0
+    printed = [line.removeprefix("#print axioms ") for line in probe.read_text().splitlines()[2:]]
+    files = lean_audit._sources(REPO)
+    audit_file = next(lean for lean in files if lean.path.name == "Audit.lean")
+    assert printed == [pin.name for pin in lean_audit.axiom_pins(audit_file, REPO)[0]]
+    capsys.readouterr()

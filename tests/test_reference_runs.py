@@ -31,6 +31,7 @@ ONE_RUN = """\
 dims = [2]
 encoders = ["published"]
 identifiability_encoders = ["published"]
+restart_encoders = []
 infonce_encoders = []
 methods = ["whitening", "alignment_only"]
 seeds = 1

@@ -2,7 +2,9 @@
 Copyright (c) 2026 The LeJEPA world-model authors. All rights reserved.
 Released under the MIT license as described in the file LICENSE.
 -/
-import Mathlib
+import Mathlib.Analysis.SpecialFunctions.Pow.Real
+import Mathlib.Tactic.Linarith
+import Mathlib.Tactic.NormNum
 
 /-!
 # Finite sums: indicators, quadratic forms, Cauchy–Schwarz, exchange

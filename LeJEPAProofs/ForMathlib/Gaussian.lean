@@ -3,6 +3,7 @@ Copyright (c) 2026 The LeJEPA world-model authors. All rights reserved.
 Released under the MIT license as described in the file LICENSE.
 -/
 import LeJEPAProofs.ForMathlib.Integral
+import Mathlib.LinearAlgebra.UnitaryGroup
 
 /-!
 # Products of standard real Gaussians: moments, linear combinations and rotations

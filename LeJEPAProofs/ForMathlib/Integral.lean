@@ -2,7 +2,9 @@
 Copyright (c) 2026 The LeJEPA world-model authors. All rights reserved.
 Released under the MIT license as described in the file LICENSE.
 -/
-import Mathlib
+import Mathlib.Probability.Distributions.Gaussian.Multivariate
+import Mathlib.MeasureTheory.Measure.Haar.InnerProductSpace
+import Mathlib.Tactic.Ring
 
 /-!
 # Small integral lemmas

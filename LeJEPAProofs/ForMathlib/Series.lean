@@ -2,7 +2,8 @@
 Copyright (c) 2026 The LeJEPA world-model authors. All rights reserved.
 Released under the MIT license as described in the file LICENSE.
 -/
-import Mathlib
+import Mathlib.Analysis.SpecificLimits.Basic
+import Mathlib.Tactic.Linarith
 
 /-!
 # Series of nonnegative reals

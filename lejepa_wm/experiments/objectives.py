@@ -12,6 +12,12 @@ Main definitions
   given directions, :func:`sigreg_reference` by the plain direct formula
   (kept for tests and benchmarks).
 - :func:`whitening_loss`: ``||Cov(h) - I||_F^2 + ||mean(h)||^2``.
+- :func:`batch_whiten`: both views whitened with their pooled batch mean and
+  covariance (the hard constraint of ``"whitened"``, as in W-MSE);
+  :class:`Whitened`: an encoder trained so, followed by that whitening with
+  statistics estimated on a sample (its embedding).
+- :func:`supervised_loss`: ``mean_i ||h_i - z_i||^2``, regression onto the
+  true latents (the capacity ceiling; not a self-supervised objective).
 - :func:`infonce_loss`: symmetric InfoNCE with a Gaussian kernel.
 - :func:`build_objective`: ``alignment + weight * regularizer`` by name.
 - :func:`epps_pulley_gaussian_mean`: the closed-form expectation of either
@@ -115,7 +121,7 @@ from torch import Tensor
 
 from lejepa_wm.validation import check_choice, check_positive_int
 
-OBJECTIVES: tuple[str, ...] = ("sigreg", "whitening", "infonce")
+OBJECTIVES: tuple[str, ...] = ("sigreg", "whitening", "infonce", "whitened")
 SIGREG_STATISTICS: tuple[str, ...] = ("lejepa", "unbiased")
 """``"lejepa"``: LeJEPA's V-statistic (the default); ``"unbiased"``: the U-statistic without the ``i = j`` pairs."""
 
@@ -165,6 +171,74 @@ def whitening_loss(h: Tensor) -> Tensor:
     centred = h - mu
     cov = centred.T @ centred / h.shape[0]
     return (cov - torch.eye(h.shape[1], device=h.device, dtype=h.dtype)).square().sum() + mu.square().sum()
+
+
+WHITENING_RIDGE = 1e-4
+"""Ridge of :func:`batch_whiten`, added to the batch's correlation matrix (so the map stays scale-free)."""
+
+
+def whitening_map(rows: Tensor, ridge: float = WHITENING_RIDGE) -> tuple[Tensor, Tensor]:
+    """``(mu, W)`` such that ``(rows - mu) @ W`` is white: ``W = S^{-1/2} (R + ridge I)^{-1/2}``.
+
+    ``mu`` is the mean of ``rows``, ``S`` the diagonal of their (1/N) variances
+    and ``R`` their correlation matrix (symmetric square root by ``eigh``), so
+    ``W`` is ``C^{-1/2}`` up to the ridge. The ridge is added to the correlation
+    matrix, so the whitened rows do not depend on a positive rescaling of any
+    column. Differentiable in ``rows``.
+    """
+    if rows.shape[0] <= rows.shape[1]:
+        raise ValueError(f"whitening needs more rows ({rows.shape[0]}) than dimensions ({rows.shape[1]})")
+    mean = rows.mean(dim=0)
+    centred = rows - mean
+    std = centred.square().mean(dim=0).sqrt()
+    scaled = centred / std
+    correlation = scaled.T @ scaled / rows.shape[0]
+    eye = torch.eye(correlation.shape[0], device=rows.device, dtype=rows.dtype)
+    values, vectors = torch.linalg.eigh(correlation + ridge * eye)
+    return mean, ((vectors * values.rsqrt()) @ vectors.T) / std[:, None]
+
+
+def batch_whiten(h: Tensor, h_pos: Tensor, ridge: float = WHITENING_RIDGE) -> tuple[Tensor, Tensor]:
+    """Both views whitened with the pooled statistics of the batch: ``(h - mu) W``, ``(h' - mu) W``.
+
+    ``(mu, W)`` is :func:`whitening_map` of the ``2N`` rows of both views, so
+    the alignment of the whitened views is blind to every coordinate's scale (an
+    encoder's learned output scales get no gradient, and a collapse lowers
+    nothing). Gradients flow through ``mu`` and ``W`` (as in W-MSE). Needs
+    ``2N > m`` rows; with ``2N`` near ``m`` the estimate is noisy (its
+    eigenvalues spread by Marchenko–Pastur's law), so keep ``2N`` several times ``m``.
+    """
+    _check_pair(h, h_pos)
+    mean, whitener = whitening_map(torch.cat([h, h_pos]), ridge)
+    return (h - mean) @ whitener, (h_pos - mean) @ whitener
+
+
+class Whitened(torch.nn.Module):
+    """An encoder followed by the whitening its objective imposed, with statistics estimated once on ``x``.
+
+    A run trained with the ``"whitened"`` objective learns ``f`` whose batches
+    are whitened before the loss; its embedding is ``(f(x) - mu) W`` with
+    ``(mu, W)`` the :func:`whitening_map` of ``f`` on a sample of observations
+    (the ``fit`` sample: whatever is fitted is fitted there), in place of the
+    batch statistics used in training.
+    """
+
+    def __init__(self, encoder: torch.nn.Module, x: Tensor) -> None:
+        super().__init__()
+        self.encoder = encoder
+        with torch.no_grad():
+            mean, whitener = whitening_map(encoder(x))
+        self.register_buffer("mean", mean)
+        self.register_buffer("whitener", whitener)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return (self.encoder(x) - self.mean) @ self.whitener
+
+
+def supervised_loss(h: Tensor, z: Tensor) -> Tensor:
+    """``(1/N) sum_i ||h_i - z_i||^2``: regression of the embedding onto the true latents."""
+    _check_pair(h, z)
+    return (h - z).square().sum(dim=1).mean()
 
 
 def _positive_finite(value: float, name: str) -> float:
@@ -498,6 +572,9 @@ class Objective:
     weight: float
     regularized: RegularizedLoss
     options: dict[str, Any] = field(default_factory=dict)
+    targets: bool = False
+    """Whether the second input is the true latents ``z`` (regression, :func:`supervised_objective`), not an
+    embedding of the positive view."""
 
     def __call__(self, h: Tensor, h_pos: Tensor, generator: torch.Generator) -> tuple[Tensor, dict[str, float]]:
         alignment = alignment_loss(h, h_pos)
@@ -522,6 +599,16 @@ def _view_average(**terms: Callable[[Tensor, torch.Generator], Tensor]) -> Regul
     return regularized
 
 
+def supervised_objective() -> Objective:
+    """Regression onto the true latents, ``mean ||f(x) - z||^2`` (:func:`supervised_loss`): the capacity ceiling.
+
+    It is :func:`alignment_loss` between the embedding and ``z`` (weight 0, so
+    the total is that term alone); ``targets`` tells the training loop to pass
+    ``z`` unencoded as the second input.
+    """
+    return Objective(name="supervised", weight=0.0, regularized=_view_average(), targets=True)
+
+
 def build_objective(name: str, weight: float, **options: Any) -> Objective:
     """The objective called ``name`` with regularizer weight ``weight``.
 
@@ -540,6 +627,10 @@ def build_objective(name: str, weight: float, **options: Any) -> Objective:
       (:func:`infonce_loss`) ``= P + Z`` splits into its positive term
       ``P = L / (2 width^2)`` and its log-normalizer ``Z``; ``weight = 1`` is
       InfoNCE itself. Option: ``width`` (required, > 0).
+    - ``"whitened"``: ``L(W h, W h')`` with both views whitened by their pooled
+      batch statistics (:func:`batch_whiten`): T1's hypothesis imposed as a hard
+      constraint, not a penalty, so the weight must be 1 (logged as
+      ``whitened``). No options.
 
     ``weight = 0`` is the alignment-only control for every name: the total is
     exactly ``alignment_loss(h, h')``. Unknown names, unknown options or a
@@ -549,8 +640,10 @@ def build_objective(name: str, weight: float, **options: Any) -> Objective:
     weight_value = float(weight)
     if not (weight_value >= 0.0) or math.isinf(weight_value):
         raise ValueError(f"weight must be a finite number >= 0; got {weight!r}")
+    if name == "whitened" and weight_value not in (0.0, 1.0):
+        raise ValueError(f"objective 'whitened' is a constraint: its weight is 1 (or 0, the control); got {weight!r}")
     allowed = {"sigreg": ("num_slices", "num_knots", "t_max", "statistic", "standardize"), "whitening": (),
-               "infonce": ("width",)}[name]
+               "infonce": ("width",), "whitened": ()}[name]
     for key in options:
         if key not in allowed:
             raise ValueError(f"unknown option {key!r} for objective {name!r}; allowed: {', '.join(allowed) or 'none'}")
@@ -566,6 +659,11 @@ def build_objective(name: str, weight: float, **options: Any) -> Objective:
             regularized = _view_average(sigreg=sigreg)
     elif name == "whitening":
         regularized = _view_average(whitening=lambda view, _: whitening_loss(view))
+    elif name == "whitened":
+        def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor, generator: torch.Generator,
+                        weight: float) -> tuple[Tensor, dict[str, Tensor]]:
+            whitened = alignment_loss(*batch_whiten(h, h_pos))
+            return whitened, {"whitened": whitened}
     else:
         if "width" not in options:
             raise ValueError("objective 'infonce' needs the option width=<positive float>")

@@ -30,11 +30,14 @@ METHOD_STYLES: dict[str, dict[str, Any]] = {
     "infonce": {"color": "#2ca02c", "marker": "^"},
     "infonce_fixed": {"color": "#2ca02c", "marker": "^"},
     "infonce_scaled": {"color": "#9467bd", "marker": "v"},
+    "whitened": {"color": "#ff7f0e", "marker": "P"},
     "alignment_only": {"color": "#7f7f7f", "marker": "x"},
+    "supervised": {"color": "#17becf", "marker": "*"},
 }
 METHOD_LABELS: dict[str, str] = {
     "sigreg": "SIGReg", "whitening": "whitening", "infonce": "InfoNCE", "infonce_fixed": "InfoNCE, fixed width",
     "infonce_scaled": "InfoNCE, width ∝ √n", "alignment_only": "λ = 0 control (alignment only)",
+    "whitened": "batch-whitened alignment (hard constraint)", "supervised": "supervised ceiling (regression onto z)",
 }
 BASELINE_STYLE: dict[str, Any] = {"color": "black", "marker": "", "linestyle": "--"}
 REFERENCE_COLOR = "grey"

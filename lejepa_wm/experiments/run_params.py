@@ -19,14 +19,17 @@ from torch import nn
 
 from lejepa_wm.experiments.encoders import ENCODERS, build_encoder
 from lejepa_wm.experiments.flows import RENDERERS, CouplingFlow, make_renderer
-from lejepa_wm.experiments.objectives import OBJECTIVES, Objective, build_objective
+from lejepa_wm.experiments.objectives import OBJECTIVES, Objective, build_objective, supervised_objective
 from lejepa_wm.experiments.training import TrainSettings, check_number
 from lejepa_wm.experiments.worlds import World, world_from_dict, world_to_dict
 from lejepa_wm.seeds import SeedStreams
 from lejepa_wm.validation import check_choice, check_positive_int
 
+OMITTED_AT_DEFAULT = ("average_decay",)
+"""Training settings that a run's spec stores only when they differ from their default."""
 ALIGNMENT_ONLY = "alignment_only"
-OBJECTIVE_NAMES = (*OBJECTIVES, ALIGNMENT_ONLY)
+SUPERVISED = "supervised"
+OBJECTIVE_NAMES = (*OBJECTIVES, ALIGNMENT_ONLY, SUPERVISED)
 
 
 def _section(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
@@ -90,7 +93,8 @@ class EncoderParams:
 
 @dataclass(frozen=True)
 class ObjectiveParams:
-    """The training objective: ``alignment + weight · regularizer``; ``alignment_only`` is the λ = 0 control."""
+    """The training objective: ``alignment + weight · regularizer``; ``alignment_only`` is the λ = 0 control,
+    ``supervised`` the regression onto ``z`` that measures the encoder's capacity ceiling."""
 
     name: str
     weight: float = 1.0
@@ -99,12 +103,14 @@ class ObjectiveParams:
     def __post_init__(self) -> None:
         check_choice(self.name, OBJECTIVE_NAMES, "objective")
         check_number(self.weight, "objective weight", lambda value: value >= 0, "be >= 0")
-        if self.name == ALIGNMENT_ONLY and (self.weight != 0 or self.options):
-            raise ValueError("the alignment-only control has weight 0 and no options")
+        if self.name in (ALIGNMENT_ONLY, SUPERVISED) and (self.weight != 0 or self.options):
+            raise ValueError(f"the {self.name} objective has weight 0 and no options")
 
     def build(self) -> Objective:
         if self.name == ALIGNMENT_ONLY:  # weight 0: the total is exactly the alignment loss
             return build_objective("whitening", 0.0)
+        if self.name == SUPERVISED:
+            return supervised_objective()
         return build_objective(self.name, self.weight, **dict(self.options))
 
     def to_dict(self) -> dict[str, Any]:
@@ -131,7 +137,13 @@ class SyntheticRunParams:
         check_positive_int(self.cpu_threads, "cpu_threads")
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "world": world_to_dict(self.world)}
+        """JSON data; a training setting added after runs were shipped is left out at its default
+        (:data:`OMITTED_AT_DEFAULT`), so the specs of runs that do not use it stay as they were."""
+        data = {**asdict(self), "world": world_to_dict(self.world)}
+        defaults = TrainSettings.__dataclass_fields__
+        data["train"] = {key: value for key, value in data["train"].items()
+                         if not (key in OMITTED_AT_DEFAULT and value == defaults[key].default)}
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "SyntheticRunParams":

@@ -39,14 +39,16 @@ from lejepa_wm.experiments.evidence import residual_ratio
 from lejepa_wm.experiments.flows import RENDERERS
 from lejepa_wm.experiments.heldout import (MIN_SAMPLE, HeldOutSamples, raw_observation_r2, reported_metrics,
                                            validation_metrics)
-from lejepa_wm.experiments.objectives import SIGREG_STATISTICS
+from lejepa_wm.experiments.objectives import SIGREG_STATISTICS, Whitened
 from lejepa_wm.experiments.plotting import save_figure, write_summary
-from lejepa_wm.experiments.run_params import EncoderParams, ObjectiveParams, RendererParams, SyntheticRunParams
+from lejepa_wm.experiments.optimum import objective_gap
+from lejepa_wm.experiments.run_params import (SUPERVISED, EncoderParams, ObjectiveParams, RendererParams,
+                                              SyntheticRunParams)
 from lejepa_wm.experiments.training import TrainResult, TrainSettings, WorldPairs, numpy64, train
 from lejepa_wm.experiments.worlds import World
 from lejepa_wm.machine import usable_cores
 from lejepa_wm.records import HeadlineEntry
-from lejepa_wm.seeds import SEED_LIMIT, SeedStreams
+from lejepa_wm.seeds import SEED_LIMIT, SeedStreams, spawn_seeds
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 MAX_EVAL_SIZE = 2**18
@@ -75,7 +77,8 @@ class TrainingConfig:
     SIGReg's form: ``sigreg_statistic`` ``"lejepa"`` (the paper's V-statistic) or
     ``"unbiased"`` (the U-statistic), and ``sigreg_standardize`` (SIGReg on the
     batch-standardized embedding plus a moment term for the scale;
-    ``docs/SIGREG.md``). The runs' seeds start at ``first_seed`` plus ``--seed``.
+    ``docs/SIGREG.md``). ``average_decay`` > 0 evaluates and keeps the exponential moving average of the
+    weights (:mod:`lejepa_wm.experiments.training`). The runs' seeds start at ``first_seed`` plus ``--seed``.
     Cross-field rules are checked here, naming the key: ``eval_size`` at most
     :data:`MAX_EVAL_SIZE`, ``sigreg_slices`` at most :data:`MAX_SLICES`,
     ``cpu_threads`` at most the cores this process may use, every seed in
@@ -93,6 +96,7 @@ class TrainingConfig:
     eval_every: int = 50
     checkpoint_every: int = 500
     stop_r2: float = 0.0
+    average_decay: float = 0.0
     eval_size: int = 4096
     renderer: str = "published"
     renderer_layers: int = 4
@@ -184,8 +188,10 @@ class TrainingConfig:
         return EncoderParams(kind or self.encoder, self.encoder_hidden, self.mlp_depth, m)
 
     def objective(self, method: str, n: int | None = None) -> ObjectiveParams:
-        """Objective of ``method``: ``sigreg``, ``whitening`` (configured weights) or ``alignment_only``."""
-        weights = {"sigreg": self.sigreg_weight, "whitening": self.whitening_weight, "alignment_only": 0.0}
+        """Objective of ``method``: ``sigreg``, ``whitening`` (configured weights), ``whitened`` (the hard
+        constraint), ``alignment_only`` (the λ = 0 control) or ``supervised`` (regression onto ``z``)."""
+        weights = {"sigreg": self.sigreg_weight, "whitening": self.whitening_weight, "whitened": 1.0,
+                   "alignment_only": 0.0, "supervised": 0.0}
         if method not in weights:
             raise ValueError(f"unknown method {method!r}")
         options = {"num_slices": self.sigreg_slices, "statistic": self.sigreg_statistic,
@@ -285,7 +291,8 @@ class SyntheticExperiment:
         with threadpool_limits(params.cpu_threads):
             trained = train_synthetic(params, run_dir, dev, spec.run_id)
             encoder, samples, result = trained.encoder, trained.samples, trained.result
-            final = reported_metrics(encoder, samples)
+            embedding = embedding_of(params, encoder, samples)
+            final = reported_metrics(embedding, samples)
             raw_r2 = raw_observation_r2(samples)
             return {**final, "split": "test", "raw_observation_r2": raw_r2,
                     "residual_ratio": residual_ratio(final["probe_r2"], raw_r2),
@@ -294,7 +301,14 @@ class SyntheticExperiment:
                     "steps": result.steps, "train_seconds": result.seconds,
                     "steps_to_target": result.steps_to_target, "seconds_to_target": result.seconds_to_target,
                     "resumed_from": result.resumed_from, "history": slim_history(result.history),
-                    **self.extra_metrics(encoder, samples, params)}
+                    "objective_gap": objective_at_answer(params, encoder, samples, dev),
+                    **self.extra_metrics(embedding, samples, params)}
+
+
+def embedding_of(params: SyntheticRunParams, encoder: nn.Module, samples: HeldOutSamples) -> nn.Module:
+    """What a run's metrics are measured on: the encoder, followed for the ``whitened`` objective by the
+    whitening that objective imposes (statistics from the ``fit`` sample, :class:`Whitened`)."""
+    return Whitened(encoder, samples.fit.x) if params.objective.name == "whitened" else encoder
 
 
 @dataclass
@@ -323,13 +337,33 @@ def train_synthetic(params: SyntheticRunParams, run_dir: Path | None, dev: torch
     def evaluator(model: nn.Module) -> dict[str, Any]:
         record = validation_metrics(model, samples)
         if params.track_test:  # recorded for the reader, never used to stop or choose
-            record["test"] = reported_metrics(model, samples)
+            record["test"] = reported_metrics(embedding_of(params, model, samples), samples)
         return record
 
-    result = train(encoder, WorldPairs(world, renderer), params.objective.build(), params.train,
+    objective = params.objective.build()
+    result = train(encoder, WorldPairs(world, renderer, targets=objective.targets), objective, params.train,
                    params.seeds.torch_generator("batches", dev), run_dir, evaluator,
                    progress=sys.stderr.isatty(), description=description)
     return TrainedRun(renderer, encoder, samples, result)
+
+
+def objective_at_answer(params: SyntheticRunParams, encoder: nn.Module, samples: HeldOutSamples,
+                        device: torch.device) -> dict[str, Any] | None:
+    """The run's objective at its trained weights and at the answer ``c z`` on the validation sample
+    (:func:`lejepa_wm.experiments.optimum.objective_gap`); ``None`` for a regression onto ``z`` (its answer
+    is ``z`` itself, at loss 0). The evaluation's SIGReg directions come from a stream spawned from the
+    validation seed, so they are the same for every run of the same world and seed."""
+    if params.objective.name == SUPERVISED or params.world.n != encoder_output_dim(encoder, samples):
+        return None
+    generator = torch.Generator(device=device).manual_seed(spawn_seeds(params.seeds.validation, 2)[1])
+    return objective_gap(encoder, params.objective.build(), samples.fit, samples.validation,
+                         params.train.batch_size, generator).to_dict()
+
+
+def encoder_output_dim(encoder: nn.Module, samples: HeldOutSamples) -> int:
+    """The embedding's dimension ``m`` (one held-out observation encoded)."""
+    with torch.no_grad():
+        return int(encoder(samples.fit.x[:1]).shape[1])
 
 
 def write_headline(exp_dir: Path, entries: list[HeadlineEntry]) -> Path:

@@ -13,6 +13,12 @@ The loop
 - AdamW (``weight_decay = 0`` is plain Adam); learning rate with linear warmup
   over ``warmup_steps``, constant, then a cosine decay to zero over the last
   ``decay_fraction`` of ``max_steps`` (:meth:`TrainSettings.learning_rate`).
+- With ``average_decay = d > 0`` the encoder that is evaluated and returned is
+  the exponential moving average of the trained weights,
+  ``θ̄ ← d θ̄ + (1 − d) θ`` after every update (:class:`torch.optim.swa_utils.AveragedModel`,
+  starting from the weights after the first update): averaging removes most of
+  the minibatch noise that keeps the last iterate away from the optimum, so a
+  target is reached in fewer steps (``benchmarks/README.md``).
 - Every ``eval_every`` steps (if set) ``evaluator(encoder)`` is called; it must
   measure on the *validation* sample only. Without ``eval_every`` the history
   keeps the loss at every checkpoint instead. With ``stop_r2`` set, training stops
@@ -45,6 +51,7 @@ from typing import Any, Callable, Protocol
 import numpy as np
 import torch
 from torch import Tensor, nn
+from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 from tqdm import tqdm
 
 from lejepa_wm.atomic import atomic_torch_save, read_regular
@@ -92,6 +99,7 @@ class TrainSettings:
     checkpoint_every: int = 500
     stop_r2: float | None = None
     max_loss: float = 1e8
+    average_decay: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "batch_size", "checkpoint_every"):
@@ -116,6 +124,7 @@ class TrainSettings:
             if self.eval_every is None:
                 raise ValueError("stop_r2 needs eval_every (early stopping evaluates during training)")
         check_number(self.max_loss, "max_loss", lambda value: value > 0, "be positive")
+        check_number(self.average_decay, "average_decay", lambda value: 0 <= value < 1, "lie in [0, 1)")
 
     def learning_rate(self, step: int) -> float:
         """Learning rate used for update ``step`` (0-based): warmup, constant, cosine decay."""
@@ -136,15 +145,19 @@ class PairSource(Protocol):
 
 @dataclass
 class WorldPairs:
-    """Fresh pairs ``(g(z), g(z'))`` every step: ``(z, z')`` from the world's channel, ``g`` the renderer."""
+    """Fresh pairs ``(g(z), g(z'))`` every step: ``(z, z')`` from the world's channel, ``g`` the renderer.
+
+    With ``targets`` it yields ``(g(z), z)`` instead: observations and their true latents, for regression.
+    """
 
     world: Any
     renderer: nn.Module
+    targets: bool = False
 
     def draw(self, step: int, size: int, generator: torch.Generator) -> tuple[Tensor, Tensor]:
         z, z_pos = self.world.sample_pairs(size, generator)
         with torch.no_grad():
-            return self.renderer(z), self.renderer(z_pos)
+            return (self.renderer(z), z) if self.targets else (self.renderer(z), self.renderer(z_pos))
 
 
 class DatasetPairs:
@@ -201,22 +214,33 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
           step_callback: Callable[[int], None] | None = None) -> TrainResult:
     """Train ``encoder`` (already on ``generator``'s device) on ``pairs``; resume from ``run_dir``.
 
+    Each step draws ``(x, x')`` from ``pairs`` and minimizes
+    ``objective(f(x), f(x'), generator)``; an objective whose ``targets`` is
+    true receives the second element unencoded (``pairs`` then yields ``(x, z)``).
     ``evaluator(encoder)`` returns the metrics recorded at each evaluation (on
     the validation sample; it must include ``probe_r2`` when ``stop_r2`` is set).
     ``step_callback(step)`` is called after each completed update (tests use it
     to simulate an interruption). ``run_dir = None`` disables checkpoints.
     """
     optimizer = torch.optim.AdamW(encoder.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
+    average = (AveragedModel(encoder, multi_avg_fn=get_ema_multi_avg_fn(settings.average_decay))
+               if settings.average_decay else None)
+    evaluated = encoder if average is None else average.module  # what is evaluated and returned
+    targets = bool(getattr(objective, "targets", False))  # a regression: the second input is z itself
     history: list[dict[str, Any]] = []
     step, elapsed, resumed_from, finished = 0, 0.0, None, False
     checkpoint_path = Path(run_dir) / CHECKPOINT_FILE if run_dir is not None else None
     if checkpoint_path is not None and checkpoint_path.exists():
-        initial = (copy.deepcopy(encoder.state_dict()), generator.get_state())
+        initial = {"encoder": copy.deepcopy(encoder.state_dict()), "optimizer": copy.deepcopy(optimizer.state_dict()),
+                   "generator": generator.get_state(),
+                   "average": None if average is None else copy.deepcopy(average.state_dict())}
         try:
             state = torch.load(io.BytesIO(read_regular(checkpoint_path, CHECKPOINT_LIMIT)),
                                map_location=generator.device, weights_only=False)
             encoder.load_state_dict(state["encoder"])
             optimizer.load_state_dict(state["optimizer"])
+            if average is not None:
+                average.load_state_dict(state["average"])
             generator.set_state(state["generator"].cpu())  # generator states are CPU byte tensors on every device
             history, step, elapsed = list(state["history"]), int(state["step"]), float(state["elapsed"])
             finished, resumed_from = bool(state.get("finished", False)), step
@@ -224,15 +248,18 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
             print(f"warning: {description}: the checkpoint {checkpoint_path} cannot be read ({type(exc).__name__}: "
                   f"{exc}); it is discarded and the run starts afresh", file=sys.stderr)
             checkpoint_path.unlink(missing_ok=True)
-            encoder.load_state_dict(initial[0])
-            generator.set_state(initial[1])
-            optimizer = torch.optim.AdamW(encoder.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
+            encoder.load_state_dict(initial["encoder"])
+            optimizer.load_state_dict(initial["optimizer"])
+            if average is not None:
+                average.load_state_dict(initial["average"])
+            generator.set_state(initial["generator"])
             history, step, elapsed, resumed_from, finished = [], 0, 0.0, None, False
 
     def save_checkpoint(seconds: float, done: bool) -> None:
         atomic_torch_save(checkpoint_path, {"encoder": encoder.state_dict(), "optimizer": optimizer.state_dict(),
                                             "generator": generator.get_state(), "history": history, "step": step,
-                                            "elapsed": seconds, "finished": done})
+                                            "elapsed": seconds, "finished": done,
+                                            **({} if average is None else {"average": average.state_dict()})})
 
     encoder.train()
     target_hit = next((row for row in history if settings.stop_r2 is not None
@@ -244,8 +271,8 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
             lr = settings.learning_rate(step)
             for group in optimizer.param_groups:
                 group["lr"] = lr
-            x, x_pos = pairs.draw(step, settings.batch_size, generator)
-            loss, parts = objective(encoder(x), encoder(x_pos), generator)
+            x, second = pairs.draw(step, settings.batch_size, generator)
+            loss, parts = objective(encoder(x), second if targets else encoder(second), generator)
             value = parts["total"]
             if not math.isfinite(value) or abs(value) > settings.max_loss:
                 raise TrainingDivergedError(
@@ -254,6 +281,8 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
+            if average is not None:
+                average.update_parameters(encoder)
             step += 1
             bar.update(1)
             if step_callback is not None:
@@ -261,7 +290,7 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
             record = {"step": step, "lr": lr, **{f"loss_{key}": val for key, val in parts.items()}}
             if evaluator is not None and settings.eval_every is not None and (
                     step % settings.eval_every == 0 or step == settings.max_steps):
-                record.update(evaluator(encoder), seconds=time.perf_counter() - origin)  # timed after evaluating
+                record.update(evaluator(evaluated), seconds=time.perf_counter() - origin)  # timed after evaluating
                 history.append(record)
                 if "probe_r2" in record:
                     bar.set_postfix(r2=f"{record['probe_r2']:.5f}", loss=f"{value:.4g}")
@@ -274,9 +303,11 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
     if not finished:
         elapsed = time.perf_counter() - origin
         if evaluator is not None and (not history or history[-1]["step"] != step or "probe_r2" not in history[-1]):
-            history.append({"step": step, "seconds": elapsed, **evaluator(encoder)})
+            history.append({"step": step, "seconds": elapsed, **evaluator(evaluated)})
         if checkpoint_path is not None:
             save_checkpoint(elapsed, True)
+    if average is not None:  # the caller's encoder becomes the averaged one
+        encoder.load_state_dict(average.module.state_dict())
     encoder.eval()
     hit = target_hit or {}
     return TrainResult(final=history[-1] if history else {}, history=history, steps=step, seconds=elapsed,

@@ -92,8 +92,12 @@ def test_step_budget_and_learning_rate_follow_the_dimension():
     config = experiment.load_config("quick", overrides={
         "dims": [2, 8, 16], "steps_by_n": [[8, 2000], [16, 3000]], "lr_by_n": [[16, 5e-3]]})
     budgets = {(spec.params["world"]["n"], spec.params["train"]["max_steps"], spec.params["train"]["lr"])
-               for spec in experiment.grid(config, "quick")}
+               for spec in experiment.grid(config, "quick") if spec.params["objective"]["name"] != "whitened"}
     assert budgets == {(2, config.max_steps, config.lr), (8, 2000, config.lr), (16, 3000, 5e-3)}
+    whitened = {(spec.params["world"]["n"], spec.params["train"]["lr"], spec.params["train"]["batch_size"])
+                for spec in experiment.grid(config, "quick") if spec.params["objective"]["name"] == "whitened"}
+    assert whitened == {(n, config.whitened_lr, max(config.batch_size, config.whitened_batch_per_dim * n))
+                        for n in (2, 8, 16)}  # its own rate, and batches that grow with n
 
 
 def test_published_encoders_have_their_own_budget_and_matched_ones_a_largest_n():
@@ -103,6 +107,7 @@ def test_published_encoders_have_their_own_budget_and_matched_ones_a_largest_n()
     config = experiment.load_config("quick", overrides={
         "dims": [2, 8, 16], "encoders": ["published", "published_scaled", "matched_additive", "mlp"],
         "identifiability_encoders": ["published"], "matched_max_n": 8, "mlp_max_n": 2,
+        "methods": ["sigreg", "alignment_only"],
         "steps_by_n": [[8, 2000]], "lr_by_n": [[16, 5e-3]],
         "published_steps_by_n": [[2, 400], [16, 600]], "published_lr_by_n": [[8, 2e-2]]})
     budgets = {(spec.params["world"]["n"], spec.params["encoder"]["kind"], spec.params["train"]["max_steps"],

@@ -26,7 +26,10 @@ def _run(tmp_path, name, **overrides):
     assert result.failed == () and result.aggregated
     exp_dir = tmp_path / name / "quick"
     entries = [HeadlineEntry.from_dict(entry) for entry in json.loads((exp_dir / "headline.json").read_text())]
-    assert entries and all(entry.split == "test" and entry.seeds for entry in entries)
+    # Every number is from the test sample, but the objective at the optimum, which is compared on validation
+    # batches (EVIDENCE §7: the optimum apart from the optimizer).
+    assert entries and all(entry.seeds and entry.split == ("validation" if "objective" in entry.quantity else "test")
+                           for entry in entries)
     return {row["run_id"]: row for row in load_finished_metrics(exp_dir)}, entries, result
 
 
@@ -41,7 +44,10 @@ def test_scaling_regularizer_keeps_a_rotation_and_the_control_collapses(tmp_path
     assert sigreg["procrustes_error"] < 0.5 * control["procrustes_error"]
     assert control["embedding_std"] < 0.6 * sigreg["embedding_std"]  # the control shrinks (collapses)
     effect = next(e for e in entries if "effect" in e.name)
-    assert effect.value > 0
+    assert effect.value > 0 and effect.claim == "T1R"
+    optimum = next(e for e in entries if e.claim == "T1" and "objective" in e.quantity)
+    assert optimum.value == 0  # no run below the world model's objective without identifying z
+    assert {"objective_gap", "t3"} <= set(sigreg) and sigreg["objective_gap"]["batches"] == 2048 // 256
     again = run_sweep("scaling", "quick", tmp_path, executor="serial", overrides={**FAST, **settings},
                       progress=False)
     assert again.executed == () and len(again.reused) == 2  # a second invocation reuses every finished run

@@ -44,16 +44,22 @@ def test_t2_never_holds_for_the_identity_encoder_and_infonce_is_only_measured():
     assert peak_entry(_distribution_rows({1.5: [0.1], 2.0: [0.2]}, "infonce"), "infonce").verdict == MEASURED
 
 
-def _scaling_rows(ratio: float, scale: float, control_error: float) -> list[dict]:
+def _scaling_rows(ratio: float, scale: float, control_error: float, reading: str = "at the answer",
+                  ceiling: float | None = None) -> list[dict]:
     rows = []
+    methods = ("sigreg", "whitening", "alignment_only") + (("supervised",) if ceiling is not None else ())
     for n in (2, 8):
         for seed in (0, 1):
-            for method in ("sigreg", "whitening", "alignment_only"):
+            for method in methods:
                 error = control_error if method == "alignment_only" else 0.01 * n
+                supervised = method == "supervised"
                 rows.append({"n": n, "seed": seed, "method": method, "encoder_kind": "matched_scaled",
-                             "residual_ratio": ratio + 0.001 * seed, "probe_r2": 1 - 0.3 * ratio,
+                             "run_id": f"n={n}_{method}_seed={seed}", "kept": True,
+                             "residual_ratio": ratio + 0.001 * seed,
+                             "probe_r2": ceiling if supervised else 1 - 0.3 * ratio,
                              "raw_observation_r2": 0.7, "procrustes_per_dim": error / n,
-                             "embedding_std": scale, "scale_free_error": 0.01})
+                             "embedding_std": scale, "scale_free_error": 0.01, "t3_error": None,
+                             "optimum_reading": None if supervised else reading})
     return rows
 
 
@@ -67,6 +73,30 @@ def test_t1_fails_for_the_identity_encoder_and_holds_for_a_rotation():
     assert all(e.verdict == HELD for e in rotation if "identifiability" in e.name)
     effect = [e for e in rotation if "effect" in e.name]
     assert effect and all(e.verdict == HELD for e in effect)  # the collapsed control is far from a rotation
+
+
+def _optimum(entries: list) -> object:
+    return next(e for e in entries if e.claim == "T1" and "objective" in e.quantity)
+
+
+def test_t1_optimum_is_not_resolved_without_a_run_at_the_answer_and_fails_on_a_run_below_it():
+    config = SCALING.load_config("quick", overrides={"encoders": ["matched_scaled"]})
+    identity = SCALING.headline(_scaling_rows(1.0, 1.0, 0.01, reading="above the answer"), config)
+    assert _optimum(identity).verdict == UNRESOLVED  # nothing reached the optimum: the comparison has no power
+    assert _optimum(SCALING.headline(_scaling_rows(0.01, 1.0, 0.9), config)).verdict == HELD
+    contradiction = SCALING.headline(_scaling_rows(1.0, 1.0, 0.01, reading="below the answer"), config)
+    assert _optimum(contradiction).verdict == FAILED and _optimum(contradiction).value == 12
+
+
+def test_t1_reached_is_not_judged_where_the_supervised_ceiling_misses_the_target():
+    config = SCALING.load_config("quick", overrides={"encoders": ["matched_scaled"],
+                                                     "identifiability_encoders": ["matched_scaled"]})
+    needed = 1 - config.residual_target * 0.3  # raw R² 0.7
+    limited = SCALING.headline(_scaling_rows(1.0, 1.0, 0.01, ceiling=needed - 0.05), config)
+    rows = [e for e in limited if "identifiability" in e.name]
+    assert rows and all(e.verdict == MEASURED and "capacity" in e.scope for e in rows)
+    able = SCALING.headline(_scaling_rows(1.0, 1.0, 0.01, ceiling=0.9999), config)
+    assert all(e.verdict == FAILED for e in able if "identifiability" in e.name)
 
 
 def test_p5_fails_for_the_identity_encoder():

@@ -105,7 +105,7 @@ def test_dataset_pairs_visit_every_pair_once_per_epoch_in_a_seeded_order():
     ({"lr": -1.0}, "lr"), ({"batch_size": 0}, "batch_size"), ({"decay_fraction": 1.5}, "decay_fraction"),
     ({"checkpoint_every": 15}, "multiple"), ({"stop_r2": 1.5}, "stop_r2"), ({"warmup_steps": -1}, "warmup_steps"),
     ({"weight_decay": math.nan}, "weight_decay"), ({"decay_fraction": math.inf}, "decay_fraction"),
-    ({"eval_every": None, "stop_r2": 0.9}, "stop_r2"),
+    ({"eval_every": None, "stop_r2": 0.9}, "stop_r2"), ({"average_decay": 1.0}, "average_decay"),
 ])
 def test_bad_settings_raise(kwargs, message):
     base = {"max_steps": 10, "batch_size": 8, "lr": 1e-3, "eval_every": 10, "checkpoint_every": 10}
@@ -120,3 +120,43 @@ def test_learning_rate_schedule():
     assert settings.learning_rate(20) == 1.0 and settings.learning_rate(49) == 1.0
     assert settings.learning_rate(75) == pytest.approx(0.5)
     assert settings.learning_rate(99) < 0.01
+
+
+def test_weight_averaging_returns_the_average_and_resumes_identically(tmp_path):
+    encoder, pairs, objective, settings, generator, evaluator = _setup(average_decay=0.9)
+    last_iterate = {}
+
+    def keep_last(step: int) -> None:  # the raw iterate after the last update, before averaging replaces it
+        if step == settings.max_steps:
+            last_iterate.update({k: v.clone() for k, v in encoder.state_dict().items()})
+
+    reference = train(encoder, pairs, objective, settings, generator, tmp_path / "a", evaluator, progress=False,
+                      step_callback=keep_last)
+    averaged = {k: v.clone() for k, v in encoder.state_dict().items()}
+    assert any(not torch.equal(averaged[k], last_iterate[k]) for k in averaged)  # the average, not the iterate
+    encoder, pairs, objective, settings, generator, evaluator = _setup(average_decay=0.9)
+
+    def stop_at_45(step: int) -> None:
+        if step == 45:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        train(encoder, pairs, objective, settings, generator, tmp_path / "b", evaluator, progress=False,
+              step_callback=stop_at_45)
+    encoder, pairs, objective, settings, generator, evaluator = _setup(average_decay=0.9)
+    resumed = train(encoder, pairs, objective, settings, generator, tmp_path / "b", evaluator, progress=False)
+    assert resumed.resumed_from == 40
+    assert all(torch.allclose(encoder.state_dict()[k], averaged[k], atol=1e-6) for k in averaged)
+    assert resumed.final["probe_r2"] == pytest.approx(reference.final["probe_r2"], abs=1e-6)
+
+
+def test_a_setting_at_its_default_is_left_out_of_the_spec():
+    from lejepa_wm.experiments.scaling import EXPERIMENT
+    from lejepa_wm.experiments.run_params import SyntheticRunParams
+
+    config = EXPERIMENT.load_config("quick")
+    params = config.run_at(2, "matched_additive", "sigreg", 0)
+    assert "average_decay" not in params.to_dict()["train"]  # specs of runs shipped before the setting are unchanged
+    averaged = SyntheticRunParams.from_dict({**params.to_dict(), "train": {**params.to_dict()["train"],
+                                                                             "average_decay": 0.99}})
+    assert averaged.train.average_decay == 0.99 and averaged.to_dict()["train"]["average_decay"] == 0.99

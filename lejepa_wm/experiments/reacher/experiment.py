@@ -181,7 +181,7 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
     if OU in fractions:
         ratio = over_seeds(by_seed(rows, "ou_residual_ratio", ou_fraction=OU), higher_is_better=False)
         entries.append(HeadlineEntry(
-            claim="T1", name="Reacher from pixels, OU pairs: joint angles identified beyond the pixels",
+            claim="T1R", name="Reacher from pixels, OU pairs: joint angles identified beyond the pixels",
             quantity=f"residual ratio (1 − R²)/(1 − R²_pixels) of the OU-pairs model on OU test frames "
                      f"(R²_pixels: {probe_label(first['ou_baseline'])}, the pixel probe best on validation)",
             value=ratio.mean, bound=Bound.at_most(config.residual_target), standard_error=ratio.standard_error,
