@@ -47,13 +47,16 @@ def forward_backward(loss: Callable[[torch.Tensor], torch.Tensor], h: torch.Tens
 
 
 def compare(samples: int, slices: int, knots: int, dim: int, repeats: int,
-            statistics: tuple[str, ...] = SIGREG_STATISTICS) -> dict[str, dict[str, float]]:
-    """Per statistic: timings (float32) and agreement (float32 and float64) of fast and reference SIGReg."""
+            statistics: tuple[str, ...] = SIGREG_STATISTICS, compiled: bool = False) -> dict[str, dict[str, float]]:
+    """Per statistic: timings (float32) and agreement (float32 and float64) of fast and reference SIGReg,
+    and with ``compiled`` of the reference compiled by ``torch.compile`` (inductor's fused C++ kernels)."""
     generator = torch.Generator().manual_seed(0)
     h = torch.randn(samples, dim, generator=generator, dtype=torch.float64)
     directions = random_directions(dim, slices, generator, dtype=torch.float64)
     knot_values, weights = epps_pulley_knots(knots)
-    implementations = (("fast", sigreg_statistic), ("reference", sigreg_reference))
+    implementations: tuple[tuple[str, Callable], ...] = (("fast", sigreg_statistic), ("reference", sigreg_reference))
+    if compiled:
+        implementations += (("compiled", torch.compile(sigreg_reference, dynamic=False)),)
     runs = {}
     for kind in statistics:
         for dtype in (torch.float32, torch.float64):
@@ -76,6 +79,8 @@ def compare(samples: int, slices: int, knots: int, dim: int, repeats: int,
             result[f"{name}_cpu_ms"] = 1e3 * statistics_median(t[1] for t in timings[kind, name])
         result["ratio_wall"] = result["reference_wall_ms"] / result["fast_wall_ms"]
         result["ratio_cpu"] = result["reference_cpu_ms"] / result["fast_cpu_ms"]
+        if compiled:
+            result["compiled_ratio_cpu"] = result["compiled_cpu_ms"] / result["fast_cpu_ms"]
         exact_value, exact_grad = runs[kind, "reference", torch.float64]
         result["value"] = exact_value
         result["grad_max"] = exact_grad.abs().max().item()
@@ -140,6 +145,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--dim", type=int, default=128, help="embedding dimension")
     parser.add_argument("--statistics", nargs="+", default=list(SIGREG_STATISTICS), choices=SIGREG_STATISTICS)
+    parser.add_argument("--compiled", action="store_true",
+                        help="also time the reference compiled by torch.compile (needs a C++ compiler)")
     args = parser.parse_args()
     if args.repeats < 1 or min(args.threads) < 1:
         raise SystemExit(f"--repeats and --threads must be at least 1; got {args.repeats} and {args.threads}")
@@ -147,13 +154,16 @@ def main() -> None:
     for threads in args.threads:
         torch.set_num_threads(threads)
         for samples, slices, knots in SIZES:
-            results = compare(samples, slices, knots, args.dim, args.repeats, tuple(args.statistics))
+            results = compare(samples, slices, knots, args.dim, args.repeats, tuple(args.statistics), args.compiled)
             for kind, r in results.items():
                 print(f"\n[{threads} thread(s)] N={samples} S={slices} K={knots} statistic={kind!r}"
                       f"  (value {r['value']:.4f})")
                 print(f"  reference: wall {r['reference_wall_ms']:8.1f} ms   cpu {r['reference_cpu_ms']:8.1f} ms")
                 print(f"  fast:      wall {r['fast_wall_ms']:8.1f} ms   cpu {r['fast_cpu_ms']:8.1f} ms")
                 print(f"  speed-up:  wall {r['ratio_wall']:6.1f}x        cpu {r['ratio_cpu']:6.1f}x")
+                if args.compiled:
+                    print(f"  compiled:  wall {r['compiled_wall_ms']:8.1f} ms   cpu {r['compiled_cpu_ms']:8.1f} ms"
+                          f"   (compiled / fast cpu {r['compiled_ratio_cpu']:.2f}x)")
                 print(f"  largest gradient entry {r['grad_max']:.2e}")
                 for label in ("f32", "f64"):
                     print(f"  {label}: |fast - reference| value {r[f'value_diff_{label}']:.1e} gradient"

@@ -26,6 +26,7 @@ from lejepa_wm.experiments.base import SUMMARY_FILE  # noqa: E402
 
 METHOD_STYLES: dict[str, dict[str, Any]] = {
     "sigreg": {"color": "#1f77b4", "marker": "o"},
+    "sigreg_lejepa": {"color": "#aec7e8", "marker": "o"},
     "whitening": {"color": "#d62728", "marker": "s"},
     "infonce": {"color": "#2ca02c", "marker": "^"},
     "infonce_fixed": {"color": "#2ca02c", "marker": "^"},
@@ -35,7 +36,7 @@ METHOD_STYLES: dict[str, dict[str, Any]] = {
     "supervised": {"color": "#17becf", "marker": "*"},
 }
 METHOD_LABELS: dict[str, str] = {
-    "sigreg": "SIGReg", "whitening": "whitening", "infonce": "InfoNCE", "infonce_fixed": "InfoNCE, fixed width",
+    "sigreg": "SIGReg", "sigreg_lejepa": "SIGReg, LeJEPA's statistic", "whitening": "whitening", "infonce": "InfoNCE", "infonce_fixed": "InfoNCE, fixed width",
     "infonce_scaled": "InfoNCE, width ∝ √n", "alignment_only": "λ = 0 control (alignment only)",
     "whitened": "batch-whitened alignment (hard constraint)", "supervised": "supervised ceiling (regression onto z)",
 }

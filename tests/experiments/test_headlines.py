@@ -42,6 +42,8 @@ def test_t2_never_holds_for_the_identity_encoder_and_infonce_is_only_measured():
     converged_but_no_peak = _distribution_rows({1.5: [0.01, 0.012], 2.0: [0.05, 0.052], 4.0: [0.2, 0.2]})
     assert peak_entry(converged_but_no_peak, "whitening").verdict == FAILED
     assert peak_entry(_distribution_rows({1.5: [0.1], 2.0: [0.2]}, "infonce"), "infonce").verdict == MEASURED
+    lejepa = peak_entry(_distribution_rows({1.5: [0.1, 0.1], 2.0: [0.01, 0.01]}, "sigreg_lejepa"), "sigreg_lejepa")
+    assert lejepa.verdict == MEASURED and "LeJEPA's own statistic" in lejepa.scope  # shown beside, not judged
 
 
 def _scaling_rows(ratio: float, scale: float, control_error: float, reading: str = "at the answer",
@@ -101,11 +103,15 @@ def test_t1_reached_is_not_judged_where_the_supervised_ceiling_misses_the_target
 
 def test_p5_fails_for_the_identity_encoder():
     config = ANISOTROPIC.load_config("quick")
-    rows = [{"method": "whitening", "ratio": r, "seed": s, "fast_r2": 0.8, "raw_fast_r2": 0.8}
-            for r in config.ratios for s in (0, 1)]
+    rows = [{"method": "whitening", "ratio": r, "seed": s, "fast_r2": 0.8, "raw_fast_r2": 0.8, "n": 2, "fast": 1,
+             "slow_harmonic_r2": 0.0} for r in config.ratios for s in (0, 1)]
     assert ANISOTROPIC.headline(rows, config)[0].verdict == FAILED
     rows = [{**row, "fast_r2": 0.99 if row["ratio"] < 2 else 0.01} for row in rows]
-    assert ANISOTROPIC.headline(rows, config)[0].verdict == HELD
+    entry = ANISOTROPIC.headline(rows, config)[0]
+    assert entry.verdict == HELD
+    band = [r for r in config.ratios if abs(r - 2) <= config.unjudged_band]
+    assert all(f"ratio {r:g} seed {s}:" in entry.measured for r in band for s in (0, 1))  # shown seed by seed
+    assert "ceiling of 1.000" in entry.measured  # one fast among two: H₂ of the one slow latent, R² up to 1
 
 
 def test_m1_fails_for_the_identity_encoder():

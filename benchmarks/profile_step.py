@@ -1,0 +1,99 @@
+"""Where the time of one training step goes: pair drawing and rendering, encoder forward, objective, backward,
+optimizer step, and one validation evaluation, on the scaling world with the paper's encoder.
+
+One CPU thread (torch and BLAS). Each part is timed with process CPU time around it, over ``--steps`` steps
+after ``--warmup`` unmeasured ones; the table gives medians (ms) and each part's share of a step. The
+evaluation (``validation_metrics``: both held-out samples embedded, the probe fitted on ``fit`` and scored on
+``validation``) is timed ``--evaluations`` times; its cost per step is its median over ``eval_every``.
+
+Usage::
+
+    python benchmarks/profile_step.py --n 128 1024 [--slices 256] [--eval-every 250]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")  # before NumPy, SciPy and torch start their pools
+
+import scipy.linalg  # noqa: E402,F401  (load SciPy's BLAS so that the limit below reaches it)
+import torch  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+from lejepa_wm.experiments.encoders import build_encoder  # noqa: E402
+from lejepa_wm.experiments.flows import make_renderer  # noqa: E402
+from lejepa_wm.experiments.heldout import HeldOutSamples, validation_metrics  # noqa: E402
+from lejepa_wm.experiments.objectives import build_objective  # noqa: E402
+from lejepa_wm.experiments.worlds import GaussianWorld  # noqa: E402
+from lejepa_wm.seeds import SeedStreams  # noqa: E402
+
+PARTS = ("draw and render", "encoder forward", "objective", "backward", "optimizer")
+
+
+def profile(n: int, slices: int, batch: int, steps: int, warmup: int, evaluations: int,
+            eval_size: int) -> tuple[dict[str, float], float]:
+    """Median CPU milliseconds of each part of a step, and of one evaluation."""
+    world, streams = GaussianWorld.isotropic(n, 0.8), SeedStreams.derive(1000)
+    renderer = make_renderer("published", n, streams.renderer)
+    encoder = build_encoder("published", renderer, 64, streams.torch_generator("init"))
+    objective = build_objective("sigreg", 0.3, num_slices=slices)
+    generator = streams.torch_generator("batches")
+    optimizer = torch.optim.AdamW(encoder.parameters(), lr=3e-3, weight_decay=0.0)
+    samples = HeldOutSamples.draw(world, renderer, eval_size, streams, "cpu")
+    times: dict[str, list[float]] = {part: [] for part in PARTS}
+    for step in range(warmup + steps):
+        marks = [time.process_time()]
+        z, z_pos = world.sample_pairs(batch, generator)
+        with torch.no_grad():
+            x, x_pos = renderer(z), renderer(z_pos)
+        marks.append(time.process_time())
+        h, h_pos = encoder(x), encoder(x_pos)
+        marks.append(time.process_time())
+        loss, _ = objective(h, h_pos, generator)
+        marks.append(time.process_time())
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        marks.append(time.process_time())
+        optimizer.step()
+        marks.append(time.process_time())
+        if step >= warmup:
+            for part, start, end in zip(PARTS, marks, marks[1:]):
+                times[part].append(1000 * (end - start))
+    evaluation = []
+    for _ in range(evaluations):
+        start = time.process_time()
+        validation_metrics(encoder, samples)
+        evaluation.append(1000 * (time.process_time() - start))
+    return {part: statistics.median(values) for part, values in times.items()}, statistics.median(evaluation)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[128, 1024])
+    parser.add_argument("--slices", type=int, default=256)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--evaluations", type=int, default=3)
+    parser.add_argument("--eval-size", type=int, default=8192)
+    parser.add_argument("--eval-every", type=int, default=250)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    threadpool_limits(1)
+    print(f"| n | {' | '.join(PARTS)} | step | evaluation (per step at every {args.eval_every}) |")
+    print("|---" * (len(PARTS) + 3) + "|")
+    for n in args.n:
+        parts, evaluation = profile(n, args.slices, args.batch, args.steps, args.warmup, args.evaluations,
+                                    args.eval_size)
+        step = sum(parts.values())
+        shares = " | ".join(f"{parts[p]:.1f} ({100 * parts[p] / step:.0f}%)" for p in PARTS)
+        print(f"| {n} | {shares} | {step:.1f} | {evaluation:.0f} ({evaluation / args.eval_every:.1f}) |")
+
+
+if __name__ == "__main__":
+    main()
