@@ -1,15 +1,75 @@
 """Companion package for *When Does LeJEPA Learn a World Model?* (Klindt, LeCun, Balestriero, 2026).
 
-Sub-packages
-------------
-``lejepa_wm.numerics``
-    Numerical checks of every axiom and bound of the theory (THEORY.md).
-``lejepa_wm.experiments``
-    Trained encoders that test the theory's predictions.
+The building blocks are importable from here (each loaded on first use, so
+``import lejepa_wm`` stays fast and imports neither torch nor matplotlib)::
 
-Modules at this level hold what all of them share: the claim registry
-(:mod:`lejepa_wm.claims`), input validation (:mod:`lejepa_wm.validation`), atomic
-result files (:mod:`lejepa_wm.atomic`) and the command line (:mod:`lejepa_wm.cli`).
+    import lejepa_wm as lw
+
+    world = lw.GaussianWorld.isotropic(n=4, rho=0.8)          # latents and the OU channel
+    sigreg = lw.build_objective("sigreg", 0.3)                 # alignment + SIGReg
+    result = lw.evaluate(world, sigreg, "sigreg", lw.TrainSettings(max_steps=300, batch_size=256, lr=1e-2))
+    print(result.verdicts)                                     # beside the λ = 0 control and the raw baseline
+
+Groups (``__all__`` lists every public name):
+
+- worlds: :class:`GaussianWorld`, :class:`GeneralizedNormalWorld`, :func:`rates_to_rho`;
+- renderers and encoders: :func:`make_renderer`, :func:`build_encoder`, :class:`MLPEncoder`;
+- objectives: :class:`SIGReg` (a drop-in ``torch.nn.Module``), :func:`build_objective`,
+  :func:`alignment_loss`, :func:`whitening_loss`, :func:`infonce_loss`;
+- training: :func:`train`, :class:`TrainSettings`, :class:`WorldPairs`, :class:`DatasetPairs`;
+- measuring: :class:`HeldOutSamples`, :func:`reported_metrics`, :func:`raw_observation_r2`,
+  :func:`linear_probe_r2`, :func:`residual_ratio`, :func:`over_seeds`, :func:`difference`;
+- the verdict rule: :class:`Bound`, :class:`HeadlineEntry`, :func:`verdict_of`;
+- the evidence protocol for your own world or objective: :func:`evaluate`;
+- experiments: :func:`run_sweep` (what ``lejepa-wm run`` does), :func:`register_experiment`,
+  :func:`register_world`, :func:`get_experiment`, :func:`load_run` (a run's trained encoder);
+- the theory: :data:`CLAIMS`, :func:`get_claim`; :class:`SeedStreams` for named seeds.
+
+Sub-packages: :mod:`lejepa_wm.numerics` (the numerical checks of every axiom and
+bound), :mod:`lejepa_wm.experiments` (trained encoders), :mod:`lejepa_wm.report`.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 __version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(("GaussianWorld", "GeneralizedNormalWorld", "rates_to_rho"), "lejepa_wm.experiments.worlds"),
+    **dict.fromkeys(("make_renderer", "RENDERERS"), "lejepa_wm.experiments.flows"),
+    **dict.fromkeys(("build_encoder", "MLPEncoder", "InverseCouplingEncoder", "ENCODERS"),
+                    "lejepa_wm.experiments.encoders"),
+    **dict.fromkeys(("SIGReg", "build_objective", "alignment_loss", "whitening_loss", "infonce_loss", "Objective"),
+                    "lejepa_wm.experiments.objectives"),
+    **dict.fromkeys(("train", "TrainSettings", "TrainResult", "WorldPairs", "DatasetPairs"),
+                    "lejepa_wm.experiments.training"),
+    **dict.fromkeys(("HeldOutSamples", "reported_metrics", "validation_metrics", "raw_observation_r2"),
+                    "lejepa_wm.experiments.heldout"),
+    **dict.fromkeys(("linear_probe_r2", "procrustes_error", "ProcrustesFit"), "lejepa_wm.experiments.metrics"),
+    **dict.fromkeys(("residual_ratio", "over_seeds", "difference"), "lejepa_wm.experiments.evidence"),
+    **dict.fromkeys(("Bound", "HeadlineEntry", "CheckResult", "verdict_of"), "lejepa_wm.records"),
+    **dict.fromkeys(("evaluate", "Evaluation", "ObjectiveFunction", "alignment_only"),
+                    "lejepa_wm.experiments.protocol"),
+    **dict.fromkeys(("register_experiment", "register_world", "get_experiment"), "lejepa_wm.experiments"),
+    **dict.fromkeys(("load_run", "LoadedRun"), "lejepa_wm.experiments.encoder_file"),
+    "run_sweep": "lejepa_wm.sweep.driver",
+    **dict.fromkeys(("CLAIMS", "get_claim"), "lejepa_wm.claims"),
+    "SeedStreams": "lejepa_wm.seeds",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    """The public name ``name``, imported from its module on first use."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'lejepa_wm' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

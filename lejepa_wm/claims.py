@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 from lejepa_wm.records import CheckResult
 
+__all__ = ["Claim", "CLAIMS", "CLAIMS_BY_ID", "get_claim"]
+
 
 @dataclass(frozen=True)
 class Claim:

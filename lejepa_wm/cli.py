@@ -28,6 +28,8 @@ import traceback
 from pathlib import Path
 from types import FrameType
 
+from lejepa_wm import __version__
+
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("lejepa_wm.verify", "run every numerical claim check and print a verdict table"),
     "run": ("lejepa_wm.experiments.runner", "train and evaluate one experiment (resumable)"),
@@ -78,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Checks and experiments for 'When Does LeJEPA Learn a World Model?'",
         epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"lejepa-wm {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():
         sub_parser = sub.add_parser(name, help=help_text, description=help_text)

@@ -31,6 +31,10 @@ import math
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
+__all__ = ["HELD", "FAILED", "NOT_RUN", "MEASURED", "UNRESOLVED", "VERDICTS", "Bound", "verdict_of", "combine",
+           "CheckResult", "HeadlineEntry", "PartOutcome", "short_requirement", "number_text", "json_object",
+           "checked", "records_from_list"]
+
 T = TypeVar("T")
 
 HELD = "held"

@@ -26,6 +26,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+__all__ = ["STREAMS", "SEED_LIMIT", "spawn_seeds", "SeedStreams"]
+
 STREAMS: tuple[str, ...] = ("renderer", "init", "batches", "fit", "validation", "test")
 SEED_LIMIT = 2**62
 """Stream seeds lie in ``[0, 2^62)``: valid for ``torch.Generator.manual_seed`` and NumPy."""

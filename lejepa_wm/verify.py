@@ -13,7 +13,9 @@ path that cannot be written).
 from __future__ import annotations
 
 import argparse
+import shutil
 import tempfile
+import textwrap
 import time
 import traceback
 from pathlib import Path
@@ -27,6 +29,8 @@ from lejepa_wm.claims import CLAIMS, CLAIMS_BY_ID, Claim
 from lejepa_wm.records import CheckResult, short_requirement
 
 DEFAULT_JSON = Path("results") / "verify.json"
+MIN_WIDTH = 60
+"""The narrowest table ``verify`` prints, whatever the terminal."""
 EXIT_CODES = """exit status:
   0  every check passed
   1  a check failed, or a check module raised (shown as a failed row)
@@ -83,19 +87,31 @@ def run_verify(claim_ids: list[str] | None = None) -> dict[str, Any]:
             "seconds_per_claim": timings}
 
 
-def format_table(rows: list[CheckResult]) -> str:
-    """Fixed-width text table: claim, check, measured, requirement (bound or condition), verdict."""
+def format_table(rows: list[CheckResult], width: int | None = None) -> str:
+    """Text table (claim, check, measured, requirement, verdict) at most ``width`` characters wide.
+
+    ``width`` defaults to the terminal's (``COLUMNS``; 100 when the output is
+    not a terminal), never below :data:`MIN_WIDTH`. Long cells wrap onto more
+    lines of their row instead of being cut, so nothing measured is lost.
+    """
+    width = max(MIN_WIDTH, width or shutil.get_terminal_size((100, 24)).columns)
     header = ("claim", "check", "measured", "requirement", "verdict")
     lines = [(row.claim, row.name, row.measured, short_requirement(row), "PASS" if row.passed else "FAIL")
              for row in rows]
-    widths = [max(len(str(x)) for x in column) for column in zip(header, *lines)]
-    widths[2] = min(widths[2], 70)
-    widths[3] = min(widths[3], 50)
+    natural = [max(len(str(x)) for x in column) for column in zip(header, *lines)]
+    fixed = natural[0] + natural[4] + 2 * (len(header) - 1)
+    free = width - fixed
+    check = min(natural[1], max(12, free // 3))
+    requirement = min(natural[3], max(12, (free - check) * 2 // 5))
+    widths = [natural[0], check, max(12, free - check - requirement), requirement, natural[4]]
 
-    def fmt(cells: tuple[str, ...]) -> str:
-        return "  ".join(str(cell)[:width].ljust(width) for cell, width in zip(cells, widths)).rstrip()
+    def fmt(cells: tuple[str, ...]) -> list[str]:
+        wrapped = [textwrap.wrap(str(cell), w, break_on_hyphens=False) or [""] for cell, w in zip(cells, widths)]
+        return ["  ".join((part[i] if i < len(part) else "").ljust(w) for part, w in zip(wrapped, widths)).rstrip()
+                for i in range(max(map(len, wrapped)))]
 
-    return "\n".join([fmt(header), fmt(tuple("-" * w for w in widths)), *map(fmt, lines)])
+    return "\n".join([*fmt(header), *fmt(tuple("-" * w for w in widths)), *(line for cells in lines
+                                                                          for line in fmt(cells))])
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

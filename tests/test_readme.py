@@ -1,23 +1,29 @@
-"""The README's generated blocks: written from result files, round trip, drift against the shipped results."""
+"""The README and the docs' generated blocks: written from result files, round trip, drift against the shipped
+results; and the README itself: one page, provenance, a figure, the claims, the settings, a citation."""
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 import shutil
+import statistics
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from lejepa_wm.cli import main as cli_main
+from lejepa_wm.experiments import get_experiment
 from lejepa_wm.records import PartOutcome
-from lejepa_wm.report.document import ELAN_INSTALL
 from lejepa_wm.report.gather import gather
+from lejepa_wm.report.paper import PAPER_SETTINGS
 from lejepa_wm.report.readme import (END, KINDS, START, find_blocks, generate_blocks, read_readme, stale_blocks,
                                      update_readme)
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+GENERATED_DOCS = (README, ROOT / "docs" / "ENGINEERING.md")
 REFERENCE = ROOT / "reference"
 FIXTURES = Path(__file__).parent / "fixtures" / "report"
 ENVIRONMENT = {"python": "CPython 3.11.7", "platform": "Linux-test", "packages": {"torch": "2.13.0"},
@@ -32,7 +38,7 @@ def _block(name: str, content: str = PLACEHOLDER) -> str:
 def _readme_text() -> str:
     quick = "\n\n".join(_block(f"quick-{kind}") for kind in KINDS)
     return (f"# A project\n\nProse before, with a number typed by hand: 0.5.\n\n{quick}\n\n"
-            f"## Full scale\n\n{_block('full-results', 'kept as it is')}\n\nProse after.\n")
+            f"## Full scale\n\n{_block('full-summary', 'kept as it is')}\n\nProse after.\n")
 
 
 @pytest.fixture()
@@ -75,30 +81,34 @@ def _contents(text: str) -> dict[str, str]:
 
 def test_blocks_are_written_from_the_results_and_regenerating_changes_nothing(results: Path, readme: Path) -> None:
     before = readme.read_text(encoding="utf-8")
-    assert update_readme(readme, results, "quick") == ["quick-claims", "quick-results", "quick-run-times"]
+    assert update_readme(readme, results, "quick") == [f"quick-{kind}" for kind in KINDS]
     after = readme.read_text(encoding="utf-8")
     assert _outside_blocks(after) == _outside_blocks(before)  # prose and markers untouched
     blocks = _contents(after)
-    assert blocks["full-results"] == "\nkept as it is\n"  # another scale's block is left alone
+    assert blocks["full-summary"] == "\nkept as it is\n"  # another scale's block is left alone
     assert PLACEHOLDER not in after
 
     gathered = gather(results, "quick")
-    claims = blocks["quick-claims"]
-    for verdict in gathered.claims:  # every claim with its verdict
-        badge = verdict.status.upper() if verdict.status == "failed" else verdict.status
-        assert f"| {verdict.claim.id} |" in claims and f"**{badge}**" in claims
-    assert "From the results in `results` at scale quick" in claims  # named relative to the README
+    summary = blocks["quick-summary"]
+    for verdict in gathered.claims:  # every claim, its verdict linked to its row of the report
+        assert f"| **{verdict.claim.id}** |" in summary
+        assert f"[{verdict.status}](results/report.md#claim-{verdict.claim.id.lower()})" in summary
+    assert "[held](results/report.md#result-t1-scaling)" in summary  # an experiment's verdict, linked to its rows
+    assert "From the results in `results` at scale quick" in summary  # named relative to the README
 
-    row = next(line for line in blocks["quick-results"].splitlines() if "linear probe R^2 at n=32" in line)
-    assert "held-out linear-probe R^2 at n=32 = 0.9996 ± 0.0002" in row  # quantity = value ± standard error
-    assert "| 0, 1 | test |" in row and "≥ 0.999" in row and "**held**" in row  # seeds, split, requirement
+    assert "**T1 (Forward identifiability)**: **held**" in blocks["quick-t1"]
+    assert "scaling: 1 held" in blocks["quick-t1"]
+
+    commands = blocks["quick-commands"]
+    assert "took 10 min 42 s of wall time on Test CPU @ 2.0GHz, 2 usable core(s), no GPU" in commands
+    assert "It reused the finished results of distribution" in commands
+    assert "`lejepa-wm verify` took 5.0 s" in commands  # verify.json's own wall time
 
     times = blocks["quick-run-times"]
-    assert "took 10 min 42 s of wall time" in times  # reproduce.json's wall time
-    assert "Test CPU @ 2.0GHz, 2 usable core(s), no GPU" in times  # the machine it was measured on
-    assert "load average 1.50 / 1.25 / 0.75" in times
-    assert "reused the finished results of distribution" in times
-    assert "| scaling | 1 min 35 s |" in times  # the part's wall time, then the runs' compute
+    assert "load average 1.50 / 1.25 / 0.75" in times and "| scaling | 1 min 35 s |" in times
+
+    settings = blocks["quick-settings"]
+    assert all(item.setting.replace("_", "\\_") in settings for item in PAPER_SETTINGS)
 
     assert update_readme(readme, results, "quick") == []  # the round trip: same files, same text
     assert readme.read_text(encoding="utf-8") == after
@@ -112,23 +122,42 @@ def test_a_changed_result_makes_its_blocks_stale(results: Path, readme: Path) ->
     entries[0].update(value=0.99, verdict="failed")
     path.write_text(json.dumps(entries), encoding="utf-8")
     stale = stale_blocks(readme, results, "quick")
-    assert "quick-results" in stale and "quick-claims" in stale and "quick-run-times" not in stale
+    assert "quick-summary" in stale and "quick-t1" in stale
+    assert "quick-run-times" not in stale and "quick-settings" not in stale
     assert update_readme(readme, results, "quick") == stale
-    assert "= 0.99 ± 0.0002" in readme.read_text(encoding="utf-8")
+    assert "[failed](results/report.md#result-t1-scaling)" in readme.read_text(encoding="utf-8")
 
 
-def test_without_a_reproduction_record_the_run_times_say_so(results: Path) -> None:
+def test_without_a_reproduction_record_the_times_say_so(results: Path) -> None:
     (results / "reproduce.json").unlink()
-    text = generate_blocks(gather(results, "quick"), "results")["quick-run-times"]
-    assert "No `reproduce.json` at scale quick" in text and "| scaling | - |" in text
+    blocks = generate_blocks(gather(results, "quick"), "results")
+    assert "No `reproduce.json` at scale quick" in blocks["quick-run-times"] and "| scaling | - |" in blocks[
+        "quick-run-times"]
+    assert "no reproduction was timed" in blocks["quick-commands"]
+
+
+def test_the_settings_here_are_read_from_the_shipped_configs(results: Path) -> None:
+    settings = generate_blocks(gather(results, "full"), "results")["full-settings"]
+    scaling = get_experiment("scaling").load_config("full")
+    assert f"| rho = {scaling.rho} (scaling.toml) |" in settings
+    assert f"max\\_steps = {scaling.max_steps:,}" in settings
+
+
+@pytest.mark.skipif(not (REFERENCE / "reacher" / "quick" / "summary.csv").is_file(), reason="no shipped results")
+def test_the_papers_numbers_stand_beside_the_same_quantity_computed_from_the_summary() -> None:
+    summary = generate_blocks(gather(REFERENCE, "quick"), "reference")["quick-summary"]
+    with open(REFERENCE / "reacher" / "quick" / "summary.csv", newline="", encoding="utf-8") as handle:
+        ou = [float(row["ou_test_r2_total"]) for row in csv.DictReader(handle) if float(row["ou_fraction"]) == 1.0]
+    row = next(line for line in summary.splitlines() if "R² = 0.95 from pixels" in line)
+    assert f"test R² on OU frames: {statistics.mean(ou):.4f}" in row
 
 
 @pytest.mark.parametrize("text, message", [
     (_block("quick-numbers"), "unknown generated block 'quick-numbers'"),
-    (START.format(name="quick-results") + "\n", "has no end marker"),
-    (END.format(name="quick-results") + "\n", "without its start"),
-    (_block("quick-results") + "\n" + _block("quick-results"), "appears twice"),
-    (START.format(name="quick-results") + "\n" + _block("quick-claims"), "starts inside block 'quick-results'"),
+    (START.format(name="quick-summary") + "\n", "has no end marker"),
+    (END.format(name="quick-summary") + "\n", "without its start"),
+    (_block("quick-summary") + "\n" + _block("quick-summary"), "appears twice"),
+    (START.format(name="quick-summary") + "\n" + _block("quick-t1"), "starts inside block 'quick-summary'"),
     ("# no blocks\n", "has no generated block of scale 'quick'"),
 ])
 def test_malformed_markers_are_refused_with_the_line(tmp_path: Path, text: str, message: str) -> None:
@@ -141,31 +170,48 @@ def test_malformed_markers_are_refused_with_the_line(tmp_path: Path, text: str, 
 def test_report_command_rewrites_the_readme_and_refuses_a_malformed_one(results: Path, readme: Path,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main(["report", "--out", str(results), "--scale", "quick", "--readme", str(readme)]) == 0
-    assert "rewrote quick-claims, quick-results, quick-run-times in" in capsys.readouterr().out
+    assert f"rewrote {', '.join(f'quick-{kind}' for kind in KINDS)} in" in capsys.readouterr().out
     assert cli_main(["report", "--out", str(results), "--readme", str(readme)]) == 0
     assert "already up to date" in capsys.readouterr().out
     broken = readme.parent / "BROKEN.md"
-    broken.write_text(START.format(name="quick-results") + "\n", encoding="utf-8")
+    broken.write_text(START.format(name="quick-summary") + "\n", encoding="utf-8")
     (results / "report.md").unlink()
     assert cli_main(["report", "--out", str(results), "--readme", str(broken)]) == 2
     assert "has no end marker" in capsys.readouterr().err
     assert not (results / "report.md").exists()  # nothing written before the README was checked
 
 
-def test_the_readme_has_the_quick_blocks_and_the_reports_lean_install_line() -> None:
+def test_the_readme_is_one_page_that_says_what_the_package_is_and_how_to_cite_the_paper() -> None:
     text = README.read_text(encoding="utf-8")
-    names = [found.name for found in find_blocks(text, "README.md")]
-    assert {f"quick-{kind}" for kind in KINDS} <= set(names)
-    assert ELAN_INSTALL in text and ELAN_INSTALL.endswith("| sh -s -- -y")  # non-interactive, same in both
+    assert len(text.splitlines()) <= 150
+    names = {found.name for found in find_blocks(text, "README.md")}
+    assert {"quick-commands", "full-summary", "full-t1", "full-settings"} <= names
+    for phrase in ("independent of the paper's authors", "abstract", "reviews", "not the authors' code"):
+        assert phrase in text
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    assert images and all((ROOT / image).is_file() for image in images)  # the headline figure is shipped
+    bibtex = re.search(r"```bibtex\n(@article\{.*?\n\})\n```", text, flags=re.S)
+    assert bibtex and all(field in bibtex.group(1) for field in ("title", "author", "journal", "year"))
+    assert "2605.26379" in bibtex.group(1)
 
 
-def test_the_readme_blocks_are_what_the_shipped_results_give() -> None:
+@pytest.mark.parametrize("document", [README, *(ROOT / "docs" / name for name in ("ENGINEERING.md", "EXPERIMENTS.md",
+                                                                                 "GLOSSARY.md"))],
+                         ids=lambda path: path.name)
+def test_every_relative_link_of_the_readme_and_the_docs_resolves(document: Path) -> None:
+    text = document.read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    missing = [link for link in links if "://" not in link and not (document.parent / link).exists()]
+    assert not missing, f"{document.name} links to missing files: {missing}"
+
+
+def test_the_docs_blocks_are_what_the_shipped_results_give() -> None:
     if not REFERENCE.is_dir():
-        pytest.skip("no reference/ results folder yet: once the project ships reference/<experiment>/<scale>/, "
-                    "this test requires the README's generated blocks to equal what `lejepa-wm report --out "
-                    "reference --scale SCALE --readme README.md` writes from it")
-    text = README.read_text(encoding="utf-8")
-    scales = dict.fromkeys(found.scale for found in find_blocks(text, "README.md"))
-    stale = [name for scale in scales for name in stale_blocks(README, REFERENCE, scale)]
-    assert not stale, (f"README.md blocks {stale} differ from the results in reference/; regenerate them with "
-                       "`lejepa-wm report --out reference --scale SCALE --readme README.md`")
+        pytest.skip("no reference/ results folder: the generated blocks are checked against it once it exists")
+    stale = []
+    for document in GENERATED_DOCS:
+        text = document.read_text(encoding="utf-8")
+        for scale in dict.fromkeys(found.scale for found in find_blocks(text, document.name)):
+            stale += [f"{document.name}: {name}" for name in stale_blocks(document, REFERENCE, scale)]
+    assert not stale, (f"blocks {stale} differ from the results in reference/; regenerate them with "
+                       "`lejepa-wm report --out reference --scale SCALE --readme FILE`")

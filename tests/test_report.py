@@ -359,7 +359,7 @@ def test_every_value_cell_names_its_quantity(results: Path) -> None:
     scaling = tables[1]
     cells = ["".join(getattr(piece, "text", "") for line in c for piece in line) for c in scaling.rows[0]]
     assert "held-out linear-probe R^2 at n=32 = 0.9996" in cells[2] and "± 0.0002" in cells[2]
-    assert "seeds: 0, 1" in cells[2] and cells[3] == "held-out linear-probe R^2 at n=32 ≥ 0.999"
+    assert "seeds: 0, 1" in cells[2] and cells[3] == "≥ 0.999"  # the quantity once, in the value cell
     assert cells[4] == "test"
 
 
@@ -407,7 +407,7 @@ def test_markdown_parses_as_intended(results: Path, lean_root: Path) -> None:
     _failed_part(results)
     text = write_report(results, "quick", lean_root).markdown.read_text(encoding="utf-8")
     tables = re.findall(r"(?:^\|.*\n)+", text, flags=re.M)
-    assert len(tables) == 6  # parts, claims, checks, scaling (distribution failed), ledger, run times
+    assert len(tables) == 7  # at a glance, claims, checks, scaling (distribution failed), parts, ledger, run times
     for table in tables:  # every row has as many cells as its header: no stray unescaped pipe
         widths = {len(re.findall(r"(?<!\\)\|", line)) for line in table.splitlines()}
         assert len(widths) == 1, table

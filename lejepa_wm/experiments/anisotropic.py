@@ -39,7 +39,7 @@ from matplotlib.figure import Figure
 
 from lejepa_wm.experiments.heldout import HeldOutSamples, embed
 from lejepa_wm.experiments.metrics import linear_probe_r2
-from lejepa_wm.experiments.plotting import plot_raw, plot_series, plt, series, target_line
+from lejepa_wm.experiments.plotting import figure_grid, plot_raw, plot_series, series, target_line
 from lejepa_wm.experiments.run_params import SyntheticRunParams
 from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.training import numpy64
@@ -129,28 +129,33 @@ class AnisotropicExperiment(SyntheticExperiment):
                 "slow_r2": float(np.mean(per_coord[:-fast]))}
 
     def draw(self, rows: list[dict[str, Any]], config: AnisotropicConfig) -> tuple[Figure, str]:
+        """Per world (n, fast coordinates), a row: the main panel, the fast coordinates' R² against the ratio for
+        every objective, the λ = 0 control and the raw observation; beside it the R² of the slow harmonics, with
+        the ceiling the swapped coordinates allow."""
         worlds = [tuple(w) for w in config.worlds if any((r["n"], r["fast"]) == tuple(w) for r in rows)]
-        fig, axes = plt.subplots(len(worlds), 2, figsize=(12, 4.4 * len(worlds)), squeeze=False)
-        for (ax_fast, ax_harmonic), (n, fast) in zip(axes, worlds):
+        fig, axes = figure_grid(len(worlds), 2, sharex=True, height=2.6 * len(worlds) + 0.4,
+                                gridspec_kw={"width_ratios": [3, 2]})
+        for (main, harmonic), (n, fast) in zip(axes, worlds):
             mine = [r for r in rows if (r["n"], r["fast"]) == (n, fast)]
-            plot_series(ax_fast, series(mine, "method", "ratio", "fast_r2"))
-            plot_raw(ax_fast, mine, "ratio", "raw_fast_r2")
-            ax_fast.set(ylabel="test probe R² of the fast coordinates",
-                        title=f"P5, n = {n} with {fast} fast: the fast latents are lost past ratio 2")
-            plot_series(ax_harmonic, series([r for r in mine if r["method"] != "alignment_only"], "method", "ratio",
-                                            "slow_harmonic_r2"))
-            target_line(ax_harmonic, harmonic_ceiling(n, fast), "ceiling: each replacement a pure H₂")
-            ax_harmonic.set(ylabel="test probe R² of H₂(slow coordinates)",
-                            title="…and degree-2 harmonics of the slow latents take their place")
-            for ax in (ax_fast, ax_harmonic):
+            plot_series(main, series(mine, "method", "ratio", "fast_r2"))
+            plot_raw(main, mine, "ratio", "raw_fast_r2")
+            main.set(ylabel="fast coordinates: test R²",
+                     title=f"P5, n = {n} with {fast} fast: the fast latents are lost past ratio 2")
+            plot_series(harmonic, series([r for r in mine if r["method"] != "alignment_only"], "method", "ratio",
+                                         "slow_harmonic_r2"))
+            target_line(harmonic, harmonic_ceiling(n, fast), f"H₂ ceiling fast/(n − fast) = {fast}/{n - fast}")
+            harmonic.set(ylabel="H₂(slow coordinates): test R²", title="…and harmonics of the slow ones take over")
+            for ax in (main, harmonic):
                 target_line(ax, 2.0, "predicted threshold, ratio", horizontal=False)
-                ax.axvspan(2.0 - config.unjudged_band, 2.0 + config.unjudged_band, color="grey", alpha=0.15,
+                ax.axvspan(2.0 - config.unjudged_band, 2.0 + config.unjudged_band, color="grey", alpha=0.15, lw=0,
                            label="not judged (eigenvalues nearly tied)")
-                ax.set(xlabel="rate ratio κ_max / κ_min")
-        return fig, ("P5: test probe R² of the fast coordinates and of H₂ of the slow ones vs the rate ratio, per "
-                     "world (n, fast coordinates); the grey line marks the largest H₂ R² possible, fast/(n − fast), "
-                     "reached only when each replaced coordinate carries a pure H₂ rather than a mixture with the "
-                     "products z_i z_j of the same eigenvalue; dots are seeds, lines their mean")
+        for ax in axes[-1]:
+            ax.set(xlabel="rate ratio κ_max / κ_min")
+        return fig, ("P5: test probe R² of the fast coordinates (left) and of H₂ of the slow ones (right) against "
+                     "the rate ratio, per world (n, fast coordinates); the grey line marks the largest H₂ R² "
+                     "possible, fast/(n − fast), reached only when each replaced coordinate carries a pure H₂ rather "
+                     "than a mixture with the products z_i z_j of the same eigenvalue; mean ± standard error over "
+                     "seeds, dots single seeds")
 
     def headline(self, rows: list[dict[str, Any]], config: AnisotropicConfig) -> list[HeadlineEntry]:
         entries = []

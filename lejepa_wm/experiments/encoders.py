@@ -40,6 +40,8 @@ from torch import nn
 from lejepa_wm.experiments.flows import Conditioner, CouplingFlow, TanhShift, uncouple
 from lejepa_wm.validation import check_choice, check_positive_int
 
+__all__ = ["ENCODERS", "InverseCouplingEncoder", "MLPEncoder", "initialize", "build_encoder", "published_inverse"]
+
 ENCODERS = ("published", "published_scaled", "matched", "matched_additive", "matched_scaled", "mlp")
 
 

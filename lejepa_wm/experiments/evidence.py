@@ -21,6 +21,8 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
+__all__ = ["residual_ratio", "SeedSummary", "over_seeds", "difference", "by_seed"]
+
 
 def residual_ratio(r2: float, raw_r2: float) -> float:
     """``(1 − R²)/(1 − R²_raw)``; ``raw_r2`` must be below 1 (a raw input that solves the task leaves no room)."""

@@ -42,6 +42,9 @@ from torch import nn
 
 from lejepa_wm.validation import check_choice, check_positive_int
 
+__all__ = ["RENDERERS", "PUBLISHED_LAYERS", "Conditioner", "TanhShift", "CouplingFlow", "uncouple", "make_mixing",
+           "jacobian_condition", "make_renderer"]
+
 RENDERERS = ("published", "coupling")
 PUBLISHED_LAYERS = 4
 

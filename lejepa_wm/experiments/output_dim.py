@@ -27,7 +27,7 @@ from matplotlib.figure import Figure
 
 from lejepa_wm.experiments.heldout import HeldOutSamples, embed
 from lejepa_wm.experiments.metrics import linear_probe_r2
-from lejepa_wm.experiments.plotting import log_axis_with_ticks, plot_raw, plot_series, plt, series, target_line
+from lejepa_wm.experiments.plotting import figure_grid, log_axis_with_ticks, plot_raw, plot_series, series, target_line
 from lejepa_wm.experiments.run_params import SyntheticRunParams
 from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.training import numpy64
@@ -85,18 +85,21 @@ class OutputDimExperiment(SyntheticExperiment):
         return {"predicted_r2": predicted_r2(row["m"], row["n"])}
 
     def draw(self, rows: list[dict[str, Any]], config: OutputDimConfig) -> tuple[Figure, str]:
-        fig, ax = plt.subplots(figsize=(7, 4.4))
+        """One panel: the probe R² against m, every objective, the λ = 0 control, the raw observation and M1's
+        prediction ``min(m, n)/n``."""
+        fig, axes = figure_grid(1, 1, width="one", height=2.6)
+        ax = axes[0][0]
         plot_series(ax, series(rows, "method", "m", "probe_r2"))
         ms = sorted({row["m"] for row in rows})
-        ax.plot(ms, [predicted_r2(m, config.n) for m in ms], color="black", ls="-.", lw=1.5,
+        ax.plot(ms, [predicted_r2(m, config.n) for m in ms], color="black", ls="-.", lw=1.2,
                 label="M1 prediction min(m, n)/n")
         plot_raw(ax, rows, "m")
         target_line(ax, config.n, "m = n", horizontal=False)
         log_axis_with_ticks(ax, ms)
         ax.set(xlabel="output dimension m", ylabel="test probe R² of z from h",
                title=f"M1: decodability vs m (n = {config.n})")
-        return fig, (f"M1: test probe R² of z from the m-dimensional embedding, n = {config.n}; "
-                     "dots are seeds, lines their mean")
+        return fig, (f"M1: test probe R² of z from the m-dimensional embedding, n = {config.n}, against M1's "
+                     "prediction min(m, n)/n; mean ± standard error over seeds, dots single seeds")
 
     def headline(self, rows: list[dict[str, Any]], config: OutputDimConfig) -> list[HeadlineEntry]:
         """One entry per method; for SIGReg the m > n runs are a measurement (outside M1's scope)."""

@@ -1,28 +1,46 @@
-"""Summary tables and the one figure style of the package (matplotlib, Agg backend, atomic writes).
+"""Summary tables and the one figure style of the package: sizes for a paper, legends outside the data.
 
 Every method has a fixed colour, marker and label (:data:`METHOD_STYLES`), the
 same in every figure; a series whose label names a method with a qualifier
 (``"whitening (shortcut)"``, ``"sigreg: scale-free"``) takes that method's
 style. Baselines (the raw observation, predictions) are black, reference lines
-grey and labelled. :func:`save_figure` stores a caption in the PNG itself,
-which the report shows under the figure.
+grey and labelled.
+
+Figures are sized for a two-column paper (:data:`COLUMN_WIDTHS`: one column
+3.5 in, both 7.2 in) and made with :func:`figure_grid`, a plain
+:class:`matplotlib.figure.Figure` (no pyplot state, no backend chosen: this
+module changes nothing in matplotlib when imported). A series is drawn by
+:func:`plot_series` as its mean over seeds with ± one standard error, every
+seed a faint dot. :func:`save_figure` finishes a figure (:func:`finish_figure`:
+one font size, one legend for the whole figure, deduplicated, below the
+panels, never over the data) and writes it as PDF (vector, for a paper) and
+PNG (:data:`PNG_DPI`), the PNG carrying a caption in its metadata, which the
+report shows under the figure.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
+import textwrap
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
+from matplotlib.collections import Collection
+from matplotlib.container import Container
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+from lejepa_wm.atomic import atomic_write_bytes, atomic_write_text
+from lejepa_wm.experiments.base import SUMMARY_FILE
 
-from lejepa_wm.atomic import atomic_write_bytes, atomic_write_text  # noqa: E402
-from lejepa_wm.experiments.base import SUMMARY_FILE  # noqa: E402
+__all__ = ["METHOD_STYLES", "METHOD_LABELS", "COLUMN_WIDTHS", "figure_grid", "plot_series", "mean_and_se",
+           "plot_raw", "complement", "target_line", "series", "log_axis_with_ticks", "finish_figure", "save_figure",
+           "write_summary", "style_of", "display_label"]
 
 METHOD_STYLES: dict[str, dict[str, Any]] = {
     "sigreg": {"color": "#1f77b4", "marker": "o"},
@@ -36,13 +54,42 @@ METHOD_STYLES: dict[str, dict[str, Any]] = {
     "supervised": {"color": "#17becf", "marker": "*"},
 }
 METHOD_LABELS: dict[str, str] = {
-    "sigreg": "SIGReg", "sigreg_lejepa": "SIGReg, LeJEPA's statistic", "whitening": "whitening", "infonce": "InfoNCE", "infonce_fixed": "InfoNCE, fixed width",
-    "infonce_scaled": "InfoNCE, width ∝ √n", "alignment_only": "λ = 0 control (alignment only)",
-    "whitened": "batch-whitened alignment (hard constraint)", "supervised": "supervised ceiling (regression onto z)",
+    "sigreg": "SIGReg", "sigreg_lejepa": "SIGReg, LeJEPA's statistic", "whitening": "whitening",
+    "infonce": "InfoNCE", "infonce_fixed": "InfoNCE, fixed width", "infonce_scaled": "InfoNCE, width ∝ √n",
+    "alignment_only": "λ = 0 control (alignment only)", "whitened": "batch-whitened alignment (hard constraint)",
+    "supervised": "supervised ceiling (regression onto z)",
 }
 BASELINE_STYLE: dict[str, Any] = {"color": "black", "marker": "", "linestyle": "--"}
+RAW_LABEL = "raw observation x (no encoder)"
 REFERENCE_COLOR = "grey"
 FALLBACK_COLORS = ("#8c564b", "#e377c2", "#bcbd22", "#17becf")
+
+COLUMN_WIDTHS: dict[str, float] = {"one": 3.5, "two": 7.2}
+"""Figure widths in inches: one column and the full width of a two-column paper."""
+PANEL_HEIGHT = 2.4
+"""Height of one row of panels, in inches."""
+FONT_SIZE = 8.0
+SMALL_FONT_SIZE = 7.0
+PNG_DPI = 150
+MAX_LEGEND_COLUMNS = 4
+LEGEND_LABEL_CHARACTERS = 48
+"""Legend labels longer than this are wrapped onto more lines."""
+
+
+def figure_grid(rows: int = 1, columns: int = 1, width: str = "two", height: float | None = None,
+                **subplots: Any) -> tuple[Figure, np.ndarray]:
+    """A figure ``width`` (``"one"`` or ``"two"`` columns) wide with ``rows × columns`` panels (a 2-d array).
+
+    ``height`` is in inches (default :data:`PANEL_HEIGHT` per row); ``subplots``
+    goes to :meth:`Figure.subplots` (``sharex``, ``sharey``, ``gridspec_kw``).
+    The figure uses constrained layout, so :func:`finish_figure` can put the
+    legend outside the panels.
+    """
+    if width not in COLUMN_WIDTHS:
+        raise ValueError(f"figure width must be one of {sorted(COLUMN_WIDTHS)}; got {width!r}")
+    fig = Figure(figsize=(COLUMN_WIDTHS[width], height or PANEL_HEIGHT * rows), layout="constrained")
+    axes = fig.subplots(rows, columns, squeeze=False, **subplots)
+    return fig, axes
 
 
 def style_of(label: str) -> dict[str, Any]:
@@ -54,7 +101,10 @@ def style_of(label: str) -> dict[str, Any]:
 
 
 def display_label(label: str) -> str:
-    """A method name replaced by its readable label (``alignment_only`` → ``λ = 0 control …``)."""
+    """A method name replaced by its readable label (``alignment_only`` → ``λ = 0 control …``); a label that
+    already starts with a readable label is kept."""
+    if label.startswith(tuple(METHOD_LABELS.values())):
+        return label
     for method in sorted(METHOD_LABELS, key=len, reverse=True):
         if label == method or label.startswith((method + " ", method + ":")):
             return METHOD_LABELS[method] + label[len(method):]
@@ -70,38 +120,48 @@ def write_summary(exp_dir: Path, rows: list[dict[str, Any]], columns: Sequence[s
     return atomic_write_text(Path(exp_dir) / SUMMARY_FILE, buffer.getvalue())
 
 
-def save_figure(fig: plt.Figure, path: Path, caption: str) -> Path:
-    """Save ``fig`` as PNG atomically with ``caption`` in its metadata, and close it."""
-    buffer = io.BytesIO()
-    fig.tight_layout()
-    fig.savefig(buffer, format="png", dpi=110, metadata={"Title": Path(path).stem, "Description": caption})
-    plt.close(fig)
-    return atomic_write_bytes(path, buffer.getvalue())
+def mean_and_se(values: Sequence[float]) -> tuple[float, float]:
+    """Mean of ``values`` and its standard error over them (``std / √k``, ``ddof = 1``; 0 for one value)."""
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        raise ValueError("mean_and_se needs at least one value")
+    se = float(data.std(ddof=1) / math.sqrt(data.size)) if data.size > 1 else 0.0
+    return float(data.mean()), se
 
 
-def plot_series(ax: plt.Axes, groups: Mapping[str, Mapping[float, list[float]]], style: Mapping[str, Any] | None = None,
+def plot_series(ax: Axes, groups: Mapping[str, Mapping[float, list[float]]], style: Mapping[str, Any] | None = None,
                 dashed: bool = False) -> None:
-    """One line per label: mean over seeds against x, every seed drawn as a faint dot of the same colour."""
+    """One line per label: the mean over seeds against x with ± one standard error, every seed a faint dot."""
     for label, by_x in groups.items():
         xs = sorted(by_x)
-        means = [float(np.mean(by_x[x])) for x in xs]
+        stats = [mean_and_se(by_x[x]) for x in xs]
         look = dict(style) if style is not None else style_of(label)
         if dashed:
             look["linestyle"] = ":"
-        line, = ax.plot(xs, means, label=display_label(label), **look)
+        container = ax.errorbar(xs, [m for m, _ in stats], yerr=[se for _, se in stats], label=display_label(label),
+                                capsize=2, elinewidth=0.8, markersize=4, **look)
+        color = container.lines[0].get_color()
         for x in xs:
-            ax.scatter([x] * len(by_x[x]), by_x[x], color=line.get_color(), alpha=0.35, s=12)
+            ax.scatter([x] * len(by_x[x]), by_x[x], color=color, alpha=0.3, s=6, linewidths=0)
 
 
-def target_line(ax: plt.Axes, value: float, label: str, horizontal: bool = True) -> None:
+def target_line(ax: Axes, value: float, label: str, horizontal: bool = True) -> None:
     """A labelled grey reference line (a target, a predicted threshold)."""
-    (ax.axhline if horizontal else ax.axvline)(value, color=REFERENCE_COLOR, ls=":", label=f"{label} = {value:g}")
+    (ax.axhline if horizontal else ax.axvline)(value, color=REFERENCE_COLOR, ls=":", lw=1,
+                                               label=f"{label} = {value:.3g}")
 
 
-def plot_raw(ax: plt.Axes, rows: list[dict[str, Any]], x_key: str, y_key: str = "raw_observation_r2") -> None:
-    """The raw observation's probe R² (no encoder) against ``x_key``, black and dashed (rows are test-sample rows)."""
-    plot_series(ax, {"raw observation x (no encoder)": series(rows, "split", x_key, y_key).get("test", {})},
-                style=BASELINE_STYLE)
+def plot_raw(ax: Axes, rows: list[dict[str, Any]], x_key: str, y_key: str = "raw_observation_r2",
+             unexplained: bool = False) -> None:
+    """The raw observation's probe R² (no encoder) against ``x_key``, black and dashed (rows are test-sample rows);
+    ``1 − R²`` with ``unexplained``."""
+    groups = {RAW_LABEL: series(rows, "split", x_key, y_key).get("test", {})}
+    plot_series(ax, complement(groups) if unexplained else groups, style=BASELINE_STYLE)
+
+
+def complement(groups: Mapping[str, Mapping[float, list[float]]]) -> dict[str, dict[float, list[float]]]:
+    """``1 − y`` for every value of :func:`series` groups (R² into the unexplained share ``1 − R²``)."""
+    return {label: {x: [1.0 - y for y in ys] for x, ys in by_x.items()} for label, by_x in groups.items()}
 
 
 def series(rows: list[dict[str, Any]], label_key: str, x_key: str, y_key: str) -> dict[str, dict[float, list[float]]]:
@@ -114,10 +174,91 @@ def series(rows: list[dict[str, Any]], label_key: str, x_key: str, y_key: str) -
     return out
 
 
-def log_axis_with_ticks(ax: plt.Axes, values: Sequence[float], base: float = 2) -> None:
+def log_axis_with_ticks(ax: Axes, values: Sequence[float], base: float = 2) -> None:
     """Logarithmic x axis labelled at exactly ``values`` (plain numbers, no powers)."""
     ticks = sorted(set(float(v) for v in values))
     ax.set_xscale("log", base=base)
     ax.set_xticks(ticks)
     ax.set_xticklabels([f"{v:g}" for v in ticks])
     ax.minorticks_off()
+
+
+def _legend_entries(fig: Figure) -> tuple[list[Artist], list[str]]:
+    """Every labelled mark of the figure's legends and panels, one per label: a figure legend's own handles
+    (proxy artists) first, then the panels' marks; data series (error bars, scattered points) before lines and
+    areas (references, bands)."""
+    entries: dict[str, Artist] = {}
+    for legend in fig.legends:
+        for handle, text in zip(legend.legend_handles, legend.get_texts()):
+            if handle is not None:
+                entries.setdefault(text.get_text(), handle)
+    for ax in fig.axes:
+        handles, labels = ax.get_legend_handles_labels()
+        legend = ax.get_legend()
+        if legend is not None:  # a legend built from handles of its own (proxy artists)
+            handles = [*handles, *legend.legend_handles]
+            labels = [*labels, *(text.get_text() for text in legend.get_texts())]
+        for handle, label in zip(handles, labels):
+            if handle is not None and label and not label.startswith("_"):
+                entries.setdefault(label, handle)
+    ordered = sorted(entries.items(), key=lambda item: not isinstance(item[1], (Container, Collection)))
+    return [handle for _, handle in ordered], [label for label, _ in ordered]
+
+
+def _fitting_legend(fig: Figure, handles: list[Artist], labels: list[str]) -> None:
+    """The figure legend below the panels, in as many columns as fit the figure's width."""
+    labels = [textwrap.fill(label, LEGEND_LABEL_CHARACTERS, break_on_hyphens=False) for label in labels]
+    width = fig.get_figwidth() * fig.dpi
+    for columns in range(min(len(labels), MAX_LEGEND_COLUMNS), 0, -1):
+        legend = fig.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize=SMALL_FONT_SIZE,
+                            frameon=False)
+        if columns == 1 or legend.get_window_extent().width <= width:
+            return
+        legend.remove()
+
+
+def finish_figure(fig: Figure) -> Figure:
+    """One font size for every text, and one deduplicated legend below the panels (outside every axes).
+
+    Per-panel legends and earlier figure legends are merged into it (a label
+    that appears in several panels is listed once), in as many columns as fit
+    the figure's width. A panel switched off (``ax.axis("off")``) that holds no
+    data (one that only carried a legend) is removed.
+    """
+    handles, labels = _legend_entries(fig)
+    for ax in list(fig.axes):
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+        if not ax.axison and not (ax.lines or ax.collections or ax.patches or ax.images):
+            fig.delaxes(ax)
+    for legend in list(fig.legends):
+        legend.remove()
+    for ax in fig.axes:
+        ax.title.set_fontsize(FONT_SIZE)
+        ax.xaxis.label.set_fontsize(FONT_SIZE)
+        ax.yaxis.label.set_fontsize(FONT_SIZE)
+        ax.tick_params(labelsize=SMALL_FONT_SIZE)
+    if fig.get_layout_engine() is None:
+        fig.set_layout_engine("constrained")
+    if handles:
+        _fitting_legend(fig, handles, labels)
+    return fig
+
+
+def save_figure(fig: Figure, path: Path, caption: str) -> Path:
+    """Finish ``fig`` and save it as PNG at ``path`` (caption in its metadata) and as PDF beside it; close it.
+
+    Returns the PNG's path (the file the report embeds); the PDF has the same
+    name with ``.pdf``. Both are written atomically.
+    """
+    path = Path(path)
+    if path.suffix.lower() != ".png":
+        raise ValueError(f"a figure is saved under its PNG name; got {path.name!r}")
+    finish_figure(fig)
+    title = path.stem
+    png, pdf = io.BytesIO(), io.BytesIO()
+    fig.savefig(png, format="png", dpi=PNG_DPI, metadata={"Title": title, "Description": caption})
+    fig.savefig(pdf, format="pdf", metadata={"Title": title, "Subject": caption})
+    plt.close(fig)  # a figure made with pyplot is released; one made by figure_grid holds no global state
+    atomic_write_bytes(path.with_suffix(".pdf"), pdf.getvalue())
+    return atomic_write_bytes(path, png.getvalue())

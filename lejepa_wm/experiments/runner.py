@@ -1,4 +1,4 @@
-"""``lejepa-wm run EXPERIMENT``: every run of one experiment, one after another in this process, then aggregate.
+"""``lejepa-wm run EXPERIMENT [KEY=VALUE ...]``: every run of one experiment, one after another, then aggregate.
 
 It is the sweep driver (:func:`lejepa_wm.sweep.driver.run_sweep`) with the serial
 executor, so ``run``, ``sweep`` and ``reproduce`` share one path: the same
@@ -7,6 +7,15 @@ where it stopped, from each run's last checkpoint), the same retry and failure
 records, the same aggregation, the same up-front checks of ``--seed``,
 ``--out`` and ``--device``. ``--restart`` deletes the experiment's folder at
 that scale first (never while a run or a launch is using it).
+
+Any key of the experiment's config can be set for one launch as ``KEY=VALUE``
+(:mod:`lejepa_wm.overrides`), after the shipped defaults and a ``--config``
+file. ``--print-config`` prints the settings a launch would use (as TOML that
+``--config`` reads back), ``--dry-run`` the runs it would execute with an
+estimate of their compute (:mod:`lejepa_wm.experiments.estimate`), and
+``--no-control`` drops the λ = 0 control for a quick look, which every output
+then marks as such (:mod:`lejepa_wm.experiments.quick_look`). Progress is a bar
+on a terminal and one line per finished run elsewhere.
 """
 
 from __future__ import annotations
@@ -14,38 +23,98 @@ from __future__ import annotations
 import argparse
 import shutil
 from pathlib import Path
+from typing import Any
 
 from lejepa_wm.config import SCALES
 from lejepa_wm.device import DEVICE_CHOICES
-from lejepa_wm.experiments import EXPERIMENT_MODULES
+from lejepa_wm.experiments import get_experiment, registered_experiments
 from lejepa_wm.experiments.base import experiment_dir
+from lejepa_wm.experiments.estimate import describe_plan
+from lejepa_wm.experiments.quick_look import NO_CONTROL_TAG
+from lejepa_wm.overrides import config_toml, parse_settings
 from lejepa_wm.sweep.driver import DEFAULT_OUT, check_launch, print_result, run_sweep
-from lejepa_wm.sweep.state import refuse_if_busy
+from lejepa_wm.sweep.state import plan_sweep, refuse_if_busy
+
+CONTROL = "alignment_only"
+NO_CONTROL_LINE = (f"{NO_CONTROL_TAG} this launch trains no λ = 0 control: its results are a quick look, not "
+                   "evidence, and its figure and headline say so")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``lejepa-wm run``."""
-    parser.add_argument("experiment", choices=sorted(EXPERIMENT_MODULES))
+    parser.add_argument("experiment", choices=sorted(registered_experiments()))
+    parser.add_argument("settings", nargs="*", metavar="KEY=VALUE",
+                        help="set any config key for this launch, after the defaults and --config (e.g. dims=16 "
+                             "max_steps=300 methods=sigreg; lists as a,b or [a, b]; steps and n are short for "
+                             "max_steps and dims); --print-config lists the keys")
     parser.add_argument("--scale", choices=SCALES, default="quick", help="experiment scale (default: quick)")
-    parser.add_argument("--seed", type=int, default=0, help="first run seed (default: 0); runs use seed, seed+1, ...")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed offset S (default: 0): the runs' seeds are the config's first_seed + S, "
+                             "first_seed + S + 1, ... (--dry-run lists them)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"results root (default: {DEFAULT_OUT})")
     parser.add_argument("--config", type=Path, default=None, help="TOML file overriding the defaults")
     parser.add_argument("--device", choices=DEVICE_CHOICES, default="cpu", help="torch device (default: cpu)")
     parser.add_argument("--restart", action="store_true", help="discard earlier results of this experiment")
+    parser.add_argument("--no-control", action="store_true",
+                        help="train no λ = 0 control (a quick look: every output says so; not evidence)")
+    parser.add_argument("--print-config", action="store_true",
+                        help="print the settings this launch would use (TOML, readable by --config) and stop")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="list the runs this launch would execute, with an estimate of their compute, and stop")
+
+
+def launch_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``KEY=VALUE`` settings typed by the experiment's config; with ``--no-control`` the control is dropped.
+
+    ``ValueError`` names a malformed setting, an unknown key, and ``--no-control``
+    for an experiment without a λ = 0 control.
+    """
+    defaults = get_experiment(args.experiment).load_config(args.scale, args.config)
+    overrides = parse_settings(args.settings, type(defaults))
+    if args.no_control:
+        if not hasattr(defaults, "control"):
+            raise ValueError(f"--no-control: experiment {args.experiment!r} has no λ = 0 control to drop")
+        overrides["control"] = False
+        methods = overrides.get("methods", getattr(defaults, "methods", ()))
+        if CONTROL in methods:
+            overrides["methods"] = tuple(method for method in methods if method != CONTROL)
+    return overrides
+
+
+def _restart(args: argparse.Namespace) -> None:
+    """Delete the experiment's folder at this scale, unless a live launch or run is using it."""
+    folder = experiment_dir(args.out, args.experiment, args.scale)
+    refuse_if_busy(folder, "--restart")
+    if folder.exists():
+        shutil.rmtree(folder)
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run the experiment serially; print what was executed, reused, failed and written.
+    """Run the experiment serially (or only print its settings or plan); print what was executed and written.
 
-    Bad options are refused before anything is deleted or run; ``--restart``
-    refuses to delete runs that a live process is executing.
+    Bad options and settings are refused before anything is deleted or run;
+    ``--restart`` refuses to delete a folder that a live launch or run is using.
     """
+    overrides = launch_overrides(args)
+    if args.print_config:
+        config = get_experiment(args.experiment).load_config(args.scale, args.config, overrides)
+        print(config_toml(config, f"lejepa-wm run {args.experiment} --scale {args.scale}: the settings of this "
+                                  "launch\n(defaults, then --config, then KEY=VALUE); --config reads this file"))
+        return 0
+    if args.dry_run:
+        plan = plan_sweep(args.experiment, args.scale, args.out, args.seed, args.config, overrides)
+        print(describe_plan(plan))
+        if args.no_control:
+            print(NO_CONTROL_LINE)
+        return 0
     check_launch(args.out, "serial", None, args.seed, args.device)
+    if args.no_control:
+        print(NO_CONTROL_LINE, flush=True)
     if args.restart:
-        folder = experiment_dir(args.out, args.experiment, args.scale)
-        refuse_if_busy(folder, "--restart")
-        if folder.exists():
-            shutil.rmtree(folder)
+        _restart(args)
     result = run_sweep(args.experiment, args.scale, args.out, executor="serial", seed=args.seed,
-                       device=args.device, config_path=args.config)
-    return print_result(result, args.out)
+                       device=args.device, config_path=args.config, overrides=overrides)
+    status = print_result(result, args.out)
+    if args.no_control:
+        print(NO_CONTROL_LINE)
+    return status

@@ -34,6 +34,7 @@ from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.config import load_scaled_config
 from lejepa_wm.device import select_device
 from lejepa_wm.experiments.base import HEADLINE_FILE, RunSpec, load_finished_metrics, publish_results
+from lejepa_wm.experiments.encoder_file import save_encoder
 from lejepa_wm.experiments.encoders import ENCODERS
 from lejepa_wm.experiments.evidence import residual_ratio
 from lejepa_wm.experiments.flows import RENDERERS
@@ -42,6 +43,7 @@ from lejepa_wm.experiments.heldout import (MIN_SAMPLE, HeldOutSamples, raw_obser
 from lejepa_wm.experiments.objectives import SIGREG_STATISTICS, Whitened
 from lejepa_wm.experiments.plotting import save_figure, write_summary
 from lejepa_wm.experiments.optimum import objective_gap
+from lejepa_wm.experiments.quick_look import mark_without_control
 from lejepa_wm.experiments.run_params import (SUPERVISED, EncoderParams, ObjectiveParams, RendererParams,
                                               SyntheticRunParams)
 from lejepa_wm.experiments.training import TrainResult, TrainSettings, WorldPairs, numpy64, train
@@ -79,6 +81,8 @@ class TrainingConfig:
     batch-standardized embedding plus a moment term for the scale;
     ``docs/SIGREG.md``). ``average_decay`` > 0 evaluates and keeps the exponential moving average of the
     weights (:mod:`lejepa_wm.experiments.training`). The runs' seeds start at ``first_seed`` plus ``--seed``.
+    ``control = false`` (``--no-control``) drops the λ = 0 control from ``methods``:
+    a quick look, whose figure and headline say so (:mod:`.quick_look`).
     Cross-field rules are checked here, naming the key: ``eval_size`` at most
     :data:`MAX_EVAL_SIZE`, ``sigreg_slices`` at most :data:`MAX_SLICES`,
     ``cpu_threads`` at most the cores this process may use, every seed in
@@ -113,6 +117,7 @@ class TrainingConfig:
     whitening_weight: float = 1.0
     first_seed: int = 0
     cpu_threads: int = 1
+    control: bool = True
 
     def __post_init__(self) -> None:
         for name in ("seeds", "encoder_hidden", "mlp_depth", "sigreg_slices", "cpu_threads"):
@@ -163,8 +168,10 @@ class TrainingConfig:
         """``key`` lists methods from ``allowed`` only and, with ``control``, the λ = 0 control."""
         unknown = [m for m in getattr(self, key) if m not in allowed]
         self.require(not unknown, key, f"has unknown entries {unknown!r}; expected from {allowed}")
-        self.require(not control or "alignment_only" in getattr(self, key), key,
-                     "must include the control 'alignment_only'")
+        self.require(not (control and self.control) or "alignment_only" in getattr(self, key), key,
+                     "must include the control 'alignment_only' (control = false, --no-control, drops it)")
+        self.require(self.control or "alignment_only" not in getattr(self, key), key,
+                     "must not include 'alignment_only' when control = false")
 
     def run_seeds(self, offset: int = 0) -> list[int]:
         """Seeds of the reported runs, ``first_seed + offset`` onwards, ``seeds`` of them; never a tuning seed."""
@@ -245,6 +252,8 @@ class SyntheticExperiment:
         rows = self.summary_rows(load_finished_metrics(exp_dir), config)
         fig, caption = self.draw(rows, config)
         entries = self.headline(rows, config)
+        if not config.control:
+            caption, entries = mark_without_control(fig, caption, entries)
         for ax in fig.axes:
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize=7)
@@ -283,7 +292,8 @@ class SyntheticExperiment:
         return {}
 
     def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict[str, Any]:
-        """One run with ``cpu_threads`` threads for torch and for BLAS (the probes' linear algebra)."""
+        """One run with ``cpu_threads`` threads for torch and for BLAS (the probes' linear algebra); the trained
+        encoder is kept as ``encoder.pt`` (:func:`~lejepa_wm.experiments.encoder_file.load_run` reads it)."""
         params = SyntheticRunParams.from_dict(spec.params)
         dev = select_device(device)
         if dev.type == "cpu":
@@ -291,6 +301,7 @@ class SyntheticExperiment:
         with threadpool_limits(params.cpu_threads):
             trained = train_synthetic(params, run_dir, dev, spec.run_id)
             encoder, samples, result = trained.encoder, trained.samples, trained.result
+            save_encoder(run_dir, encoder, params)  # before metrics.json: a finished run always has its encoder
             embedding = embedding_of(params, encoder, samples)
             final = reported_metrics(embedding, samples)
             raw_r2 = raw_observation_r2(samples)

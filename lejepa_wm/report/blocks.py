@@ -39,7 +39,11 @@ class Badge(Text):
     """A verdict (``held``, ``failed``, ``not run``, ``ok``), coloured in HTML."""
 
 
-Inline = Text  # or one of its kinds: Code, Strong, Link, Badge
+class Anchor(Text):
+    """An invisible link target with id ``text`` (a table row that links point to)."""
+
+
+Inline = Text  # or one of its kinds: Code, Strong, Link, Badge, Anchor
 Line = tuple[Inline, ...]
 Cell = tuple[Line, ...]
 

@@ -1,9 +1,15 @@
 """Build the report, as blocks (:mod:`.blocks`), from the gathered results.
 
-Sections: summary, parts of the last reproduction, claims table, numerical
-checks, experiments (results, figures, folded CSV), Lean proofs (how to build
-them, the axiom ledger, the static audit) and environment (versions, hardware,
-seeds, scale, run time of each part).
+Reading order: a summary table (one line per claim, each verdict linked to its
+numerical checks, its rows in the experiment tables and its figures), the
+paper's numbers beside the same quantities measured here, a table of
+contents, how to read a verdict; then the detail: the claims, the numerical
+checks, the experiments (results, figures, folded CSV), the parts of the last
+reproduction, the Lean proofs (how to build them, the axiom ledger, the
+static audit) and the environment (versions, hardware, seeds, scale, run time
+of each part). Every link target is an anchor the document sets itself
+(:func:`claim_anchor`, :func:`check_anchor`, :func:`result_anchor`,
+``figure-N``), the same in Markdown and HTML.
 """
 
 from __future__ import annotations
@@ -12,12 +18,13 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from lejepa_wm.report.blocks import (Badge, Block, BulletList, Cell, Code, CodeBlock, CsvBlock, FigureBlock, Heading,
-                                     Line, Link, Strong, Table, cell, cells, paragraph, text_line)
+from lejepa_wm.report.blocks import (Anchor, Badge, Block, BulletList, Cell, Code, CodeBlock, CsvBlock, FigureBlock,
+                                     Heading, Line, Link, Strong, Table, cell, cells, paragraph, text_line)
 from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, HeadlineEntry,
-                               PartOutcome, number_text, short_requirement)
+                               PartOutcome, number_text)
 from lejepa_wm.report.gather import VERIFY_FILE, ClaimVerdict, ExperimentSection, Gathered, VerifySection
 from lejepa_wm.report.lean import BUILD_COMMANDS, LeanSection
+from lejepa_wm.report.paper import comparisons
 from lejepa_wm.report.verdicts import JudgedRow
 
 # Non-interactive (-y): elan installs the toolchain without asking.
@@ -92,12 +99,54 @@ def verdict_cell(row: JudgedRow) -> Cell:
     return cell(text_line(Badge(row.status)), row.note)
 
 
-def _row_line(row: JudgedRow) -> Line:
-    """Compact form for the claims table: the named value (or, without one, the measured text) and its requirement."""
-    record = row.record
-    shown = quantity_value(record) if record.value is not None else record.measured
-    note = [f" — {row.note}"] if row.note else []
-    return text_line(f"{row.name}: {shown} (requirement: {short_requirement(record)}) ", Badge(row.status), *note)
+def requirement_text(record: CheckResult | HeadlineEntry) -> str:
+    """What the value must satisfy, without repeating the quantity the value cell names (``≤ 1e-10``); a
+    headline's precondition, and why a measurement has no bound, in full."""
+    if record.bound is None:
+        return record.requirement
+    precondition = getattr(record, "precondition", None)
+    if precondition is None:
+        return record.bound.describe()
+    met = "met" if record.precondition_met else "NOT met"  # type: ignore[union-attr]
+    return f"{record.bound.describe()}, provided that {precondition} ({met})"
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")
+
+
+def claim_anchor(claim: str) -> str:
+    """Anchor of a claim's row in the claims table."""
+    return f"claim-{_slug(claim)}"
+
+
+def check_anchor(claim: str) -> str:
+    """Anchor of a claim's first row in the numerical checks' table."""
+    return f"check-{_slug(claim)}"
+
+
+def result_anchor(claim: str, experiment: str) -> str:
+    """Anchor of a claim's first row in an experiment's table."""
+    return f"result-{_slug(claim)}-{_slug(experiment)}"
+
+
+def figure_numbers(gathered: Gathered) -> dict[tuple[str, str], int]:
+    """``{(experiment, figure file): number}`` in the order the figures appear."""
+    numbers: dict[tuple[str, str], int] = {}
+    for section in gathered.experiments:
+        for figure in section.figures:
+            numbers[(section.name, figure.path.name)] = len(numbers) + 1
+    return numbers
+
+
+def _anchored(rows: tuple[JudgedRow, ...], name: Any) -> list[Anchor | None]:
+    """For each row, the anchor of the first row of its claim (``name(claim)``), else ``None``."""
+    seen: set[str] = set()
+    anchors: list[Anchor | None] = []
+    for row in rows:
+        anchors.append(None if row.claim in seen else Anchor(name(row.claim)))
+        seen.add(row.claim)
+    return anchors
 
 
 def _summary(gathered: Gathered, generated_at: str, version: str) -> list[Block]:
@@ -105,18 +154,93 @@ def _summary(gathered: Gathered, generated_at: str, version: str) -> list[Block]
     return [
         Heading(1, f"When Does LeJEPA Learn a World Model? — results at scale {gathered.scale}", "top"),
         paragraph(f"Generated {generated_at} by lejepa-wm {version}. ", Strong(headline)),
-        paragraph(
-            "A claim holds only if its numerical check (", Code("lejepa-wm verify"), ") and every experiment "
-            "that tests it held; each verdict is recomputed here from the stored value and its bound, and a "
-            "result whose numbers contradict its recorded verdict counts as failed. Each value is shown as ",
-            Code("quantity = value"), " beside the requirement on that same quantity. ", Badge(NOT_RUN),
-            " means a part has no results at this scale; ", Badge(FAILED), " means it ran and did not hold, or "
-            "raised (its error is shown below); ", Badge(UNRESOLVED), " means the value's distance to its bound "
-            "is within two standard errors over seeds, so the data cannot tell which side it is on; ",
-            Badge(MEASURED), " marks a measurement outside the scope of the theorem it sits beside (no "
-            "prediction, no verdict). The Lean proofs are not compiled by this report: see ",
-            Link("Lean proofs", "#lean"), "."),
     ]
+
+
+def _evidence_lines(verdict: ClaimVerdict, figures: dict[tuple[str, str], int]) -> tuple[Cell, Cell]:
+    """The summary's two evidence cells: the numerical checks, and each experiment with its rows and figures."""
+    checks: list[Line] = []
+    experiments: list[Line] = []
+    for evidence in verdict.evidence:
+        if evidence.source == "verify":
+            count = f"{len(evidence.rows)} check{'s' if len(evidence.rows) != 1 else ''}"
+            link = [" ", Link(count, f"#{check_anchor(verdict.claim.id)}")] if evidence.rows else []
+            checks.append(text_line(Badge(evidence.status), *link))
+            continue
+        pieces: list[Any] = [f"{evidence.source}: ", Badge(evidence.status)]
+        if evidence.rows:
+            pieces += [" ", Link("results", f"#{result_anchor(verdict.claim.id, evidence.source)}")]
+        named = dict.fromkeys(f for row in evidence.rows for f in row.record.figures)
+        for number in sorted(figures[(evidence.source, f)] for f in named if (evidence.source, f) in figures):
+            pieces += [", ", Link(f"figure {number}", f"#figure-{number}")]
+        experiments.append(text_line(*pieces))
+    return tuple(checks) or cell("-"), tuple(experiments) or cell("-")
+
+
+def _at_a_glance(gathered: Gathered) -> list[Block]:
+    figures = figure_numbers(gathered)
+    rows = []
+    for verdict in gathered.claims:
+        checks, experiments = _evidence_lines(verdict, figures)
+        rows.append(cells(cell(text_line(Link(verdict.claim.id, f"#{claim_anchor(verdict.claim.id)}"))),
+                          verdict.claim.title, "assumed (axiom)" if verdict.claim.kind == "axiom" else "Lean",
+                          checks, experiments, cell(text_line(Badge(verdict.status)))))
+    return [Heading(2, "At a glance", "at-a-glance"),
+            paragraph("One line per claim: how it is proved, the verdict of its numerical checks and of each "
+                      "experiment that tests it (linked to their rows and figures below), and the claim's verdict "
+                      "(linked to why, in ", Link("Claims", "#claims"), ")."),
+            Table(("Claim", "In one line", "Proof", "Numerical checks", "Experiments", "Verdict"), tuple(rows))]
+
+
+def _paper_beside_here(gathered: Gathered) -> list[Block]:
+    summaries = {section.name: section.summary_csv for section in gathered.experiments if section.summary_csv}
+    found = comparisons(summaries, ((row.claim, section.name) for section in gathered.experiments
+                                    for row in section.rows))
+    if not found:
+        return []
+    figures = figure_numbers(gathered)
+
+    def figure_cell(experiment: str, name: str | None) -> Cell:
+        number = figures.get((experiment, name or ""))
+        return cell(text_line(Link(f"figure {number}", f"#figure-{number}"))) if number else cell("-")
+
+    return [Heading(2, "The paper beside here", "paper"),
+            paragraph("Where the paper quotes a number, the same quantity measured here (mean ± standard error "
+                      "over seeds, test samples, from each experiment's summary.csv). The verdicts rest on what "
+                      "training adds beside a baseline and a control, not on these numbers alone."),
+            Table(("Claim", "Experiment", "The paper", "Here", "Figure"), tuple(
+                cells(Link(item.claim, f"#{claim_anchor(item.claim)}"),
+                      Link(item.experiment, f"#{anchor(item.experiment)}"), item.paper, item.measured,
+                      figure_cell(item.experiment, item.figure)) for item in found))]
+
+
+def _contents(gathered: Gathered, paper: bool) -> list[Block]:
+    """The table of contents; ``paper``: whether the document has the section "The paper beside here"."""
+    experiments = [Link(section.name, f"#{anchor(section.name)}") for section in gathered.experiments]
+    spaced: list[Any] = [piece for link in experiments for piece in (", ", link)][1:]
+    beside = (text_line(Link("The paper beside here", "#paper")),) if paper else ()
+    return [Heading(2, "Contents", "contents"), BulletList((
+        text_line(Link("At a glance", "#at-a-glance")), *beside,
+        text_line(Link("How to read a verdict", "#verdicts")), text_line(Link("Claims", "#claims")),
+        text_line(Link("Numerical checks", "#verify")),
+        text_line(Link("Experiments", "#experiments"), ": ", *spaced),
+        text_line(Link("Parts of the reproduction", "#parts")), text_line(Link("Lean proofs", "#lean")),
+        text_line(Link("Environment", "#environment"))))]
+
+
+def _how_to_read() -> list[Block]:
+    return [Heading(2, "How to read a verdict", "verdicts"), paragraph(
+        "A claim holds only if its numerical check (", Code("lejepa-wm verify"), ") and every experiment "
+        "that tests it held; each verdict is recomputed here from the stored value and its bound, and a "
+        "result whose numbers contradict its recorded verdict counts as failed. Each value is shown as ",
+        Code("quantity = value"), " beside the requirement on that same quantity. ", Badge(NOT_RUN),
+        " means a part has no results at this scale; ", Badge(FAILED), " means it ran and did not hold, or "
+        "raised (its error is shown below); ", Badge(UNRESOLVED), " means the value's distance to its bound "
+        "is within two standard errors over seeds, so the data cannot tell which side it is on (or a "
+        "precondition of the comparison was not met); ", Badge(MEASURED), " marks a measurement outside the "
+        "scope of the theorem it sits beside (no prediction, no verdict). The terms are defined in the "
+        "package's docs/GLOSSARY.md. The Lean proofs are not compiled by this report: see ",
+        Link("Lean proofs", "#lean"), ".")]
 
 
 def claim_summary(gathered: Gathered) -> str:
@@ -150,16 +274,15 @@ def _claim_row(verdict: ClaimVerdict) -> tuple[Cell, ...]:
     checks: list[Line] = []
     experiments: list[Line] = []
     for evidence in verdict.evidence:
-        lines = [_row_line(row) for row in evidence.rows]
         if evidence.source == "verify":
-            checks += lines or [text_line(evidence.reason, " ", Badge(evidence.status))]
+            target = [" ", Link("(checks)", f"#{check_anchor(claim.id)}")] if evidence.rows else []
+            checks.append(text_line(Badge(evidence.status), f" {evidence.reason}", *target))
         else:
             experiments.append(text_line(Link(evidence.source, f"#{anchor(evidence.source)}"), ": ",
-                                         Badge(evidence.status)))
-            experiments += lines or [text_line(evidence.reason)]
+                                         Badge(evidence.status)))  # why: in the verdict cell
     papers = dict.fromkeys([claim.paper] + [row.paper for evidence in verdict.evidence for row in evidence.rows])
-    return cells(cell(text_line(Strong(claim.id)), claim.title), claim.statement, claim.kind,
-                 cell(*(text_line(Code(name)) for name in claim.lean)) or cell("-"),
+    return cells(cell(text_line(Anchor(claim_anchor(claim.id)), Strong(claim.id)), claim.title), claim.statement,
+                 claim.kind, cell(*(text_line(Code(name)) for name in claim.lean)) or cell("-"),
                  cell(*checks) or cell("no numerical check"), cell(*experiments) or cell("no experiment"),
                  cell(*papers) or cell("-"), cell(text_line(Badge(verdict.status)), verdict.reason))
 
@@ -168,6 +291,16 @@ def _claims(gathered: Gathered) -> list[Block]:
     header = ("Claim", "Statement", "Kind", "Lean declaration(s)", "Numerical check", "Experiment",
               "Paper", "Verdict")
     return [Heading(2, "Claims", "claims"), Table(header, tuple(_claim_row(v) for v in gathered.claims))]
+
+
+def _detail(record: CheckResult) -> str:
+    """What a check measured in words, unless it only restates the value cell (it starts with the quantity)."""
+    return "-" if record.quantity and record.measured.startswith(record.quantity) else record.measured
+
+
+def _claim_cell(claim: str, target: Anchor | None) -> Cell:
+    """A row's claim, linked to the claims table, carrying the row's anchor where it is the claim's first."""
+    return cell(text_line(*([target] if target is not None else []), Link(claim, f"#{claim_anchor(claim)}")))
 
 
 def _failure(error: str, title: str, part: PartOutcome | None) -> list[Block]:
@@ -185,9 +318,10 @@ def _verify(verify: VerifySection) -> list[Block]:
     if verify.part is not None and verify.part.detail:
         blocks.append(paragraph(verify.part.detail))
     if verify.rows:
-        blocks.append(Table(("Claim", "Check", "Value", "Requirement", "Measured", "Verdict"), tuple(
-            cells(row.claim, row.name, value_cell(row.record), row.record.requirement, row.record.measured,
-                  verdict_cell(row)) for row in verify.rows)))
+        anchors = _anchored(verify.rows, check_anchor)
+        blocks.append(Table(("Claim", "Check", "Value", "Requirement", "Detail", "Verdict"), tuple(
+            cells(_claim_cell(row.claim, target), row.name, value_cell(row.record), requirement_text(row.record),
+                  _detail(row.record), verdict_cell(row)) for row, target in zip(verify.rows, anchors))))
     if verify.error:
         blocks += _failure(verify.error, "verify failed with this error", verify.part)
     blocks += [CodeBlock(row.error, f"{row.claim}/{row.name} raised") for row in verify.rows if row.error]
@@ -211,10 +345,11 @@ def _experiment(section: ExperimentSection, first_figure: int) -> list[Block]:
     if section.damaged:
         blocks.append(CodeBlock("\n".join(section.damaged),
                                 f"{section.name} has damaged result files (not counted as finished runs)"))
+    anchors = _anchored(section.rows, lambda claim: result_anchor(claim, section.name))
     blocks.append(Table(("Claim", "Result", "Value", "Requirement", "Split", "Measured", "Paper", "Verdict"), tuple(
-        cells(Link(row.claim, "#claims"), row.name, value_cell(row.record), row.record.requirement,
+        cells(_claim_cell(row.claim, target), row.name, value_cell(row.record), requirement_text(row.record),
               getattr(row.record, "split", "-"), row.record.measured, row.paper or "-", verdict_cell(row))
-        for row in section.rows)))
+        for row, target in zip(section.rows, anchors))))
     if section.summary_csv is not None:
         blocks.append(CsvBlock(f"{section.name}/{section.scale}/{section.summary_csv.name}", section.summary_csv))
     return blocks + [replace(figure, number=first_figure + i) for i, figure in enumerate(section.figures)]
@@ -284,6 +419,7 @@ def _environment(gathered: Gathered, environment: dict[str, Any]) -> list[Block]
 def build_document(gathered: Gathered, lean: LeanSection, environment: dict[str, Any], generated_at: str,
                    version: str) -> list[Block]:
     """The whole report as blocks, in reading order."""
-    return (_summary(gathered, generated_at, version) + _parts(gathered) + _claims(gathered)
-            + _verify(gathered.verify) + _experiments(gathered) + _lean(lean)
-            + _environment(gathered, environment))
+    paper = _paper_beside_here(gathered)
+    return (_summary(gathered, generated_at, version) + _at_a_glance(gathered) + paper
+            + _contents(gathered, bool(paper)) + _how_to_read() + _claims(gathered) + _verify(gathered.verify)
+            + _experiments(gathered) + _parts(gathered) + _lean(lean) + _environment(gathered, environment))

@@ -15,8 +15,8 @@ from html import escape
 from pathlib import Path
 from typing import Any, Callable
 
-from lejepa_wm.report.blocks import (Badge, Block, BulletList, Code, CodeBlock, CsvBlock, FigureBlock, Heading, Line,
-                                     Link, Paragraph, Strong, Table, Text, cell)
+from lejepa_wm.report.blocks import (Anchor, Badge, Block, BulletList, Code, CodeBlock, CsvBlock, FigureBlock, Heading,
+                                     Line, Link, Paragraph, Strong, Table, Text, cell)
 
 CSV_ROW_LIMIT = 200
 MIME_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg": "image/svg+xml"}
@@ -50,6 +50,7 @@ INLINE: dict[type, Callable[[Any], str]] = {
     Strong: lambda piece: f"<strong>{escape(piece.text)}</strong>",
     Link: lambda piece: f'<a href="{escape(piece.href)}">{escape(piece.text)}</a>',
     Badge: lambda piece: f'<span class="badge {escape(piece.text.replace(" ", "-"))}">{escape(piece.text)}</span>',
+    Anchor: lambda piece: f'<a id="{escape(piece.text)}"></a>',
 }
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from lejepa_wm.report.blocks import (Badge, Block, BulletList, Code, CodeBlock, CsvBlock, FigureBlock, Heading, Line,
-                                     Link, Paragraph, Strong, Table, Text)
+from lejepa_wm.report.blocks import (Anchor, Badge, Block, BulletList, Code, CodeBlock, CsvBlock, FigureBlock, Heading,
+                                     Line, Link, Paragraph, Strong, Table, Text)
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<|])")
 
@@ -29,6 +29,7 @@ INLINE: dict[type, Callable[[Any], str]] = {
     Link: lambda piece: f"[{escape(piece.text)}]({piece.href})",
     # a verdict in bold; failures in capitals so they stand out
     Badge: lambda piece: f"**{piece.text.upper() if piece.text in ('failed', 'missing') else piece.text}**",
+    Anchor: lambda piece: f'<a id="{piece.text}"></a>',
 }
 
 
@@ -57,7 +58,7 @@ BLOCKS: dict[type, Callable[[Any], str]] = {
     BulletList: lambda item: "\n".join(f"- {line(entry)}" for entry in item.items),
     Table: table,
     CodeBlock: lambda item: (f"**{escape(item.title)}:**\n\n" if item.title else "") + fenced(item.text),
-    FigureBlock: lambda item: (f"![Figure {item.number}]({item.relative})\n\n"
+    FigureBlock: lambda item: (f'<a id="figure-{item.number}"></a>\n\n![Figure {item.number}]({item.relative})\n\n'
                                f"*Figure {item.number}.* {escape(item.caption)}"),
     CsvBlock: lambda item: f"All runs: [{escape(item.relative)}]({item.relative})",
 }

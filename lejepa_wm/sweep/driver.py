@@ -34,17 +34,15 @@ the next launch starts the others.
 from __future__ import annotations
 
 import contextlib
-import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from tqdm import tqdm
-
 from lejepa_wm.atomic import read_json
 from lejepa_wm.device import DEVICE_CHOICES, select_device
 from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, is_done
+from lejepa_wm.progress import progress_bar
 from lejepa_wm.records import HeadlineEntry, records_from_list
 from lejepa_wm.sweep.executors import PoolExecutor, SerialExecutor, SweepExecutor, available_cores
 from lejepa_wm.sweep.state import SweepPlan, describe_owner, launch_claim, live_marker, plan_sweep, reclaim_stale
@@ -181,7 +179,6 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
     """
     check_launch(out, executor, jobs, seed, device)
     plan = plan_sweep(name, scale, out, seed, config_path, overrides)
-    progress = sys.stderr.isatty() if progress is None else progress
     start = time.perf_counter()
     reused = tuple(spec.run_id for spec in plan.specs if is_done(spec, plan.out))
     todo = [spec for spec in plan.specs if spec.run_id not in reused]
@@ -208,7 +205,7 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
             runner = make_executor(executor, plan, jobs, device, slurm_config, slurm_overrides, submitit_cluster)
             tasks = [RunTask(plan.module, spec.to_dict(), str(plan.out), device, runner.threads_per_run)
                      for spec in startable]
-            bar = tqdm(total=len(tasks), desc=f"{name} ({scale}, {executor})", unit="run", disable=not progress)
+            bar = progress_bar(len(tasks), f"{name} ({scale}, {executor})", "run", progress)
             try:
                 runner.submit(tasks)
                 while runner.in_flight():

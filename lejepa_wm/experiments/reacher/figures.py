@@ -4,9 +4,10 @@ Models are named by their training data (:func:`mixture_name`: "OU pairs
 only", "half OU, half trajectory", "trajectory pairs only", …) and coloured by
 it, from blue (OU pairs) to orange (trajectory pairs), the same in every
 figure; baselines with no training are black, reference lines grey and
-labelled. Every figure has labelled axes, a legend where its marks are not
-self-evident, and a caption stored in the PNG. Each function writes one PNG
-and returns its path.
+labelled. Every figure has labelled axes, one legend below its panels where its
+marks are not self-evident, means with ± one standard error over seeds, and a
+caption stored in the PNG. Each function writes one figure (PNG and PDF,
+:func:`~lejepa_wm.experiments.plotting.save_figure`) and returns the PNG's path.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
+import math
+
 import numpy as np
 from matplotlib.colors import to_hex, to_rgb
 from matplotlib.lines import Line2D
 
-from lejepa_wm.experiments.plotting import BASELINE_STYLE, plt, save_figure, target_line
+from lejepa_wm.experiments.plotting import (BASELINE_STYLE, FONT_SIZE, PANEL_HEIGHT, figure_grid, mean_and_se,
+                                            save_figure, target_line)
 from lejepa_wm.experiments.reacher.evaluation import JOINTS
 
 OU_COLOR = "#1f77b4"
@@ -45,13 +49,13 @@ def mixture_color(ou_fraction: float) -> str:
 def sample_frames(rows: Sequence[tuple[str, np.ndarray]], path: Path) -> Path:
     """One row of frames per (label, frames (K, H, W, 3)) entry."""
     columns = max(len(frames) for _, frames in rows)
-    fig, axes = plt.subplots(len(rows), columns, figsize=(1.3 * columns, 1.5 * len(rows)), squeeze=False)
+    fig, axes = figure_grid(len(rows), columns, height=0.95 * len(rows) + 0.2)
     for axis in axes.flat:
         axis.axis("off")
     for row, (label, frames) in zip(axes, rows):
         for axis, frame in zip(row, frames):
             axis.imshow(frame, interpolation="nearest")
-        row[0].set_title(label, fontsize=8, loc="left")
+        row[0].set_title(label, loc="left", fontsize=FONT_SIZE)
     return save_figure(fig, path, "Training frames (64×64, top-down camera) of the model trained on each kind of "
                                   "pairs: OU-sampled joint angles, and frames along SAC-policy episodes; the "
                                   "target sphere is fixed.")
@@ -59,14 +63,15 @@ def sample_frames(rows: Sequence[tuple[str, np.ndarray]], path: Path) -> Path:
 
 def r2_bars(models: Sequence[tuple[float, Mapping[str, Mapping[str, Sequence[float]]]]],
             baselines: Mapping[str, tuple[str, Mapping[str, float]]], path: Path, seeds: Sequence[int]) -> Path:
-    """Test R² per joint: one bar per model (mean over seeds, dots per seed) and the pixel baseline, per test set.
+    """Test R² per joint: one bar per model (mean ± standard error over seeds, dots per seed) and the pixel
+    baseline, per test set, the two panels sharing their R² axis.
 
     ``models``: ``(ou_fraction, {test_set: {quantity: [value per seed]}})``;
     ``baselines``: ``{test_set: (probe name, {quantity: value})}``; both test
     sets, ``"ou"`` and ``"traj"``, are given; quantities ``shoulder``, ``wrist``, ``total``.
     """
-    titles = {"ou": "OU test frames", "traj": "trajectory test frames (held-out episodes)"}
-    fig, axes = plt.subplots(1, len(titles), figsize=(6.2 * len(titles), 4.2), squeeze=False)
+    titles = {"ou": "OU test frames", "traj": "held-out policy episodes"}
+    fig, axes = figure_grid(1, len(titles), sharey=True, height=PANEL_HEIGHT + 0.4)
     bars = len(models) + 1
     width = 0.8 / bars
     x = np.arange(len(QUANTITIES))
@@ -74,26 +79,26 @@ def r2_bars(models: Sequence[tuple[float, Mapping[str, Mapping[str, Sequence[flo
     for axis, test_set in zip(axes[0], titles):
         for b, (fraction, values) in enumerate(models):
             per_seed = [np.asarray(values[test_set][q], dtype=float) for q in QUANTITIES]
+            stats = [mean_and_se(v) for v in per_seed]
             offset = x + (b - (bars - 1) / 2) * width
-            axis.bar(offset, [v.mean() for v in per_seed], width, color=mixture_color(fraction),
-                     label=f"model: {mixture_name(fraction)}")
+            axis.bar(offset, [m for m, _ in stats], width, yerr=[se for _, se in stats], capsize=2,
+                     color=mixture_color(fraction), label=f"model: {mixture_name(fraction)}")
             for position, v in zip(offset, per_seed):
-                axis.scatter([position] * len(v), v, color="black", s=8, zorder=3)
+                axis.scatter([position] * len(v), v, color="black", s=4, zorder=3, linewidths=0)
             lowest = min(lowest, *(v.min() for v in per_seed))
         name, baseline = baselines[test_set]
         axis.bar(x + (bars - 1) / 2 * width, [baseline[q] for q in QUANTITIES], width, color="white",
                  edgecolor=BASELINE_STYLE["color"], hatch="//",
-                 label="no training: the pixel probe best on validation")
+                 label=f"no training: linear probe on {name} (best on validation)")
         lowest = min(lowest, *(baseline[q] for q in QUANTITIES))
-        target_line(axis, PAPER_OU_R2, "paper, OU model")
+        target_line(axis, PAPER_OU_R2, "paper, OU model: R²")
         axis.set_xticks(x, ["shoulder", "wrist", "both joints"])
         axis.set_xlabel("joint angle predicted by the linear probe")
-        axis.set_ylabel("test R² (probe fitted on the fit sample)")
-        axis.set_ylim(lowest - 0.05 if lowest < 0 else 0.0, 1.05)
-        axis.set_title(f"{titles[test_set]}\nhatched: linear probe on {name}", fontsize=9)
-    axes[0][-1].legend(*axes[0][0].get_legend_handles_labels(), fontsize=7, loc="upper left",
-                       bbox_to_anchor=(1.02, 1.0))
-    seeds_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))} (dots)"
+        axis.set_title(titles[test_set])
+    axes[0][0].set_ylabel("test R² (probe fitted on the fit sample)")
+    axes[0][0].set_ylim(lowest - 0.05 if lowest < 0 else 0.0, 1.05)
+    seeds_text = (f"seed {seeds[0]}" if len(seeds) == 1
+                  else f"mean ± standard error over seeds {', '.join(map(str, seeds))} (dots)")
     return save_figure(fig, path, "Linear identifiability of the joint angles from each model's 2-d embedding: "
                                   "test R² of an affine probe fitted on the fit sample, per joint and for both "
                                   "together, on OU test frames and on frames of held-out policy episodes; hatched: "
@@ -106,54 +111,63 @@ def marginals(edges: Sequence[float], histograms: Mapping[str, Mapping[str, Sequ
     edges = np.asarray(edges)
     centres = (edges[:-1] + edges[1:]) / 2
     colors = {"OU pairs": OU_COLOR, "trajectory pairs": TRAJECTORY_COLOR}
-    fig, axes = plt.subplots(1, len(JOINTS), figsize=(9, 3.2))
-    for axis, joint in zip(axes, JOINTS):
+    fig, axes = figure_grid(1, len(JOINTS), sharex=True, sharey=True)
+    for axis, joint in zip(axes[0], JOINTS):
         for kind, per_joint in histograms.items():
             counts = np.asarray(per_joint[joint], dtype=float)
             axis.step(centres, counts / counts.sum() / np.diff(edges), where="mid", label=kind,
                       color=colors.get(kind))
         axis.set_xlabel(f"{joint} angle (rad, wrapped to [−π, π))")
-        axis.set_ylabel("density")
-        axis.set_title(f"{joint}: marginal of the training frames", fontsize=9)
-        axis.legend(fontsize=7)
+        axis.set_title(f"{joint}: marginal of the training frames")
+    axes[0][0].set_ylabel("density")
     return save_figure(fig, path, "Marginal distribution of each joint angle in the training pairs: OU pairs are "
                                   "Gaussian by construction; the policy's trajectories are not (the theory assumes "
                                   "a Gaussian latent).")
 
 
+PATH_COLUMNS = 3
+"""Panels per row of the planned-paths grid."""
+EXECUTED, ORACLE = "executed: latent straight line decoded by kNN", "oracle: straight line in joint angles"
+START, GOAL = "start pose", "goal pose"
+
+
 def planned_paths(panels: Sequence[tuple[str, Mapping[str, np.ndarray]]], path: Path, max_paths: int = 6) -> Path:
-    """Executed paths (solid) over the oracle lines (dashed), per model.
+    """Executed paths (solid) over the oracle lines (dashed), one panel per model, in a grid with shared axes.
 
     ``panels``: ``(title, plans)`` with the arrays of a run's ``plans.npz``: ``paths`` (P, K+1, 2), ``starts``
     and ``goals`` (P, 2).
     """
-    fig, axes = plt.subplots(1, len(panels) + 1, figsize=(4.2 * len(panels) + 3.2, 4.4), squeeze=False,
-                             gridspec_kw={"width_ratios": [4.2] * len(panels) + [3.2]})
-    colors = plt.get_cmap("tab10").colors
-    for axis, (title, plans) in zip(axes[0][:-1], panels):
+    columns = min(PATH_COLUMNS, len(panels))
+    rows = math.ceil(len(panels) / columns)
+    fig, axes = figure_grid(rows, columns, sharex=True, sharey=True, height=2.5 * rows + 0.6)
+    colors = [f"C{i}" for i in range(10)]
+    for axis, (title, plans) in zip(axes.flat, panels):
         for p, (executed, start, goal) in enumerate(zip(plans["paths"][:max_paths], plans["starts"], plans["goals"])):
             color = colors[p % len(colors)]
-            axis.plot(executed[:, 0], executed[:, 1], "-", marker=".", ms=3, lw=1.2, color=color)
-            axis.plot([start[0], goal[0]], [start[1], goal[1]], "--", color=color, lw=1)
-            axis.plot(*start, "o", color=color, mec="black", ms=6)
-            axis.plot(*goal, "*", color=color, mec="black", ms=10)
-        axis.set_title(title, fontsize=9)
-        axis.set_xlabel("shoulder angle (rad)")
+            axis.plot(executed[:, 0], executed[:, 1], "-", marker=".", ms=2, lw=1, color=color, label=EXECUTED)
+            axis.plot([start[0], goal[0]], [start[1], goal[1]], "--", color=color, lw=0.8, label=ORACLE)
+            axis.plot(*start, "o", color=color, mec="black", ms=4, label=START)
+            axis.plot(*goal, "*", color=color, mec="black", ms=7, label=GOAL)
+        axis.set_title(title)
+        axis.set_aspect("equal", adjustable="box")
+    for axis in axes.flat[len(panels):]:
+        axis.set_visible(False)
+    for index, axis in enumerate(axes.flat[:len(panels)]):
+        if index + columns >= len(panels):  # nothing below it: it carries the shared x axis's labels
+            axis.xaxis.set_tick_params(labelbottom=True)
+            axis.set_xlabel("shoulder angle (rad)")
+    for axis in axes[:, 0]:
         axis.set_ylabel("wrist angle (rad)")
-        axis.set_aspect("equal", adjustable="datalim")
-    handles = [Line2D([], [], color="grey", lw=1.2, marker=".", label="executed: straight line in the\nlatent, "
-                                                                       "decoded to angles by kNN"),
-               Line2D([], [], color="grey", ls="--", label="oracle: straight line in\njoint-angle space"),
-               Line2D([], [], color="grey", marker="o", mec="black", ls="", label="start pose"),
-               Line2D([], [], color="grey", marker="*", mec="black", ms=10, ls="", label="goal pose")]
-    legend_axis = axes[0][-1]
-    legend_axis.axis("off")
-    legend_axis.legend(handles=handles, loc="center left", fontsize=7, frameon=False,
-                       title="colour: one start/goal pair\n(the same pairs in every panel)", title_fontsize=7)
+    fig.legend(handles=[  # grey stand-ins: in the panels, colour tells the start/goal pairs apart
+        Line2D([], [], color="grey", lw=1, marker=".", label=EXECUTED),
+        Line2D([], [], color="grey", ls="--", label=ORACLE),
+        Line2D([], [], color="grey", marker="o", mec="black", ls="", label=START),
+        Line2D([], [], color="grey", marker="*", mec="black", ms=7, ls="", label=GOAL)])
     return save_figure(fig, path, "Planning in each model's latent: between the embeddings of a start and a goal "
                                   "frame (OU test frames), the straight latent line is decoded to joint angles by "
                                   "the k nearest fit-sample embeddings; a model whose embedding is a linear image of "
-                                  "the angles follows the oracle's straight joint-space line.")
+                                  "the angles follows the oracle's straight joint-space line. Colour: one "
+                                  "start/goal pair, the same pairs in every panel; the panels share their axes.")
 
 
 def cost_vs_r2(points: Sequence[tuple[float, Sequence[float], Sequence[float]]],
@@ -163,26 +177,24 @@ def cost_vs_r2(points: Sequence[tuple[float, Sequence[float], Sequence[float]]],
     ``points``: ``(ou_fraction, [R² per seed], [cost ratio per seed])``;
     ``baseline``: ``(label, R², cost ratio)`` of the planner on pixel principal components.
     """
-    fig, axis = plt.subplots(figsize=(6.4, 4.4))
+    fig, axes = figure_grid(1, 1, width="one", height=2.8)
+    axis = axes[0][0]
     for fraction, r2, cost in points:
         r2, cost = np.asarray(r2, dtype=float), np.asarray(cost, dtype=float)
         color = mixture_color(fraction)
-        axis.scatter(r2, cost, color=color, alpha=0.35, s=14)
-        axis.scatter([r2.mean()], [cost.mean()], color=color, s=60, edgecolor="black", zorder=3,
-                     label=f"model: {mixture_name(fraction)}")
-        axis.annotate(mixture_name(fraction), (r2.mean(), cost.mean()), fontsize=7, xytext=(5, 5),
-                      textcoords="offset points")
+        (r2_mean, r2_se), (cost_mean, cost_se) = mean_and_se(r2), mean_and_se(cost)
+        axis.scatter(r2, cost, color=color, alpha=0.35, s=8, linewidths=0)
+        axis.errorbar([r2_mean], [cost_mean], xerr=[r2_se], yerr=[cost_se], color=color, marker="o", ms=6,
+                      mec="black", capsize=2, ls="", zorder=3, label=f"model: {mixture_name(fraction)}")
     label, r2, cost = baseline
-    axis.scatter([r2], [cost], color=BASELINE_STYLE["color"], marker="s", s=50, zorder=3, label=label)
-    axis.annotate("pixels (no training)", (r2, cost), fontsize=7, xytext=(5, -10), textcoords="offset points")
+    axis.scatter([r2], [cost], color=BASELINE_STYLE["color"], marker="s", s=25, zorder=3, label=label)
     target_line(axis, 1.0, "oracle straight line: cost ratio")
     axis.set_yscale("log")
-    axis.set_xlabel("test R² of the linear probe on OU frames (both joints)")
-    axis.set_ylabel("control cost of the executed plan / oracle cost")
-    axis.set_title("latent planning cost vs identifiability", fontsize=10)
-    axis.legend(fontsize=7)
+    axis.set_xlabel("test probe R² on OU frames (both joints)")
+    axis.set_ylabel("plan cost / oracle cost")
+    axis.set_title("latent planning cost vs identifiability")
     return save_figure(fig, path, "Each model's mean control-cost ratio of its latent straight-line plans (same "
                                   "start/goal pairs of OU test frames for every model; 1 = the oracle's evenly paced "
                                   "straight line) against its test probe R² on OU frames; large markers are means "
-                                  "over seeds, faint ones single seeds; the square plans on the top two principal "
-                                  "components of the pixels.")
+                                  "± standard error over seeds, faint ones single seeds; the square plans on the "
+                                  "top two principal components of the pixels.")

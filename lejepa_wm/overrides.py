@@ -1,0 +1,138 @@
+"""Settings from the command line (``KEY=VALUE``), typed by the config's own fields, and a config as TOML.
+
+``lejepa-wm run scaling dims=16 max_steps=300 methods=sigreg`` changes any key
+of the experiment's config for one launch, as a ``--config`` file would. A
+value is read by the type of the field it sets:
+
+- an integer, a number (``3e-3``), ``true``/``false``, or text (quotes optional);
+- a list: ``[2, 8, 16]`` (TOML), or items separated by commas (``sigreg,whitening``), or one item (``16``);
+- ``none`` for a field that may be unset.
+
+:data:`ALIASES` accepts a few short names (``steps`` for ``max_steps``, ``n``
+for ``dims``) where the config has the long one and not the short one.
+Everything is then validated by the config class like a file's values, so a
+bad value is refused with the key, the value and the rule it breaks.
+:func:`config_toml` prints a config as flat TOML keys that ``--config`` reads
+back to the same config.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+import tomllib
+import types
+import typing
+from typing import Any, Iterable, Mapping
+
+__all__ = ["ALIASES", "parse_settings", "config_toml"]
+
+ALIASES: dict[str, str] = {"steps": "max_steps", "n": "dims"}
+"""Short name → config key, used only where the config has the key and not the short name."""
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NONE = ("none", "null")
+
+
+def _split(text: str) -> tuple[str, str]:
+    key, equals, value = text.partition("=")
+    key = key.strip()
+    if not equals or not _KEY.match(key):
+        raise ValueError(f"setting {text!r} is not KEY=VALUE (e.g. max_steps=300); known keys: --print-config")
+    return key, value.strip()
+
+
+def _toml_value(text: str) -> Any:
+    """``text`` read as a TOML value; ``ValueError`` if it is not one."""
+    try:
+        return tomllib.loads(f"value = {text}")["value"]
+    except tomllib.TOMLDecodeError:
+        raise ValueError(f"{text!r} is not a TOML value") from None
+
+
+def _scalar(text: str, annotation: Any) -> Any:
+    """``text`` as a value of the plain type ``annotation`` (bool, int, float, str); else as TOML, else text."""
+    if annotation is str:
+        return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" else text
+    if annotation is bool and text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    if annotation is int:
+        try:
+            return int(text.replace("_", ""))
+        except ValueError:
+            return text  # the config names the key and the rule
+    if annotation is float:
+        try:
+            value = float(text)
+        except ValueError:
+            return text
+        return value if math.isfinite(value) else text
+    try:
+        return _toml_value(text)
+    except ValueError:
+        return text
+
+
+def parse_value(text: str, annotation: Any) -> Any:
+    """``text`` as a value of a config field annotated ``annotation`` (see the module docstring)."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        if text.lower() in _NONE and type(None) in args:
+            return None
+        annotation = next(option for option in args if option is not type(None))
+        origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (tuple, list):
+        if text.startswith("["):
+            return _toml_value(text)
+        item = args[0] if args else Any
+        return tuple(parse_value(part.strip(), item) for part in text.split(",") if part.strip())
+    return _scalar(text, annotation)
+
+
+def parse_settings(settings: Iterable[str], config_class: type) -> dict[str, Any]:
+    """``{key: value}`` of ``KEY=VALUE`` settings for the dataclass ``config_class``.
+
+    ``ValueError`` names a setting that is not ``KEY=VALUE``, a key the config
+    does not have (with the known keys) and a key given twice. Values are typed
+    by the fields (:func:`parse_value`); their rules are the config's to check.
+    """
+    hints = typing.get_type_hints(config_class)
+    fields = [item.name for item in dataclasses.fields(config_class)]
+    parsed: dict[str, Any] = {}
+    for text in settings:
+        key, value = _split(text)
+        if key not in hints and ALIASES.get(key) in hints:
+            key = ALIASES[key]
+        if key not in hints:
+            raise ValueError(f"setting {text!r}: {config_class.__name__} has no key {key!r}; known keys: "
+                             f"{', '.join(fields)}")
+        if key in parsed:
+            raise ValueError(f"setting {text!r}: {key!r} is given twice")
+        parsed[key] = parse_value(value, hints[key])
+    return parsed
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    raise ValueError(f"cannot write {value!r} as TOML")
+
+
+def config_toml(config: Any, header: str = "") -> str:
+    """The dataclass ``config`` as flat TOML keys, in field order; an unset (``None``) field as a comment.
+
+    ``header`` becomes a comment on top. ``--config`` reads the text back to
+    the same config (flat keys apply to every scale).
+    """
+    lines = [f"# {line}" for line in header.splitlines()]
+    values: Mapping[str, Any] = {item.name: getattr(config, item.name) for item in dataclasses.fields(config)}
+    for key, value in values.items():
+        lines.append(f"# {key} is not set" if value is None else f"{key} = {_toml(value)}")
+    return "\n".join(lines) + "\n"
