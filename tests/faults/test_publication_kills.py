@@ -4,8 +4,8 @@ Each try forks a child that runs the real publication — the scaling
 experiment's ``aggregate`` on the shipped quick-scale runs, or ``write_report``
 on the report fixture — and kills itself with SIGKILL just before its N-th
 file-system call (an ``os`` function, ``flock``, or a read, write or close of a
-file object), N drawn at random (fixed seed) from the calls the publication
-makes once it takes its lock: staging, the commit, the renames and the cleanup.
+file object), N drawn at random (fixed seed) from the calls made once the
+publication has begun: its lock, staging, the commit, the renames and the cleanup.
 After each kill, the set a reader sees (:func:`~lejepa_wm.atomic.read_publication`,
 which completes a committed publication) must be the previous set or the new
 one: for an experiment, ``summary.csv``, the figure and ``headline.json`` equal,
@@ -17,6 +17,7 @@ fork, so they run where ``os.fork`` exists; each takes about a second.
 from __future__ import annotations
 
 import io
+import json
 import os
 import random
 import re
@@ -25,12 +26,13 @@ import signal
 import sys
 import traceback
 from pathlib import Path
+from types import FrameType
 from typing import Callable
 
 import pytest
 from PIL import Image
 
-from lejepa_wm.atomic import read_publication
+from lejepa_wm.atomic import publishing, read_publication
 from lejepa_wm.experiments import get_experiment
 from lejepa_wm.report import HTML_FILE, MARKDOWN_FILE, REPORT_PUBLISHED_FILE, write_report
 from lejepa_wm.report.gather import gather_experiment
@@ -45,29 +47,34 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "report"
 EXPERIMENT_SET = ("summary.csv", "r2_vs_n.png", "headline.json")
 IO_MODULES = {"posix", "nt", "fcntl"}
 IO_METHODS = {"read", "readinto", "write", "close", "flush"}
+PUBLISHING = publishing.__wrapped__.__code__  # the generator behind the context manager
 
 
-def file_system_call(function: object) -> str | None:
-    """The name of ``function`` if calling it touches the file system (see the module docstring), else ``None``."""
-    name = getattr(function, "__name__", None)
+def file_system_call(function: object) -> bool:
+    """Whether calling ``function`` touches the file system (see the module docstring; a file object in memory,
+    such as the buffer a figure is rendered into, does not)."""
     if getattr(function, "__module__", None) in IO_MODULES:
-        return name
-    if name in IO_METHODS and isinstance(getattr(function, "__self__", None), io.IOBase):
-        return name
-    return None
+        return True
+    owner = getattr(function, "__self__", None)
+    return (getattr(function, "__name__", None) in IO_METHODS and isinstance(owner, io.IOBase)
+            and not isinstance(owner, (io.BytesIO, io.StringIO)))
 
 
 def run_in_child(action: Callable[[], None], kill_at: int | None, calls_log: Path | None = None) -> int:
     """Run ``action`` in a forked child killed just before its ``kill_at``-th file-system call (``None``: never;
-    the names of its calls then go to ``calls_log``); return the child's wait status."""
+    the number of its calls, and of those made before the publication began, then go to ``calls_log``); return
+    the child's wait status."""
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
-        calls: list[str] = []
+        calls, publication_from = 0, None
 
-        def profile(frame: object, event: str, arg: object) -> None:
-            if event == "c_call" and (name := file_system_call(arg)) is not None:
-                calls.append(name)
-                if len(calls) == kill_at:
+        def profile(frame: FrameType, event: str, arg: object) -> None:
+            nonlocal calls, publication_from
+            if event == "call" and publication_from is None and frame.f_code is PUBLISHING:
+                publication_from = calls
+            elif event == "c_call" and file_system_call(arg):
+                calls += 1
+                if calls == kill_at:
                     os.kill(os.getpid(), signal.SIGKILL)
 
         try:
@@ -75,7 +82,7 @@ def run_in_child(action: Callable[[], None], kill_at: int | None, calls_log: Pat
             action()
             sys.setprofile(None)
             if calls_log is not None:
-                calls_log.write_text("\n".join(calls))
+                calls_log.write_text(json.dumps({"calls": calls, "publication_from": publication_from}))
         except BaseException:  # noqa: BLE001 - shown, then the child ends with a status the test rejects
             sys.setprofile(None)
             traceback.print_exc()
@@ -85,12 +92,12 @@ def run_in_child(action: Callable[[], None], kill_at: int | None, calls_log: Pat
 
 
 def kill_points(action: Callable[[], None], scratch: Path) -> list[int]:
-    """``TRIES`` distinct call numbers (1-based) from the publication of ``action``: after its first ``flock``."""
-    log = scratch / "calls.txt"
+    """``TRIES`` distinct call numbers (1-based) from the publication of ``action``: the calls made once
+    :func:`~lejepa_wm.atomic.publishing` has begun (taking the lock, staging, the commit, the renames, cleaning up)."""
+    log = scratch / "calls.json"
     assert run_in_child(action, None, log) == 0
-    calls = log.read_text().splitlines()
-    first = calls.index("flock")
-    window = range(first + 1, len(calls) + 1)
+    counted = json.loads(log.read_text())
+    window = range(counted["publication_from"] + 1, counted["calls"] + 1)
     return sorted(random.Random(SEED).sample(window, min(TRIES, len(window))))
 
 
