@@ -54,6 +54,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=FIRST_TUNING_SEED)
     parser.add_argument("--encoder", default="published")
     parser.add_argument("--hidden", type=int, default=64, help="conditioner width (at least n/2 is used)")
+    parser.add_argument("--m", type=int, default=None, help="output dimension (mlp and published_head)")
     parser.add_argument("--method", default="sigreg",
                         choices=("sigreg", "whitening", "whitened", "alignment_only", "supervised"))
     parser.add_argument("--weight", type=float, default=0.3)
@@ -100,7 +101,8 @@ def main() -> None:
     threadpool_limits(1)
     world, streams = GaussianWorld.isotropic(args.n, 0.8), SeedStreams.derive(args.seed)
     renderer = make_renderer("published", args.n, streams.renderer)
-    encoder = build_encoder(args.encoder, renderer, max(args.hidden, args.n // 2), streams.torch_generator("init"))
+    encoder = build_encoder(args.encoder, renderer, max(args.hidden, args.n // 2), streams.torch_generator("init"),
+                            args.m)
     objective = objective_of(args).build()
     pairs = WorldPairs(world, renderer, targets=objective.targets)
     samples = HeldOutSamples.draw(world, renderer, args.eval, streams, "cpu")

@@ -40,6 +40,11 @@ class Claim:
     experiments: tuple[str, ...] = ()
     paper: str | None = None
 
+    @property
+    def proof(self) -> str:
+        """How the claim is established: assumed in Lean (an axiom), proved in Lean, or measured (a procedure)."""
+        return {"axiom": "assumed (axiom)", "procedure": "measured (no proof: a procedure)"}.get(self.kind, "Lean")
+
     def run_checks(self) -> list[CheckResult]:
         """Import the check module and run its checks (none without a module)."""
         return [] if self.checks is None else list(importlib.import_module(self.checks).run_checks())

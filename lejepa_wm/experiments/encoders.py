@@ -27,6 +27,11 @@
 - :class:`MLPEncoder` — a plain multilayer perceptron ``ℝⁿ → ℝᵐ`` (SiLU), any
   output dimension ``m``; it can collapse, distort and compute nonlinear
   features such as Hermite harmonics.
+- ``published_head`` (:class:`HeadEncoder`): the paper's encoder (which contains
+  ``g⁻¹``) followed by a head ``ℝⁿ → ℝᵐ``, a linear map plus a one-hidden-layer
+  SiLU network of width ``hidden``: any output dimension, able to compute a
+  partial rotation ``Wz`` (m < n), ``z`` itself (m = n) and degree-2 harmonics of
+  ``z`` beside it (m > n), everything M1 describes.
 """
 
 from __future__ import annotations
@@ -40,9 +45,11 @@ from torch import nn
 from lejepa_wm.experiments.flows import Conditioner, CouplingFlow, TanhShift, uncouple
 from lejepa_wm.validation import check_choice, check_positive_int
 
-__all__ = ["ENCODERS", "InverseCouplingEncoder", "MLPEncoder", "initialize", "build_encoder", "published_inverse"]
+__all__ = ["ENCODERS", "InverseCouplingEncoder", "MLPEncoder", "HeadEncoder", "initialize", "build_encoder",
+           "published_inverse"]
 
-ENCODERS = ("published", "published_scaled", "matched", "matched_additive", "matched_scaled", "mlp")
+ENCODERS = ("published", "published_scaled", "published_head", "matched", "matched_additive", "matched_scaled",
+            "mlp")
 
 
 class InverseCouplingEncoder(nn.Module):
@@ -89,6 +96,20 @@ class MLPEncoder(nn.Module):
         return self.net(x)
 
 
+class HeadEncoder(nn.Module):
+    """``f(x) = A y + B silu(C y + c)`` with ``y = body(x)``: a body (the paper's encoder) and an ``m``-output head."""
+
+    def __init__(self, body: nn.Module, n: int, m: int, hidden: int) -> None:
+        super().__init__()
+        self.body = body
+        self.linear = nn.Linear(n, m, bias=False)
+        self.nonlinear = nn.Sequential(nn.Linear(n, hidden), nn.SiLU(), nn.Linear(hidden, m))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.body(x)
+        return self.linear(y) + self.nonlinear(y)
+
+
 def initialize(module: nn.Module, generator: torch.Generator) -> nn.Module:
     """Re-draw every ``Linear``/``Conv`` weight and bias from ``generator``; return ``module``.
 
@@ -111,13 +132,19 @@ def build_encoder(kind: str, mixing: CouplingFlow, hidden: int, generator: torch
                   m: int | None = None, depth: int = 2) -> nn.Module:
     """Encoder ``kind`` (one of :data:`ENCODERS`) for observations of ``mixing``, initialized from ``generator``.
 
-    ``m`` (output dimension) is only free for the MLP; the others output ``n`` (the matched
-    kinds reject another ``m``, the published ones ignore it).
+    ``m`` (output dimension) is free for the MLP and ``published_head``; the others output ``n`` (the
+    matched kinds reject another ``m``, the published ones ignore it).
     """
     check_choice(kind, ENCODERS, "encoder")
     if kind == "mlp":
         return initialize(MLPEncoder(mixing.n, mixing.n if m is None else m, hidden, depth), generator)
-    published = kind.startswith("published")
+    if kind == "published_head":
+        body = InverseCouplingEncoder(mixing, hidden, generator, learn_scales=False, tanh_shifts=True)
+        head = HeadEncoder(body, mixing.n, mixing.n if m is None else check_positive_int(m, "m"), hidden)
+        initialize(head.linear, generator)
+        initialize(head.nonlinear, generator)
+        return head
+    published = kind in ("published", "published_scaled")
     if m is not None and m != mixing.n and not published:
         raise ValueError(f"the matched encoder outputs n = {mixing.n} dimensions; got m = {m!r}")
     return InverseCouplingEncoder(mixing, hidden, generator, learn_scales=(kind == "matched"), tanh_shifts=published,

@@ -56,8 +56,8 @@ from matplotlib.figure import Figure
 from lejepa_wm.experiments.encoders import ENCODERS
 from lejepa_wm.experiments.evidence import SeedSummary, by_seed, difference, over_seeds
 from lejepa_wm.experiments.optimum import ABOVE, AT, BELOW, optimum_reading
-from lejepa_wm.experiments.plotting import (METHOD_LABELS, log_axis_with_ticks, plot_raw, plot_series, plt, series,
-                                            target_line)
+from lejepa_wm.experiments.plotting import (PANEL_HEIGHT, complement, figure_grid, log_axis_with_ticks, plot_raw,
+                                            plot_series, series)
 from lejepa_wm.experiments.run_params import ObjectiveParams, SyntheticRunParams
 from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.worlds import GaussianWorld
@@ -254,29 +254,27 @@ class ScalingExperiment(SyntheticExperiment):
         return rows
 
     def draw(self, rows: list[dict[str, Any]], config: ScalingConfig) -> tuple[Figure, str]:
+        """One row per encoder: 1 − R² of the test probe (log) with the raw observation and the supervised
+        ceiling (what T1R is judged on), and the distance to a rotation ‖h − Qz‖²/n, which sees the scale (the
+        λ = 0 control of an encoder that can collapse ends far from every rotation)."""
         rows = [r for r in rows if r["kept"]]
         encoders = [e for e in config.encoders if any(r["encoder_kind"] == e for r in rows)]
-        fig, axes = plt.subplots(len(encoders), 3, figsize=(15, 4.2 * len(encoders)), squeeze=False)
-        for (ax_r2, ax_ratio, ax_err), encoder in zip(axes, encoders):
+        fig, axes = figure_grid(len(encoders), 2, height=PANEL_HEIGHT * 0.85 * len(encoders), sharex=True)
+        for (ax_r2, ax_err), encoder in zip(axes, encoders):
             mine = [r for r in rows if r["encoder_kind"] == encoder]
-            plot_series(ax_r2, series(mine, "method", "n", "probe_r2"))
-            plot_raw(ax_r2, mine, "n")
-            ax_r2.set(xlabel="latent dimension n", ylabel="test linear-probe R² (h → z)",
-                      title=f"T1: identifiability vs n ({encoder} encoder)")
-            plot_series(ax_ratio, series(mine, "method", "n", "residual_ratio"))
-            target_line(ax_ratio, config.residual_target, "T1 target (residual ratio)")
-            ax_ratio.set(yscale="log", xlabel="latent dimension n", ylabel="(1 − R²) / (1 − R²_raw)",
-                         title="share of the raw probe error left (1 = no encoder)")
+            plot_series(ax_r2, complement(series(mine, "method", "n", "probe_r2")))
+            plot_raw(ax_r2, mine, "n", unexplained=True)
+            ax_r2.set(yscale="log", ylabel="1 − R² (log)", title=f"{encoder}: 1 − test probe R²")
             plot_series(ax_err, series(mine, "method", "n", "procrustes_per_dim"))
-            plot_series(ax_err, {f"{METHOD_LABELS.get(k, k)}: scale-free": v
-                                 for k, v in series(mine, "method", "n", "scale_free_error").items()}, dashed=True)
-            ax_err.set(yscale="log", xlabel="latent dimension n", ylabel="test error",
-                       title="distance to a rotation\n(solid: ‖h − Qz‖²/n, dotted: scale-free)")
-            for ax in (ax_r2, ax_ratio, ax_err):
+            ax_err.set(yscale="log", ylabel="‖h − Qz‖²/n (log)", title=f"{encoder}: distance to a rotation")
+            for ax in (ax_r2, ax_err):
                 log_axis_with_ticks(ax, [r["n"] for r in rows])
-        return fig, ("T1: test probe R², residual ratio and distance to a rotation vs n, every encoder, beside the "
-                     "raw observation and the supervised ceiling; restarted runs show the start kept by the "
-                     "validation objective; dots are seeds, lines their mean")
+        for ax in axes[-1]:
+            ax.set(xlabel="latent dimension n")
+        return fig, ("T1R: unexplained variance 1 − R² of the test probe (left, beside the raw observation and the "
+                     "supervised ceiling) and the distance to a rotation ‖h − Qz‖²/n (right) against the latent "
+                     "dimension, one row per encoder; restarted runs show the start kept by the validation "
+                     "objective; mean ± standard error over seeds, dots single seeds")
 
     def headline(self, rows: list[dict[str, Any]], config: ScalingConfig) -> list[HeadlineEntry]:
         """T1 (the optimum) on every run; T1R (reached by training) per encoder on the kept runs."""

@@ -183,7 +183,7 @@ def _at_a_glance(gathered: Gathered) -> list[Block]:
     for verdict in gathered.claims:
         checks, experiments = _evidence_lines(verdict, figures)
         rows.append(cells(cell(text_line(Link(verdict.claim.id, f"#{claim_anchor(verdict.claim.id)}"))),
-                          verdict.claim.title, "assumed (axiom)" if verdict.claim.kind == "axiom" else "Lean",
+                          verdict.claim.title, verdict.claim.proof,
                           checks, experiments, cell(text_line(Badge(verdict.status)))))
     return [Heading(2, "At a glance", "at-a-glance"),
             paragraph("One line per claim: how it is proved, the verdict of its numerical checks and of each "

@@ -133,7 +133,7 @@ def summary_block(gathered: Gathered, shown_as: str) -> str:
     """Every claim in one line with its verdicts, then the paper's numbers beside the same quantities here."""
     held = sum(verdict.status == HELD for verdict in gathered.claims)
     rows = tuple(cells(Strong(verdict.claim.id), verdict.claim.title,
-                       "assumed (axiom)" if verdict.claim.kind == "axiom" else "Lean",
+                       verdict.claim.proof,
                        _evidence_cell(verdict, shown_as, None), _evidence_cell(verdict, shown_as, "experiments"),
                        _report_link(verdict.status, shown_as, claim_anchor(verdict.claim.id)))
                  for verdict in gathered.claims)

@@ -119,3 +119,17 @@ def test_initialization_comes_from_the_generator_alone():
     assert all(torch.equal(a, b) for a, b in zip(first.state_dict().values(), second.state_dict().values()))
     third = build_encoder("mlp", flow, 16, _gen(6))
     assert not torch.equal(first.net[0].weight, third.net[0].weight)
+
+
+def test_published_head_is_the_papers_encoder_with_an_m_output_head():
+    from lejepa_wm.experiments.encoders import HeadEncoder, published_inverse
+
+    renderer = make_renderer("published", 6, 3)
+    for m in (2, 6, 15):
+        encoder = build_encoder("published_head", renderer, 16, torch.Generator().manual_seed(0), m=m)
+        assert isinstance(encoder, HeadEncoder) and encoder(torch.randn(4, 6)).shape == (4, m)
+    encoder = build_encoder("published_head", renderer, 16, torch.Generator().manual_seed(0), m=6)
+    encoder.body = published_inverse(encoder.body, renderer)  # the body can be the renderer's exact inverse
+    z = torch.randn(32, 6)
+    with torch.no_grad():
+        assert torch.allclose(encoder.body(renderer(z)), z, atol=1e-5)
