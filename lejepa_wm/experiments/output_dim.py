@@ -1,7 +1,11 @@
 """Experiment ``output_dim`` (claim M1, beyond the paper): linear decodability of z from h when m ≠ n.
 
-Gaussian latents (n dims, OU channel at ρ), the paper's renderer and an
-MLP encoder with m outputs, trained with each objective and the λ = 0 control.
+Gaussian latents (n dims, OU channel at ρ), the paper's renderer and an encoder
+with m outputs (``encoder``: by default ``published_head``, the paper's encoder,
+which contains the renderer's inverse, followed by a head that can compute a
+partial rotation, ``z`` itself or degree-2 harmonics beside it), trained with
+each objective and the λ = 0 control; at ``m = n`` the same encoder is also
+trained by regression onto ``z`` (``supervised``, the capacity ceiling).
 
 Prediction (M1, second-moment relaxation): the whitened optimum keeps the
 top-m Mehler eigenvalues. For m < n it is a partial rotation ``h = Wz``
@@ -9,15 +13,20 @@ top-m Mehler eigenvalues. For m < n it is a partial rotation ``h = Wz``
 subspace of the isotropic latent: total R² = m/n, and ``h`` is itself linear in
 ``z`` (``reverse_r2`` of the affine probe z → h near 1). For m ≥ n all of degree
 1 is kept: R² = 1 (for m > n plus degree-2 harmonics, so ``reverse_r2 < 1``).
-The verdict (whitening, every m and seed): ``max |R² − min(m, n)/n| ≤ tolerance``
-on the test sample; the raw observation (R² ≈ 0.7 for every m) fails it.
-SIGReg is judged for ``m ≤ n`` only: for ``m > n`` the relaxed optimum is not
-admissible under its full Gaussian constraint, so those runs are measured.
+The verdict is made for the objectives that impose the second-moment constraint
+(``judged_methods``): per m, the mean test R² over seeds against the prediction,
+``max_m |mean R²(m) − min(m, n)/n|``, must be at most the shortfall the encoder
+shows when it is told the answer, ``min(m, n)/n · (1 − R²_ceiling)`` at the worst
+m (the supervised ceiling at m = n, mean over seeds), with the verdict rule's two
+standard errors of that m; the ceiling must reach ``ceiling_floor`` (else the
+encoder cannot test M1: not resolved). The raw observation (R² ≈ 0.7 for every
+m) fails it. SIGReg is judged for ``m ≤ n`` only where it is listed: for ``m > n``
+the relaxed optimum is not admissible under its full Gaussian constraint.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 from typing import Any
 
@@ -25,6 +34,7 @@ from torch import nn
 
 from matplotlib.figure import Figure
 
+from lejepa_wm.experiments.evidence import SeedSummary, by_seed, over_seeds
 from lejepa_wm.experiments.heldout import HeldOutSamples, embed
 from lejepa_wm.experiments.metrics import linear_probe_r2
 from lejepa_wm.experiments.plotting import figure_grid, log_axis_with_ticks, plot_raw, plot_series, series, target_line
@@ -34,7 +44,7 @@ from lejepa_wm.experiments.training import numpy64
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.records import Bound, HeadlineEntry
 
-METHODS = ("whitening", "sigreg", "alignment_only")
+METHODS = ("whitened", "whitening", "sigreg", "alignment_only", "supervised")
 
 
 @dataclass(frozen=True)
@@ -44,16 +54,18 @@ class OutputDimConfig(TrainingConfig):
     n: int = 4
     output_dims: tuple[int, ...] = (2, 4, 8)
     rho: float = 0.8
-    methods: tuple[str, ...] = METHODS
-    tolerance: float = 0.05
+    methods: tuple[str, ...] = ("whitening", "sigreg", "alignment_only")
+    judged_methods: tuple[str, ...] = ("whitened", "whitening")
+    ceiling_floor: float = 0.99
 
     def __post_init__(self) -> None:
         super().__post_init__()
         self.require_even("n")
         self.require(bool(self.output_dims) and all(m >= 1 for m in self.output_dims), "output_dims",
                      "must be positive integers")
-        self.require_unit_interval("rho", "tolerance")
+        self.require_unit_interval("rho", "ceiling_floor")
         self.require_methods(METHODS)
+        self.require_methods(METHODS, "judged_methods", control=False)
 
 
 def predicted_r2(m: int, n: int) -> float:
@@ -67,10 +79,16 @@ class OutputDimExperiment(SyntheticExperiment):
     config_class = OutputDimConfig
 
     def grid(self, config: OutputDimConfig, scale: str, seed: int = 0) -> list:
+        """Every m, seed and method; the supervised ceiling only at ``m = n`` (it regresses onto ``z``)."""
         world = GaussianWorld.isotropic(config.n, config.rho)
-        return [self.spec(scale, f"m={m:04d}_{method}_seed={run_seed}",
-                          config.run(world, method, run_seed, config.encoder_params("mlp", m), m=m, n=config.n))
-                for m, run_seed, method in product(config.output_dims, config.run_seeds(seed), config.methods)]
+
+        def run(m: int, method: str, run_seed: int) -> SyntheticRunParams:
+            params = config.run(world, method, run_seed, config.encoder_params(config.encoder, m), m=m, n=config.n)
+            return replace(params, train=config.whitened_settings(params.train, m)) if method == "whitened" else params
+
+        return [self.spec(scale, f"m={m:04d}_{method}_seed={run_seed}", run(m, method, run_seed))
+                for m, run_seed, method in product(config.output_dims, config.run_seeds(seed), config.methods)
+                if method != "supervised" or m == config.n]
 
     def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples, params: SyntheticRunParams) -> dict[str, Any]:
         h_fit, h_test = embed(encoder, samples.fit.x), embed(encoder, samples.test.x)
@@ -102,31 +120,53 @@ class OutputDimExperiment(SyntheticExperiment):
                      "prediction min(m, n)/n; mean ± standard error over seeds, dots single seeds")
 
     def headline(self, rows: list[dict[str, Any]], config: OutputDimConfig) -> list[HeadlineEntry]:
-        """One entry per method; for SIGReg the m > n runs are a measurement (outside M1's scope)."""
+        """One entry per self-supervised method; judged for ``judged_methods`` (SIGReg for ``m ≤ n`` only: for
+        ``m > n`` its optimum is not admissible under its full Gaussian constraint), measured otherwise."""
+        ceiling = by_seed(rows, "probe_r2", m=config.n, method="supervised")
+        summary = over_seeds(ceiling) if ceiling else None
         entries = []
-        for method in (m for m in config.methods if m != "alignment_only"):
-            mine = sorted((r for r in rows if r["method"] == method), key=lambda r: (r["m"], r["seed"]))
-            if method == "whitening":
-                groups = [("", mine, True)]
-            else:
+        for method in (m for m in config.methods if m not in ("alignment_only", "supervised")):
+            mine = [r for r in rows if r["method"] == method]
+            if method == "sigreg" and "sigreg" in config.judged_methods:
                 groups = [(" (m <= n)", [r for r in mine if r["m"] <= config.n], True),
                           (" (m > n)", [r for r in mine if r["m"] > config.n], False)]
-            for label, group, predicted in groups:
-                if not group:
-                    continue
-                gaps = [abs(r["probe_r2"] - r["predicted_r2"]) for r in group]
-                text = ", ".join(f"m={r['m']} seed {r['seed']}: {r['probe_r2']:.4f} (pred {r['predicted_r2']:.3f}, "
-                                 f"raw {r['raw_observation_r2']:.3f})" for r in group)
-                entries.append(HeadlineEntry(
-                    claim="M1", name=f"output_dim ({method}{label}): probe R² = min(m, n)/n",
-                    quantity="largest |R² − min(m, n)/n| over m and seeds", value=float(max(gaps)),
-                    bound=Bound.at_most(config.tolerance) if predicted else None, measured=f"n = {config.n}; {text}",
-                    seeds=tuple(sorted({int(r["seed"]) for r in group})),
-                    scope=None if predicted else ("no prediction: M1 is proved under the second-moment constraint "
-                                                  "(whitening); for m > n its optimum is not admissible under "
-                                                  "SIGReg's full Gaussian constraint"),
-                    paper="open in the paper", figures=("decodability_vs_m.png",)))
+            else:
+                groups = [("", mine, method in config.judged_methods)]
+            for label, group, judged in groups:
+                if group:
+                    entries.append(m1_entry(group, config, f"{method}{label}", judged, summary))
         return entries
+
+
+def m1_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: str, judged: bool,
+             ceiling: SeedSummary | None) -> HeadlineEntry:
+    """M1 for one method: the largest |mean R² − min(m, n)/n| over m, against the ceiling's shortfall there."""
+    per_m = {}
+    for m in sorted({r["m"] for r in rows}):
+        summary = over_seeds(by_seed(rows, "probe_r2", m=m))
+        per_m[m] = (abs(summary.mean - predicted_r2(m, config.n)), summary)
+    worst = max(per_m, key=lambda m: per_m[m][0])
+    gap, summary = per_m[worst]
+    shortfall = 1.0 - ceiling.mean if ceiling is not None else 0.0  # without a ceiling: not resolved (below)
+    allowance = predicted_r2(worst, config.n) * shortfall
+    text = "; ".join(f"m={m}: R² {s.describe(4)} (pred {predicted_r2(m, config.n):.3f}, raw "
+                     f"{over_seeds(by_seed(rows, 'raw_observation_r2', m=m)).mean:.3f})" for m, (_, s) in per_m.items())
+    met = ceiling is not None and ceiling.mean >= config.ceiling_floor
+    return HeadlineEntry(
+        claim="M1", name=f"output_dim ({name}): probe R² = min(m, n)/n",
+        quantity=f"largest |mean R² − min(m, n)/n| over m (m = {worst})", value=float(gap),
+        bound=Bound.at_most(allowance) if judged else None,
+        measured=f"n = {config.n}; " + text + (f"; supervised ceiling at m = n: {ceiling.describe(4)}"
+                                                if ceiling is not None else "; no supervised ceiling measured"),
+        standard_error=summary.standard_error, seeds=summary.seeds,
+        scope=None if judged else ("no prediction: M1 is proved under the second-moment constraint; for m > n its "
+                                   "optimum is not admissible under SIGReg's full Gaussian constraint"
+                                   if name.startswith("sigreg") else "measured: not one of judged_methods"),
+        paper="open in the paper", figures=("decodability_vs_m.png",),
+        precondition=(f"the encoder can hold the answer: supervised ceiling at m = n ≥ {config.ceiling_floor:g} "
+                      f"(measured {ceiling.mean:.4f})" if ceiling is not None else
+                      "the encoder can hold the answer: its supervised ceiling at m = n (not measured)")
+        if judged else None, precondition_met=met or not judged)
 
 
 EXPERIMENT = OutputDimExperiment()

@@ -94,8 +94,6 @@ class ScalingConfig(TrainingConfig):
     published_steps_by_n: tuple[tuple[int, ...], ...] | None = None
     published_lr_by_n: tuple[tuple[float, ...], ...] | None = None
     hidden_grows_with_n: bool = False
-    whitened_lr: float = 3e-2
-    whitened_batch_per_dim: int = 4
     whitened_max_n: int = 256
     whitened_encoders: tuple[str, ...] | None = None
     starts: int = 1
@@ -126,8 +124,6 @@ class ScalingConfig(TrainingConfig):
                     raise ValueError(f"config key {key!r} {rule}; got {list(pair)!r}")
         for key in ("mlp_max_n", "matched_max_n", "infonce_max_n", "whitened_max_n", "restart_max_n"):
             self.require(getattr(self, key) >= 2, key, "must be >= 2")
-        self.require(self.whitened_lr > 0, "whitened_lr", "must be positive")
-        self.require(self.whitened_batch_per_dim >= 1, "whitened_batch_per_dim", "must be >= 1")
         self.require(all(len(pair) == 2 and pair[0] in ENCODERS and isinstance(pair[1], int) and pair[1] >= 2
                          for pair in self.encoder_max_n), "encoder_max_n",
                      f"must list [encoder, largest n] pairs with an encoder from {ENCODERS} and n >= 2")
@@ -155,10 +151,8 @@ class ScalingConfig(TrainingConfig):
         run = self.run(GaussianWorld.isotropic(n, self.rho), method, run_seed, params, **labels)
         train = replace(run.train, max_steps=int(self.by_n("steps_by_n", n, encoder, self.max_steps)),
                         lr=float(self.by_n("lr_by_n", n, encoder, self.lr)))
-        if method == "whitened":
-            train = replace(train, lr=self.whitened_lr,
-                            batch_size=max(train.batch_size, self.whitened_batch_per_dim * n))
-        return replace(run, seeds=run.seeds.restart(start), train=train)
+        return replace(run, seeds=run.seeds.restart(start), train=self.whitened_settings(train, n) if
+                       method == "whitened" else train)
 
     def restarted(self, n: int, encoder: str, method: str) -> bool:
         """Whether a run has several starts: ``encoder`` in ``restart_encoders``, ``n <= restart_max_n`` (where

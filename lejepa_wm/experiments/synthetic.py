@@ -115,19 +115,21 @@ class TrainingConfig:
     sigreg_statistic: str = "lejepa"
     sigreg_standardize: bool = False
     whitening_weight: float = 1.0
+    whitened_lr: float = 3e-2
+    whitened_batch_per_dim: int = 4
     first_seed: int = 0
     cpu_threads: int = 1
     control: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("seeds", "encoder_hidden", "mlp_depth", "sigreg_slices", "cpu_threads"):
+        for name in ("seeds", "encoder_hidden", "mlp_depth", "sigreg_slices", "cpu_threads", "whitened_batch_per_dim"):
             self.require(getattr(self, name) >= 1, name, "must be >= 1")
         self.require(self.cpu_threads <= usable_cores(), "cpu_threads",
                      f"must not exceed the {usable_cores()} core(s) this process may use")
         self.require(MIN_SAMPLE <= self.eval_size <= MAX_EVAL_SIZE, "eval_size",
                      f"must lie in [{MIN_SAMPLE}, {MAX_EVAL_SIZE}]")
         self.require(self.sigreg_slices <= MAX_SLICES, "sigreg_slices", f"must be at most {MAX_SLICES}")
-        for name in ("sigreg_weight", "whitening_weight"):
+        for name in ("sigreg_weight", "whitening_weight", "whitened_lr"):
             self.require(math.isfinite(getattr(self, name)) and getattr(self, name) > 0, name,
                          "must be a positive number")
         self.require(0.0 <= self.stop_r2 <= 1.0, "stop_r2", "must lie in [0, 1] (0 = no early stop)")
@@ -186,6 +188,13 @@ class TrainingConfig:
         """The training settings of the keys named as :class:`TrainSettings`' fields (``stop_r2 = 0``: ``None``)."""
         shared = {f.name: getattr(self, f.name) for f in fields(TrainSettings) if hasattr(self, f.name)}
         return TrainSettings(**{**shared, "stop_r2": self.stop_r2 or None})
+
+    def whitened_settings(self, train: TrainSettings, m: int) -> TrainSettings:
+        """``train`` for the ``whitened`` objective of an ``m``-dimensional embedding: peak rate ``whitened_lr``
+        and batches of at least ``whitened_batch_per_dim · m`` pairs (its whitening is estimated from the batch:
+        with ``2N`` rows for ``m`` dimensions the estimate's eigenvalues spread by about ``±2√(m/2N)``,
+        Marchenko–Pastur; ``docs/TUNING.md``)."""
+        return replace(train, lr=self.whitened_lr, batch_size=max(train.batch_size, self.whitened_batch_per_dim * m))
 
     def renderer_params(self) -> RendererParams:
         return RendererParams(self.renderer, self.renderer_layers, self.renderer_hidden, self.shift_gain,

@@ -114,12 +114,18 @@ def test_p5_fails_for_the_identity_encoder():
     assert "ceiling of 1.000" in entry.measured  # one fast among two: H₂ of the one slow latent, R² up to 1
 
 
-def test_m1_fails_for_the_identity_encoder():
+def test_m1_fails_for_the_identity_encoder_and_needs_a_ceiling():
     config = OUTPUT_DIM.load_config("quick")
-    rows = [{"method": "whitening", "m": m, "n": config.n, "seed": 0, "probe_r2": 0.7, "raw_observation_r2": 0.7,
-             "predicted_r2": min(m, config.n) / config.n} for m in config.output_dims]
-    assert OUTPUT_DIM.headline(rows, config)[0].verdict == FAILED
-
+    ceiling = [{"method": "supervised", "m": config.n, "n": config.n, "seed": s, "probe_r2": 0.995,
+                "raw_observation_r2": 0.7} for s in (0, 1)]
+    identity = [{"method": "whitened", "m": m, "n": config.n, "seed": s, "probe_r2": 0.7, "raw_observation_r2": 0.7}
+                for m in config.output_dims for s in (0, 1)]
+    assert OUTPUT_DIM.headline(identity + ceiling, config)[0].verdict == FAILED
+    exact = [{**row, "probe_r2": min(row["m"], config.n) / config.n + 0.0005 * row["seed"]} for row in identity]
+    assert OUTPUT_DIM.headline(exact + ceiling, config)[0].verdict == HELD
+    assert OUTPUT_DIM.headline(exact, config)[0].verdict == UNRESOLVED  # no ceiling: the encoder may not hold z
+    weak = [{**row, "probe_r2": 0.9} for row in ceiling]
+    assert OUTPUT_DIM.headline(exact + weak, config)[0].verdict == UNRESOLVED  # a ceiling below 0.99
 
 def test_t1_verdict_at_each_n_applies_the_verdict_rule_to_that_n_alone():
     per_n = [(2, over_seeds({0: 0.004, 1: 0.005, 2: 0.006}, higher_is_better=False)),  # held

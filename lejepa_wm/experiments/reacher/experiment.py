@@ -10,17 +10,18 @@ and its standard error is over seeds (paired by seed for differences).
 
 Headline entries (verdicts computed from the numbers, :mod:`lejepa_wm.records`):
 
-- T1: the OU model's residual ratio ``(1 − R²)/(1 − R²_pixels)`` on OU test
+- T1R: the OU model's residual ratio ``(1 − R²)/(1 − R²_pixels)`` on OU test
   frames is at most ``residual_target``: training removes that share of the
   best pixel probe's error (the pixels themselves score 1);
-- T4 (identifiability off the OU channel): on the same OU test frames, the OU
-  model's R² minus the trajectory model's is positive;
-- T4 (measurement): the trajectory model's residual ratio on held-out
-  trajectory episodes (the paper reports R² < 0.5 there; no bound);
+- T4 (identifiability off the OU channel): each model scored on its own kind of
+  test frames, so that distribution shift plays no part: the trajectory model's
+  residual ratio on held-out trajectory episodes minus the OU model's on OU test
+  frames is positive (the comparison on the same OU frames is shown beside it);
 - T4 (planning): the trajectory model's latent plans deviate more from the
   oracle than the OU model's (same start/goal pairs);
-- T4 (cost vs R²): across models, the control-cost ratio falls as the R² on OU
-  test frames rises (Spearman correlation < 0, per seed).
+- T4 (cost vs R², measured): the Spearman correlation across models of the R²
+  on OU test frames and the control-cost ratio; not judged, because both follow
+  the data-mixture fraction that distinguishes the models.
 """
 
 from __future__ import annotations
@@ -195,34 +196,29 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
     if OU in fractions and TRAJ in fractions:
         ou_r2 = by_seed(rows, "ou_test_r2_total", ou_fraction=OU)
         traj_r2 = by_seed(rows, "ou_test_r2_total", ou_fraction=TRAJ)
-        gap, se = difference(ou_r2, traj_r2)
         own = over_seeds(by_seed(rows, "traj_test_r2_total", ou_fraction=TRAJ))
+        ou_ratio = by_seed(rows, "ou_residual_ratio", ou_fraction=OU)
+        traj_ratio = by_seed(rows, "traj_residual_ratio", ou_fraction=TRAJ)
+        gap, se = difference(traj_ratio, ou_ratio)
         entries.append(HeadlineEntry(
-            claim="T4", name="Reacher: policy-trajectory pairs break identifiability",
-            quantity="OU-pairs model minus trajectory-pairs model test R² on the same OU test frames",
-            value=gap, bound=Bound.above(0.0), standard_error=se, seeds=tuple(sorted(ou_r2)),
-            split=f"test (OU test sample; probes fitted on the OU fit sample; {data})",
-            measured=f"on OU test frames: OU model {over_seeds(ou_r2).mean:.3f}, trajectory model "
-                     f"{over_seeds(traj_r2).mean:.3f} ({_joints(rows, TRAJ, 'ou_test')}); on held-out trajectory "
-                     f"episodes the trajectory model scores {own.describe(3)} ({_joints(rows, TRAJ, 'traj_test')}) "
-                     f"vs pixel probes {_pixel_probes(first, 'traj', config)}; its training pairs: lag-Δ "
-                     f"correlation shoulder {mean_of(rows, TRAJ, 'data_lag_corr_shoulder'):.3f} / wrist "
+            claim="T4", name="Reacher: policy-trajectory pairs break identifiability, each model on its own frames",
+            quantity="residual ratio (1 − R²)/(1 − R²_pixels) of the trajectory-pairs model on held-out trajectory "
+                     "episodes minus that of the OU-pairs model on OU test frames (each against the pixel probe "
+                     "best on its own validation frames)",
+            value=gap, bound=Bound.above(0.0), standard_error=se, seeds=tuple(sorted(ou_ratio)),
+            split=f"test (each model's own test frames: trajectory episodes split by episode, OU pairs; {data})",
+            measured=f"trajectory model on its own episodes: R² {own.describe(3)} ({_joints(rows, TRAJ, 'traj_test')}),"
+                     f" residual ratio {over_seeds(traj_ratio).describe(3)} against pixel probes "
+                     f"{_pixel_probes(first, 'traj', config)}; OU model on OU frames: residual ratio "
+                     f"{over_seeds(ou_ratio).describe(3)}; on the same OU test frames (off the trajectory model's "
+                     f"training distribution, so identifiability and distribution shift mixed): OU model "
+                     f"{over_seeds(ou_r2).mean:.3f}, trajectory model {over_seeds(traj_r2).mean:.3f}; the "
+                     f"trajectory model's training pairs: lag-Δ correlation shoulder "
+                     f"{mean_of(rows, TRAJ, 'data_lag_corr_shoulder'):.3f} / wrist "
                      f"{mean_of(rows, TRAJ, 'data_lag_corr_wrist'):.3f}, wrist bimodality coefficient "
                      f"{mean_of(rows, TRAJ, 'data_bimodality_wrist'):.2f} (Gaussian: 1/3)",
             paper="trajectory-trained model: total R² < 0.5, strongly asymmetric per joint",
             figures=("r2_per_joint.png", "marginals.png")))
-        traj_ratio = over_seeds(by_seed(rows, "traj_residual_ratio", ou_fraction=TRAJ), higher_is_better=False)
-        entries.append(HeadlineEntry(
-            claim="T4", name="Reacher: the trajectory model on its own kind of frames",
-            quantity=f"residual ratio (1 − R²)/(1 − R²_pixels) of the trajectory-pairs model on held-out trajectory "
-                     f"episodes (R²_pixels: {probe_label(first['traj_baseline'])}, best on validation)",
-            value=traj_ratio.mean, bound=None, standard_error=traj_ratio.standard_error, seeds=traj_ratio.seeds,
-            split=f"test (trajectory test episodes; probes fitted on the fit episodes, no episode in both; {data})",
-            measured=f"model R² {own.describe(3)} ({_joints(rows, TRAJ, 'traj_test')}); pixel probes "
-                     f"{_pixel_probes(first, 'traj', config)}",
-            scope="no bound: T4 predicts that identifiability fails off the OU channel, not a value on the "
-                  "policy's own frames",
-            paper="total R² < 0.5", figures=("r2_per_joint.png",)))
         dev_ou = by_seed(rows, "plan_deviation", ou_fraction=OU)
         dev_traj = by_seed(rows, "plan_deviation", ou_fraction=TRAJ)
         gap, se = difference(dev_traj, dev_ou)
@@ -268,11 +264,14 @@ def cost_entry(rows: list[dict[str, Any]], fractions: list[float], data: str) ->
         claim="T4", name="Reacher: control cost of latent plans rises as R² falls",
         quantity=f"Spearman correlation of (test R² on OU frames, control-cost ratio) across the {len(fractions)} "
                  f"models, per seed",
-        value=None if summary is None else summary.mean, bound=Bound.below(0.0),
+        value=None if summary is None else summary.mean, bound=None,
         standard_error=None if summary is None else summary.standard_error,
         seeds=tuple(sorted(per_seed)), split=f"test (OU test sample; {data})",
         measured=described + ("; Spearman undefined (constant R² or cost)" if summary is None
                               else f"; Spearman {summary.describe(2)}"),
+        scope="measured, not judged: across these models R² and the control cost both follow the data-mixture "
+              "fraction, so their rank correlation is close to built in and does not show that the cost depends "
+              "on identifiability",
         paper="control cost tracks identifiability R² monotonically", figures=("cost_vs_r2.png",))
 
 
