@@ -34,22 +34,27 @@ def _setup(lr: float = 1e-2, **settings):
             lambda model: validation_metrics(model, samples))
 
 
-def test_resume_after_interruption_gives_the_same_result(tmp_path):
-    encoder, pairs, objective, settings, generator, evaluator = _setup()
-    reference = train(encoder, pairs, objective, settings, generator, tmp_path / "a", evaluator, progress=False)
-    (tmp_path / "b").mkdir()
-    encoder, pairs, objective, settings, generator, evaluator = _setup()
+def _interrupted_at_45_then_resumed(run_dir, **settings):
+    """Train until an interruption after step 45, then rebuild everything (a fresh process) and resume."""
+    encoder, pairs, objective, train_settings, generator, evaluator = _setup(**settings)
 
     def stop_at_45(step: int) -> None:
         if step == 45:
             raise Interrupt
 
     with pytest.raises(Interrupt):
-        train(encoder, pairs, objective, settings, generator, tmp_path / "b", evaluator, progress=False,
+        train(encoder, pairs, objective, train_settings, generator, run_dir, evaluator, progress=False,
               step_callback=stop_at_45)
-    assert (tmp_path / "b" / CHECKPOINT_FILE).exists()
-    encoder, pairs, objective, settings, generator, evaluator = _setup()  # a fresh process rebuilds everything
-    resumed = train(encoder, pairs, objective, settings, generator, tmp_path / "b", evaluator, progress=False)
+    assert (run_dir / CHECKPOINT_FILE).exists()
+    encoder, pairs, objective, train_settings, generator, evaluator = _setup(**settings)
+    return train(encoder, pairs, objective, train_settings, generator, run_dir, evaluator, progress=False), encoder
+
+
+def test_resume_after_interruption_gives_the_same_result(tmp_path):
+    encoder, pairs, objective, settings, generator, evaluator = _setup()
+    reference = train(encoder, pairs, objective, settings, generator, tmp_path / "a", evaluator, progress=False)
+    (tmp_path / "b").mkdir()
+    resumed, _ = _interrupted_at_45_then_resumed(tmp_path / "b")
     assert resumed.resumed_from == 40
     assert resumed.steps == reference.steps == 60
     assert resumed.final["probe_r2"] == pytest.approx(reference.final["probe_r2"], abs=1e-6)
@@ -134,17 +139,7 @@ def test_weight_averaging_returns_the_average_and_resumes_identically(tmp_path):
                       step_callback=keep_last)
     averaged = {k: v.clone() for k, v in encoder.state_dict().items()}
     assert any(not torch.equal(averaged[k], last_iterate[k]) for k in averaged)  # the average, not the iterate
-    encoder, pairs, objective, settings, generator, evaluator = _setup(average_decay=0.9)
-
-    def stop_at_45(step: int) -> None:
-        if step == 45:
-            raise Interrupt
-
-    with pytest.raises(Interrupt):
-        train(encoder, pairs, objective, settings, generator, tmp_path / "b", evaluator, progress=False,
-              step_callback=stop_at_45)
-    encoder, pairs, objective, settings, generator, evaluator = _setup(average_decay=0.9)
-    resumed = train(encoder, pairs, objective, settings, generator, tmp_path / "b", evaluator, progress=False)
+    resumed, encoder = _interrupted_at_45_then_resumed(tmp_path / "b", average_decay=0.9)
     assert resumed.resumed_from == 40
     assert all(torch.allclose(encoder.state_dict()[k], averaged[k], atol=1e-6) for k in averaged)
     assert resumed.final["probe_r2"] == pytest.approx(reference.final["probe_r2"], abs=1e-6)
