@@ -131,3 +131,10 @@ def test_every_term_the_report_uses_is_in_the_glossary() -> None:
     defined = _glossary_terms()
     missing = sorted(term for term in used | set(VOCABULARY) if term.lower() not in defined)
     assert not missing, f"terms the report uses that docs/GLOSSARY.md does not define: {missing}"
+
+
+def test_the_full_scale_report_is_shipped_as_html_beside_its_markdown() -> None:
+    shipped = Path(__file__).resolve().parents[1] / "reference"
+    html, markdown = (shipped / "report.html").read_text(encoding="utf-8"), (shipped / "report.md").read_text("utf-8")
+    assert "results at scale full" in html and "results at scale full" in markdown
+    assert (shipped / "report.html").stat().st_size < 2 * 1024 * 1024  # a shipped file stays under 2 MB

@@ -161,7 +161,9 @@ def m1_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: str, jud
         standard_error=summary.standard_error, seeds=summary.seeds,
         scope=None if judged else ("no prediction: M1 is proved under the second-moment constraint; for m > n its "
                                    "optimum is not admissible under SIGReg's full Gaussian constraint"
-                                   if name.startswith("sigreg") else "measured: not one of judged_methods"),
+                                   if name.endswith("(m > n)") else
+                                   "measured beside the judged objectives (judged_methods: the second-moment "
+                                   "constraint imposed exactly); a soft penalty's trained optimum is shrunk"),
         paper="open in the paper", figures=("decodability_vs_m.png",),
         precondition=(f"the encoder can hold the answer: supervised ceiling at m = n ≥ {config.ceiling_floor:g} "
                       f"(measured {ceiling.mean:.4f})" if ceiling is not None else
