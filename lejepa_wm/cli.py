@@ -8,16 +8,25 @@ One error boundary for every subcommand: an expected failure (bad input, a
 path that cannot be read or written, a missing dependency, a damaged file)
 prints one line naming what is wrong and exits 2; any other exception is a bug:
 its traceback is shown with a line asking to report it, and the exit status is 3.
+
+Signals and output: Ctrl-C (SIGINT) and SIGTERM both stop the command the same
+way (each run's claim is released, finished results are kept) and each has its
+own exit status (130, 143). Output never fails a command whose work is done:
+text a terminal's encoding cannot show is escaped, and a closed output (``|
+head``) ends the command quietly with status 141, as a shell reports SIGPIPE.
+Every path option refuses an empty path.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 import traceback
 from pathlib import Path
+from types import FrameType
 
 from lejepa_wm import __version__
 
@@ -35,11 +44,33 @@ EXIT_CODES = """exit status (every subcommand):
   1  a check failed (verify), or a claim failed under reproduce --strict
   2  bad input or environment (one line names the value or file)
   3  a run or a part crashed (sweep, reproduce), or an unexpected error (a bug: please report it)
-  130  interrupted (Ctrl-C); finished results are kept"""
+  130  interrupted (Ctrl-C); finished results are kept
+  141  the output was closed (e.g. piped into head); the work was done
+  143  terminated (SIGTERM); finished results are kept"""
+EXIT_BAD_INPUT, EXIT_BUG, EXIT_INTERRUPTED, EXIT_OUTPUT_CLOSED, EXIT_TERMINATED = 2, 3, 130, 141, 143
 
 # Failures a user can fix: the package raises these for bad values, unreadable or
 # unwritable paths, damaged files, missing dependencies and unusable devices.
 EXPECTED_ERRORS = (ValueError, OSError, ImportError, RuntimeError)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread as Ctrl-C raises ``KeyboardInterrupt`` (so every cleanup runs)."""
+
+    def __init__(self) -> None:
+        super().__init__("SIGTERM")
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the cleanup short
+    raise Terminated()
+
+
+def path_argument(text: str) -> Path:
+    """The type of every path option: a ``Path``, refusing the empty string (which would mean the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is an empty path; give a file or folder name")
+    return Path(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub_parser = sub.add_parser(name, help=help_text, description=help_text)
         sub_parser.set_defaults(_module=module_name)
         importlib.import_module(module_name).add_arguments(sub_parser)
+        sub_parser.register("type", Path, path_argument)  # every ``type=Path`` option of the subcommand
     return parser
 
 
@@ -67,30 +99,69 @@ def one_line(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
+def _escape_unencodable_output() -> None:
+    """Let stdout and stderr escape what their encoding cannot show (an ASCII-only terminal) instead of raising."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _discard_stdout() -> None:
+    """After a closed pipe: send what is left for stdout to the null device (no error at exit)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):  # stdout is not a file (tests): nothing to redirect
+        pass
+
+
+def _say(line: str) -> None:
+    """One line on stderr, unless stderr itself is closed."""
+    try:
+        print(line, file=sys.stderr)
+    except (BrokenPipeError, OSError):
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``lejepa-wm`` console script; exit status as in :data:`EXIT_CODES`."""
+    _escape_unencodable_output()
     args = build_parser().parse_args(argv)
     module = importlib.import_module(args._module)
     # A command started in the background by a non-interactive shell inherits SIGINT ignored, and Python then
     # installs no handler: Ctrl-C or `kill -INT` must still stop it, keeping finished results (exit 130).
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    previous_sigterm = signal.signal(signal.SIGTERM, _terminate)
     try:
         out = getattr(args, "out", None)
         if isinstance(out, Path) and out.exists() and not out.is_dir():
             raise ValueError(f"--out {out} is a file, not a folder; give a folder for the results")
-        return int(module.main(args))
+        status = int(module.main(args))
+        sys.stdout.flush()  # a closed output shows here, inside the boundary, not at interpreter exit
+        return status
+    except BrokenPipeError:  # the reader of our output went away: not bad input, and the work is done
+        _discard_stdout()
+        return EXIT_OUTPUT_CLOSED
     except EXPECTED_ERRORS as exc:
-        print(f"lejepa-wm {args.command}: error: {one_line(exc)}", file=sys.stderr)
-        return 2
+        _say(f"lejepa-wm {args.command}: error: {one_line(exc)}")
+        return EXIT_BAD_INPUT
+    except Terminated:
+        _say(f"lejepa-wm {args.command}: terminated (SIGTERM); finished results are kept, and the same command "
+             "continues where it stopped")
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
-        print(f"lejepa-wm {args.command}: interrupted; finished results are kept, and the same command "
-              "continues where it stopped", file=sys.stderr)
-        return 130
+        _say(f"lejepa-wm {args.command}: interrupted; finished results are kept, and the same command "
+             "continues where it stopped")
+        return EXIT_INTERRUPTED
     except Exception:
         traceback.print_exc()
-        print(f"lejepa-wm {args.command}: unexpected error (a bug in lejepa-wm); please report it with the "
-              "traceback above", file=sys.stderr)
-        return 3
+        _say(f"lejepa-wm {args.command}: unexpected error (a bug in lejepa-wm); please report it with the "
+             "traceback above")
+        return EXIT_BUG
+    finally:
+        signal.signal(signal.SIGTERM, previous_sigterm)
 
 
 if __name__ == "__main__":

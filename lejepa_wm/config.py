@@ -18,9 +18,13 @@ import typing
 from pathlib import Path
 from typing import Any, Mapping, TypeVar
 
+from lejepa_wm.atomic import read_regular
+
 T = TypeVar("T")
 
 SCALES = ("quick", "full")
+CONFIG_LIMIT = 2**20
+"""The largest config file read (bytes): a config is a few hundred bytes."""
 _KINDS = {int: "an integer", bool: "true or false", str: "a string"}
 """The plain types a config value is checked against, and how an error message names them."""
 
@@ -65,21 +69,23 @@ def config_from_mapping(cls: type[T], mapping: Mapping[str, Any]) -> T:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
-    """Parse a TOML file; a syntax error, a folder or an unreadable file is a ``ValueError`` naming it."""
+    """Parse a TOML file; a syntax error, a folder, a FIFO or device, a file over :data:`CONFIG_LIMIT` bytes or
+    an unreadable file is a ``ValueError`` naming it."""
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
+        data = read_regular(path, CONFIG_LIMIT)
+    except FileNotFoundError:
+        raise ValueError(f"config file {path} does not exist") from None
+    except ValueError as exc:
+        raise ValueError(f"config file {exc}") from None
+    except OSError as exc:
+        raise ValueError(f"config file {path} cannot be read: {exc.strerror or exc}") from None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"config file {path}: TOML syntax error: {exc}") from None
     except UnicodeDecodeError as exc:
         raise ValueError(f"config file {path} is not UTF-8 text (TOML must be): {exc.reason} at byte "
                          f"{exc.start}") from None
-    except IsADirectoryError:
-        raise ValueError(f"config file {path} is a folder, not a TOML file") from None
-    except FileNotFoundError:
-        raise ValueError(f"config file {path} does not exist") from None
-    except OSError as exc:
-        raise ValueError(f"config file {path} cannot be read: {exc.strerror or exc}") from None
 
 
 def _scale_table(data: dict[str, Any], scale: str, path: Path) -> dict[str, Any]:

@@ -8,6 +8,8 @@
   measured, its value, the bound a theorem predicts (``None``: a measurement outside
   any theorem's scope), its standard error over seeds, the split and the seeds.
 - :class:`PartOutcome` — how one part of ``lejepa-wm reproduce`` ended.
+- :data:`METRIC_FIELDS` — the types of the metrics every run stores (``metrics.json``),
+  checked by :func:`check_metrics` wherever a run's metrics are read or written.
 
 Verdicts
 --------
@@ -80,6 +82,8 @@ _KINDS: dict[str, tuple[Callable[[Any], bool], str, Callable[[Any], Any]]] = {
     "str": (lambda v: isinstance(v, str), "a string", str),
     "float": (lambda v: _is(v, (int, float)), "a number", float),
     "bool": (lambda v: isinstance(v, bool), "true or false", bool),
+    "seconds": (lambda v: _is(v, (int, float)) and math.isfinite(v) and v >= 0, "a duration >= 0 in seconds", float),
+    "count": (lambda v: _is(v, int) and v >= 0, "an integer >= 0", int),
     "dict[str, Any]": (lambda v: not v or isinstance(v, dict), "an object", lambda v: dict(v or {})),
     "tuple[int, ...]": (lambda v: not v or isinstance(v, list) and all(_is(s, int) for s in v),
                         "a list of integers", lambda v: tuple(v or ())),
@@ -116,6 +120,41 @@ def records_from_list(data: Any, from_dict: Callable[[Any], T], what: str) -> li
         except ValueError as exc:
             raise ValueError(f"{what}[{index}]: {exc}") from None
     return records
+
+
+METRIC_FIELDS: Mapping[str, str] = {
+    "run_id": "str", "split": "str | None", "machine": "dict[str, Any] | None",
+    "wall_time_s": "seconds", "cpu_time_s": "seconds", "train_seconds": "seconds", "data_seconds": "seconds",
+    "baseline_seconds": "seconds", "seconds_to_target": "seconds | None",
+    "steps": "count", "steps_to_target": "count | None", "resumed_from": "count | None",
+    "probe_r2": "float", "validation_r2": "float", "raw_observation_r2": "float", "residual_ratio": "float",
+    "procrustes_error": "float", "scale_free_error": "float", "orthogonality_error": "float",
+    "embedding_std": "float",
+}
+"""A stored metric's type (as :func:`checked` reads it): the keys ``execute_run`` adds and those every
+synthetic run reports; an experiment's other keys are its own."""
+
+
+def check_metrics(metrics: Any, label: str) -> Mapping[str, Any]:
+    """``metrics`` if it is a JSON object whose :data:`METRIC_FIELDS` have their types, else ``ValueError``
+    naming ``label`` (the file), the key and the value."""
+    metrics = json_object(metrics, label)
+    for key, annotation in METRIC_FIELDS.items():
+        if key in metrics:
+            checked(metrics[key], annotation, f"{label} field {key!r}")
+    return metrics
+
+
+def nonfinite_item(data: Any, where: str = "") -> str | None:
+    """Where in the JSON-like ``data`` a float is NaN or infinite (``"history[3].loss"``), or ``None``."""
+    if isinstance(data, float) and not math.isfinite(data):
+        return f"{where or 'the value'} = {data!r}"
+    items = data.items() if isinstance(data, Mapping) else enumerate(data) if isinstance(data, (list, tuple)) else ()
+    for key, value in items:
+        found = nonfinite_item(value, f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}".lstrip("."))
+        if found is not None:
+            return found
+    return None
 
 
 def _plain(value: Any) -> Any:

@@ -12,9 +12,15 @@ never recomputed, and ``verify.json`` is reused when it was written by this
 same package version and covers every claim; ``--fresh`` recomputes everything
 (each experiment's folder at this scale is deleted first, as ``run --restart``
 does). Each part's :class:`~lejepa_wm.records.PartOutcome` goes to
-``<out>/reproduce.json``, rewritten atomically after every part; a part that
-raises, or an experiment with a run that failed, is recorded as failed and the
-next part runs.
+``<out>/reproduce.json``, rewritten atomically before and after every part
+(``current_part`` names the part in progress, ``pid`` and ``host`` the process);
+a part that raises, or an experiment with a run that failed, is recorded as
+failed and the next part runs. A reproduction stopped by Ctrl-C or SIGTERM
+records why in ``interrupted``; one that was killed leaves ``finished_at``
+empty with ``current_part`` set, and the report shows either as interrupted.
+``--fresh`` refuses, before any part, while a live launch or run uses one of
+the experiments' folders; each experiment's own check of this machine
+(Reacher's rendering back-end) runs before any part too.
 
 Exit status (:data:`EXIT_CODES`): a claim that does not hold is a finding of the
 report, not an error: the exit status is 0 whenever every part ran and the
@@ -25,7 +31,9 @@ exit 1; bad input exits 2 before any part starts.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import socket
 import sys
 import time
 import traceback
@@ -41,13 +49,13 @@ from lejepa_wm.claims import CLAIMS
 from lejepa_wm.config import SCALES
 from lejepa_wm.device import DEVICE_CHOICES
 from lejepa_wm.experiments import EXPERIMENT_MODULES, SYNTHETIC_EXPERIMENTS
-from lejepa_wm.experiments.base import experiment_dir
+from lejepa_wm.experiments.base import experiment_dir, is_done
 from lejepa_wm.records import FAILED, HELD, VERDICTS, CheckResult, PartOutcome, records_from_list
 from lejepa_wm.report import HTML_FILE, MARKDOWN_FILE, write_report
 from lejepa_wm.report.environment import collect_environment
 from lejepa_wm.report.gather import REPRODUCE_FILE, VERIFY_FILE, Gathered, gather
-from lejepa_wm.sweep.driver import DEFAULT_OUT, check_launch, run_sweep
-from lejepa_wm.sweep.state import ERROR_FILE
+from lejepa_wm.sweep.driver import DEFAULT_OUT, check_environment, check_launch, run_sweep
+from lejepa_wm.sweep.state import ERROR_FILE, plan_sweep, refuse_if_busy
 from lejepa_wm.sweep.worker import error_line
 from lejepa_wm.validation import check_choice
 from lejepa_wm.verify import run_verify
@@ -136,14 +144,26 @@ def verify_part(out: Path, fresh: bool, progress: bool) -> tuple[str, bool]:
     return f"ran {len(rows)} checks ({why}): {len(rows) - failed} passed, {failed} failed", False
 
 
-def _run_failure(folder: Path, run_id: str) -> tuple[str, str]:
-    """The last recorded error and traceback of a failed run (from its ``error.json``)."""
+def _run_traceback(folder: Path, run_id: str) -> str:
+    """The last recorded traceback of a failed run (from its ``error.json``; where to look if it is unreadable)."""
     path = folder / "runs" / run_id / ERROR_FILE
     try:
-        last = read_json(path)["attempts"][-1]
-        return str(last["error"]), str(last.get("traceback") or "")
-    except (OSError, ValueError, KeyError, IndexError, TypeError):
-        return f"see {path}", ""
+        return str(read_json(path)["attempts"][-1].get("traceback") or "")
+    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return f"see {path}"
+
+
+def check_before_parts(out: Path, scale: str, seed: int, device: str, fresh: bool,
+                       experiments: tuple[str, ...]) -> None:
+    """Refuse, before any part: ``--fresh`` while a live launch or run uses an experiment's folder, and a
+    machine that cannot execute an experiment with runs left (its ``check_environment``)."""
+    for name in experiments:
+        folder = experiment_dir(out, name, scale)
+        if fresh:
+            refuse_if_busy(folder, "--fresh")
+        plan = plan_sweep(name, scale, out, seed)
+        if fresh or not all(is_done(spec, out) for spec in plan.specs):
+            check_environment(plan, device)
 
 
 def experiment_part(name: str, out: Path, scale: str, seed: int, device: str, fresh: bool,
@@ -151,15 +171,16 @@ def experiment_part(name: str, out: Path, scale: str, seed: int, device: str, fr
     """Run (or resume) one experiment at ``scale`` through the sweep driver; say what was executed and reused."""
     folder = experiment_dir(out, name, scale)
     if fresh and folder.exists():
+        refuse_if_busy(folder, "--fresh")
         shutil.rmtree(folder)
     serial = name in SERIAL_EXPERIMENTS or device != "cpu" or jobs == 1
     result = run_sweep(name, scale, out, executor="serial" if serial else "local", jobs=None if serial else jobs,
                        seed=seed, device=device, progress=progress)
     if result.failed:
-        failures = [(run_id, *_run_failure(folder, run_id)) for run_id in result.failed]
-        message = (f"{len(result.failed)} run(s) failed: "
-                   + "; ".join(f"{run_id}: {error}" for run_id, error, _ in failures))
-        details = "\n".join(f"--- run {run_id}: {error}\n{trace}" for run_id, error, trace in failures)
+        message = f"{len(result.failed)} run(s) failed: " + "; ".join(f"{run_id}: {error}"
+                                                                      for run_id, error in result.errors)
+        details = "\n".join(f"--- run {run_id}: {error}\n{_run_traceback(folder, run_id)}"
+                            for run_id, error in result.errors)
         raise PartFailed(message, details)
     if not result.aggregated and result.elsewhere:
         run_id, owner = result.elsewhere[0]
@@ -215,11 +236,13 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
     progress = sys.stderr.isatty() if progress is None else progress
     if not fresh:
         check_same_seed(out, scale, seed)
+    check_before_parts(out, scale, seed, device, fresh, experiments)
     start = time.perf_counter()
     parts: list[PartOutcome] = []
     record: dict[str, Any] = {"package_version": __version__, "scale": scale, "seed": seed, "device": device,
                               "fresh": fresh, "strict": strict, "started_at": _stamp(), "finished_at": None,
-                              "environment": collect_environment()}
+                              "current_part": None, "interrupted": None, "pid": os.getpid(),
+                              "host": socket.gethostname(), "environment": collect_environment()}
 
     def save() -> None:  # reproduce.json, rewritten atomically whenever a part finishes
         record.update(wall_time_s=time.perf_counter() - start, parts=[part.to_dict() for part in parts])
@@ -242,7 +265,16 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
     for index, (name, kind, action) in enumerate(steps, 1):
         if progress:  # on a terminal the bars follow; in a log, one line per part
             print(f"[{index}/{total}] {name} ...", flush=True)
-        outcome = run_part(name, kind, action)
+        record["current_part"] = {"name": name, "kind": kind}
+        save()
+        try:
+            outcome = run_part(name, kind, action)
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: say so in the record, then stop
+            record["interrupted"] = (f"{'terminated (SIGTERM)' if str(exc) == 'SIGTERM' else 'interrupted (Ctrl-C)'}"
+                                     f" during part {name}, at {_stamp()}")
+            save()
+            raise
+        record["current_part"] = None
         if name == "report":
             claims = _claim_statuses(written[0].gathered if written else None, out, scale)
             record.update(finished_at=_stamp(), claims=claims,

@@ -1,10 +1,10 @@
 """A tiny experiment satisfying the experiment protocol, for the sweep tests.
 
-Each run draws one number from ``random.Random(seed)``; ``aggregate`` writes
-``summary.csv`` and ``headline.json`` from the finished runs, so results can be
+Each run draws one number from ``random.Random(seed)``; ``aggregate`` publishes
+``summary.csv`` and ``headline.json`` from the finished runs as one set, so results can be
 compared byte for byte across executors. Runs listed in the config can be made
 to fail: ``fail_always`` raise on every attempt, ``fail_once`` raise on their
-first attempt only, ``crash_once`` and ``crash_always`` kill their own process
+first attempt only, ``fail_value`` raise a ``ValueError`` (a failure the same inputs repeat), ``crash_once`` and ``crash_always`` kill their own process
 (as a preempted or out-of-memory job would end) on the first or every attempt. The first attempt is detected
 by a marker file in the run folder, so it works across processes. ``sleep_s`` makes every run take that long,
 and ``log`` names a file to which each execution appends ``start``/``end`` lines (run id, process id, time), so
@@ -25,7 +25,7 @@ from typing import Any, Mapping
 from lejepa_wm.atomic import atomic_write_json, atomic_write_text
 from lejepa_wm.config import load_scaled_config
 from lejepa_wm.records import Bound, HeadlineEntry
-from lejepa_wm.experiments.base import HEADLINE_FILE, SUMMARY_FILE, RunSpec, load_finished_metrics
+from lejepa_wm.experiments.base import HEADLINE_FILE, SUMMARY_FILE, RunSpec, load_finished_metrics, publish_results
 
 DEFAULTS = Path(__file__).with_suffix(".toml")
 FIRST_ATTEMPT_MARKER = "first_attempt_seen"
@@ -36,6 +36,7 @@ class ToyConfig:
     n_runs: int
     fail_always: tuple[int, ...] = ()
     fail_once: tuple[int, ...] = ()
+    fail_value: tuple[int, ...] = ()
     crash_once: tuple[int, ...] = ()
     crash_always: tuple[int, ...] = ()
     sleep_s: float = 0.0
@@ -69,7 +70,7 @@ class ToyExperiment:
 
     def grid(self, config: ToyConfig, scale: str, seed: int = 0) -> list[RunSpec]:
         def mode(index: int) -> str:
-            for name in ("fail_always", "fail_once", "crash_once", "crash_always"):
+            for name in ("fail_always", "fail_once", "fail_value", "crash_once", "crash_always"):
                 if index in getattr(config, name):
                     return name
             return "ok"
@@ -90,6 +91,8 @@ class ToyExperiment:
         mode = spec.params["mode"]
         if mode == "fail_always" or (mode == "fail_once" and _first_attempt(run_dir)):
             raise RuntimeError(f"deliberate failure of {spec.run_id}")
+        if mode == "fail_value":
+            raise ValueError(f"deliberate bad value in {spec.run_id}")
         if mode == "crash_always" or (mode == "crash_once" and _first_attempt(run_dir)):
             os._exit(3)
         return {"value": random.Random(spec.params["seed"]).random(),
@@ -102,12 +105,13 @@ class ToyExperiment:
         writer.writerow(["run_id", "seed", "value"])
         for row in rows:
             writer.writerow([row["run_id"], row["seed"], repr(row["value"])])
-        summary = atomic_write_text(exp_dir / SUMMARY_FILE, buffer.getvalue())
         mean = sum(row["value"] for row in rows) / len(rows)
-        headline = atomic_write_json(exp_dir / HEADLINE_FILE, [HeadlineEntry(
-            claim="toy", name="mean of the runs' values", quantity="mean value", value=mean,
-            bound=Bound.between(0.0, 1.0), measured=f"{mean:.6f}").to_dict()])
-        return [summary, headline]
+        entries = [HeadlineEntry(claim="toy", name="mean of the runs' values", quantity="mean value", value=mean,
+                                 bound=Bound.between(0.0, 1.0), measured=f"{mean:.6f}").to_dict()]
+        with publish_results(exp_dir) as stage:
+            atomic_write_text(stage.path / SUMMARY_FILE, buffer.getvalue())
+            atomic_write_json(stage.path / HEADLINE_FILE, entries)
+        return list(stage.published)
 
 
 EXPERIMENT = ToyExperiment()

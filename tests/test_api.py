@@ -27,7 +27,7 @@ from lejepa_wm.records import VERDICTS
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "custom_world.py"
 TINY = ["dims=2", "steps=20", "seeds=1", "eval_size=256", "eval_every=10", "encoders=matched_scaled",
-        "identifiability_encoders=matched_scaled", "batch_size=64"]
+        "identifiability_encoders=matched_scaled", "batch_size=64", "warmup_steps=5"]
 
 
 def test_every_public_name_resolves_and_importing_the_package_loads_neither_torch_nor_matplotlib() -> None:

@@ -22,7 +22,7 @@ from lejepa_wm.records import HELD, MEASURED, UNRESOLVED, Bound, CheckResult, He
 from lejepa_wm.verify import format_table
 
 TINY = ["dims=2", "steps=20", "seeds=1", "eval_size=256", "eval_every=10", "encoders=matched_additive",
-        "identifiability_encoders=matched_additive", "batch_size=64"]
+        "identifiability_encoders=matched_additive", "batch_size=64", "warmup_steps=5"]
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

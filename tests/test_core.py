@@ -412,3 +412,331 @@ def test_unfinished_run_with_changed_settings_starts_afresh(tmp_path: Path) -> N
     experiment = _CountingExperiment()
     assert execute_run(experiment, RunSpec("scaling", "quick", "r0", {"x": 2}), tmp_path)["value"] == 2
     assert not (old.run_dir(tmp_path) / "checkpoint.pt").exists()
+
+
+# --- bounded reads, finite JSON, writes that name their path ------------------------------------------------
+
+
+@pytest.mark.parametrize("make, kind", [
+    (lambda path: __import__("os").mkfifo(path), "a FIFO"),
+    (lambda path: path.mkdir(), "a folder"),
+])
+def test_a_file_that_is_not_regular_is_refused_without_blocking(tmp_path: Path, make: object, kind: str) -> None:
+    from lejepa_wm.atomic import NotRegularFile, read_json
+
+    path = tmp_path / "metrics.json"
+    make(path)  # type: ignore[operator]
+    with pytest.raises(NotRegularFile, match=f"{path} is {kind}"):
+        read_json(path)
+
+
+def test_a_device_and_a_file_over_its_cap_are_refused(tmp_path: Path) -> None:
+    from lejepa_wm.atomic import NotRegularFile, read_regular
+
+    if Path("/dev/zero").exists():
+        with pytest.raises(NotRegularFile, match="/dev/zero is a character device"):
+            read_regular("/dev/zero", 10)
+    path = tmp_path / "big.json"
+    path.write_bytes(b"x" * 11)
+    with pytest.raises(NotRegularFile, match="holds 11 bytes, more than the 10 allowed"):
+        read_regular(path, 10)
+    assert read_regular(path, 11) == b"x" * 11
+    with pytest.raises(FileNotFoundError):
+        read_regular(tmp_path / "missing", 10)
+
+
+@pytest.mark.parametrize("text, named", [('{"a": NaN}', "NaN"), ('{"a": -Infinity}', "-Infinity"),
+                                         ('{"a": 1e999}', "1e999")])
+def test_json_with_a_non_finite_number_is_refused_naming_the_file(tmp_path: Path, text: str, named: str) -> None:
+    path = tmp_path / "m.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=f"{path}: {named}"):
+        read_json(path)
+
+
+def test_a_write_that_fails_without_a_file_name_names_its_destination(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+    import os
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError) as caught:
+        atomic_write_json(tmp_path / "metrics.json", {"a": 1})
+    assert caught.value.filename == str(tmp_path / "metrics.json") and caught.value.errno == errno.ENOSPC
+    assert list(tmp_path.iterdir()) == []  # no temporary left behind
+
+
+def test_config_files_must_be_small_regular_files(tmp_path: Path) -> None:
+    import os
+
+    from lejepa_wm.config import CONFIG_LIMIT, read_toml
+
+    os.mkfifo(tmp_path / "fifo.toml")
+    with pytest.raises(ValueError, match="fifo.toml is a FIFO"):
+        read_toml(tmp_path / "fifo.toml")
+    (tmp_path / "big.toml").write_bytes(b"#" * (CONFIG_LIMIT + 1))
+    with pytest.raises(ValueError, match="big.toml holds"):
+        read_toml(tmp_path / "big.toml")
+
+
+# --- result sets published as one transaction ---------------------------------------------------------------
+
+
+def _publish(folder: Path, files: dict[str, bytes], labels: dict | None = None) -> list[Path]:
+    from lejepa_wm.atomic import atomic_write_bytes, publishing
+
+    with publishing(folder, labels) as stage:
+        for name, data in files.items():
+            atomic_write_bytes(stage.path / name, data)
+    return list(stage.published)
+
+
+def test_a_published_set_is_committed_with_its_hashes_and_replaces_the_previous_one(tmp_path: Path) -> None:
+    from lejepa_wm.atomic import read_publication
+
+    assert read_publication(tmp_path) is None
+    assert _publish(tmp_path, {"a.csv": b"1", "b.png": b"2"}, {"scale": "quick"}) == [tmp_path / "a.csv",
+                                                                                        tmp_path / "b.png"]
+    first = read_publication(tmp_path)
+    assert first is not None and sorted(first.files) == ["a.csv", "b.png"] and first.labels == {"scale": "quick"}
+    _publish(tmp_path, {"a.csv": b"3"})
+    second = read_publication(tmp_path)
+    assert second.generation != first.generation and (tmp_path / "a.csv").read_bytes() == b"3"
+    assert not (tmp_path / "b.png").exists()  # a file the new set lacks is removed
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".publish.lock", "a.csv", "published.json"]
+
+
+def test_a_failing_publication_leaves_the_previous_set_whole(tmp_path: Path) -> None:
+    from lejepa_wm.atomic import atomic_write_bytes, publishing, read_publication
+
+    _publish(tmp_path, {"a.csv": b"1", "b.json": b"2"})
+    with pytest.raises(ValueError, match="NaN"):
+        with publishing(tmp_path) as stage:
+            atomic_write_bytes(stage.path / "a.csv", b"new")
+            raise ValueError("a NaN in the headline")
+    assert (tmp_path / "a.csv").read_bytes() == b"1" and read_publication(tmp_path) is not None
+    assert not list(tmp_path.glob(".*.stage"))
+
+
+def test_a_commit_interrupted_before_its_renames_is_completed_by_the_next_reader(tmp_path: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import lejepa_wm.atomic as atomic
+
+    _publish(tmp_path, {"a.csv": b"1", "b.json": b"2"})
+    previous, finish = atomic.read_publication(tmp_path), atomic._finish
+
+    class Killed(BaseException):
+        pass
+
+    def killed(publication: atomic.Publication) -> None:  # dies once the new set is committed
+        if publication.generation == previous.generation:
+            return finish(publication)
+        raise Killed
+
+    monkeypatch.setattr(atomic, "_finish", killed)
+    with pytest.raises(Killed):  # the manifest is committed, no staged file is in place yet
+        _publish(tmp_path, {"a.csv": b"3", "b.json": b"4"})
+    monkeypatch.undo()
+    assert (tmp_path / "a.csv").read_bytes() == b"1"
+    publication = atomic.read_publication(tmp_path)
+    assert [(tmp_path / name).read_bytes() for name in ("a.csv", "b.json")] == [b"3", b"4"]
+    assert publication is not None and not list(tmp_path.glob(".*.stage"))
+
+
+def test_a_file_changed_after_its_publication_is_named(tmp_path: Path) -> None:
+    from lejepa_wm.atomic import PublicationError, read_publication
+
+    _publish(tmp_path, {"summary.csv": b"1", "headline.json": b"[]"})
+    (tmp_path / "summary.csv").write_bytes(b"edited")
+    with pytest.raises(PublicationError, match="summary.csv differs from the one published"):
+        read_publication(tmp_path)
+    (tmp_path / "summary.csv").unlink()
+    with pytest.raises(PublicationError, match="summary.csv is missing"):
+        read_publication(tmp_path)
+    (tmp_path / "published.json").write_text('{"generation": 3}')
+    with pytest.raises(PublicationError, match="published.json is damaged"):
+        read_publication(tmp_path)
+
+
+# --- stored metrics, run results and their commit -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"wall_time_s": -5.0}, "'wall_time_s' must be a duration >= 0 in seconds; got -5.0"),
+    ({"probe_r2": "0.99"}, "'probe_r2' must be a number; got '0.99'"),
+    ({"steps": 1.5}, "'steps' must be an integer >= 0; got 1.5"),
+    ({"resumed_from": True}, "'resumed_from' must be an integer >= 0; got True"),
+])
+def test_stored_metrics_of_the_wrong_type_are_named(change: dict, message: str) -> None:
+    from lejepa_wm.records import check_metrics
+
+    good = {"probe_r2": 0.9, "wall_time_s": 1.0, "steps": 3, "resumed_from": None, "own_key": "anything"}
+    assert check_metrics(good, "m.json") == good
+    with pytest.raises(ValueError, match=f"m.json field {message}".replace("(", r"\(").replace(")", r"\)")):
+        check_metrics({**good, **change}, "m.json")
+
+
+def test_nonfinite_item_names_where_the_value_is() -> None:
+    from lejepa_wm.records import nonfinite_item
+
+    assert nonfinite_item({"a": [1.0, {"b": 2}]}) is None
+    assert nonfinite_item({"a": [1.0, {"b": float("nan")}]}) == "a[1].b = nan"
+    assert nonfinite_item(float("inf")) == "the value = inf"
+
+
+class _MetricsExperiment(_CountingExperiment):
+    def __init__(self, metrics: dict) -> None:
+        super().__init__()
+        self.metrics = metrics
+
+    def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict:
+        return dict(self.metrics)
+
+
+def test_a_run_with_a_nonfinite_or_mistyped_metric_is_refused_naming_the_key(tmp_path: Path) -> None:
+    from lejepa_wm.experiments.base import METRICS_FILE, execute_run
+
+    spec = RunSpec("scaling", "quick", "r0", {"x": 1})
+    with pytest.raises(ValueError, match=r"run 'r0' produced a metric that is not finite: history\[0\] = nan"):
+        execute_run(_MetricsExperiment({"history": [float("nan")]}), spec, tmp_path)
+    with pytest.raises(ValueError, match="'steps' must be an integer >= 0; got -1"):
+        execute_run(_MetricsExperiment({"steps": -1}), spec, tmp_path)
+    assert not (spec.run_dir(tmp_path) / METRICS_FILE).exists()
+
+
+def test_a_result_refused_by_its_guard_is_dropped_and_its_checkpoint_kept(tmp_path: Path) -> None:
+    import contextlib
+
+    from lejepa_wm.experiments.base import CHECKPOINT_FILE, METRICS_FILE, RunTakenOver, execute_run
+
+    spec = RunSpec("scaling", "quick", "r0", {"x": 1})
+
+    class Checkpointing(_CountingExperiment):
+        def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict:
+            (run_dir / CHECKPOINT_FILE).write_bytes(b"final")
+            return super().execute(spec, run_dir, device)
+
+    @contextlib.contextmanager
+    def taken_over():
+        raise RunTakenOver("run r0 was taken over")
+        yield
+
+    with pytest.raises(RunTakenOver):
+        execute_run(Checkpointing(), spec, tmp_path, guard=taken_over)
+    assert not (spec.run_dir(tmp_path) / METRICS_FILE).exists()
+    assert (spec.run_dir(tmp_path) / CHECKPOINT_FILE).read_bytes() == b"final"
+
+
+def test_a_run_whose_spec_names_another_folder_is_refused_by_aggregation(tmp_path: Path) -> None:
+    from lejepa_wm.experiments.base import execute_run, experiment_dir, load_finished_metrics
+
+    execute_run(_CountingExperiment(), RunSpec("scaling", "quick", "r0", {"x": 1}), tmp_path)
+    full = experiment_dir(tmp_path, "scaling", "full")
+    full.mkdir(parents=True)
+    import shutil
+
+    shutil.copytree(experiment_dir(tmp_path, "scaling", "quick") / "runs", full / "runs")
+    assert [row["x"] for row in load_finished_metrics(experiment_dir(tmp_path, "scaling", "quick"))] == [1]
+    with pytest.raises(ValueError, match="records experiment 'scaling' at scale 'quick', but lies in scaling/full/"):
+        load_finished_metrics(full)
+
+
+# --- command line: paths, values checked where they enter -------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [["run", "scaling", "--out", ""], ["sweep", "scaling", "--config", " "],
+                                  ["report", "--out", ""], ["reproduce", "--out", ""], ["verify", "--json", ""]])
+def test_every_path_option_refuses_the_empty_path(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args(argv)
+    assert exited.value.code == 2 and "is an empty path" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"batch_size": 1}, "batch_size must lie in \\[2, "),
+    ({"warmup_steps": 11}, r"warmup_steps \(11\) must not exceed max_steps \(10\)"),
+])
+def test_train_settings_refuse_cross_field_mistakes(settings: dict, message: str) -> None:
+    from lejepa_wm.experiments.training import TrainSettings
+
+    with pytest.raises(ValueError, match=message):
+        TrainSettings(**{"max_steps": 10, "batch_size": 8, "lr": 0.1, "eval_every": 5, "checkpoint_every": 10,
+                         **settings})
+
+
+@pytest.mark.parametrize("keys, message", [
+    ({"eval_size": 10**9}, "'eval_size' must lie in"),
+    ({"cpu_threads": 10**5}, "'cpu_threads' must not exceed"),
+    ({"first_seed": -1}, "'first_seed' must hold integers"),
+    ({"tuning_seeds": (2**62,)}, "'tuning_seeds' must hold integers"),
+])
+def test_training_config_names_the_key_of_a_bad_value(keys: dict, message: str) -> None:
+    from lejepa_wm.experiments.synthetic import TrainingConfig
+
+    with pytest.raises(ValueError, match=message):
+        TrainingConfig(**keys)
+
+
+def test_sigreg_refuses_directions_that_are_not_unit_vectors() -> None:
+    import torch
+
+    from lejepa_wm.experiments.objectives import (epps_pulley_knots, random_directions, sigreg_reference,
+                                                  sigreg_statistic)
+
+    generator = torch.Generator().manual_seed(0)
+    h, directions = torch.randn(32, 3, generator=generator), random_directions(3, 5, generator)
+    knots, weights = epps_pulley_knots()
+    assert torch.isclose(sigreg_statistic(h, directions, knots, weights),
+                         sigreg_reference(h, directions, knots, weights), rtol=1e-4)
+    for statistic in (sigreg_statistic, sigreg_reference):
+        with pytest.raises(ValueError, match="column 2 has norm 0.5"):
+            statistic(h, directions * torch.tensor([1.0, 1.0, 0.5, 1.0, 1.0]), knots, weights)
+        with pytest.raises(ValueError, match=r"a \(dim, slices\) tensor with dim = 3"):
+            statistic(h, directions[:2], knots, weights)
+
+
+@pytest.mark.parametrize("environ, message", [
+    ({"MUJOCO_GL": "glfw"}, "MUJOCO_GL=glfw needs a display"),
+    ({"MUJOCO_GL": "wgl"}, "MUJOCO_GL='wgl' is not a back-end"),
+])
+def test_the_reacher_rendering_back_end_is_checked_naming_the_fix(environ: dict, message: str) -> None:
+    from lejepa_wm.experiments.reacher.rendering import RenderingUnavailable, check_backend
+
+    with pytest.raises(RenderingUnavailable, match=message) as caught:
+        check_backend(environ)
+    assert "MUJOCO_GL=egl" in str(caught.value)
+    assert check_backend({"MUJOCO_GL": "glfw", "DISPLAY": ":0"}) == "glfw"
+
+
+def test_sigterm_stops_a_command_like_ctrl_c_with_its_own_status(monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+    import signal
+    import time
+
+    import lejepa_wm.verify as verify_module
+
+    def terminated(args: object) -> int:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)
+        return 0
+
+    monkeypatch.setattr(verify_module, "main", terminated)
+    before = signal.getsignal(signal.SIGTERM)
+    assert main(["verify"]) == 143
+    assert capsys.readouterr().err.strip() == ("lejepa-wm verify: terminated (SIGTERM); finished results are kept, "
+                                               "and the same command continues where it stopped")
+    assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_a_closed_output_is_not_bad_input(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import lejepa_wm.verify as verify_module
+
+    def closed(args: object) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(verify_module, "main", closed)
+    assert main(["verify"]) == 141 and capsys.readouterr().err == ""

@@ -326,7 +326,7 @@ def test_a_verify_json_that_is_a_list_fails_only_the_checks(results: Path, lean_
 
 @pytest.mark.parametrize("file, content, message", [
     ("metrics.json", "[1, 2]", "scaling/quick/runs/n=8/metrics.json must be a JSON object; got list"),
-    ("metrics.json", '{"wall_time_s": "12 s"}', "metrics.json field 'wall_time_s' must be a number; got '12 s'"),
+    ("metrics.json", '{"wall_time_s": "12 s"}', "metrics.json field 'wall_time_s' must be a duration >= 0 in seconds; got '12 s'"),
     ("metrics.json", "{", "scaling/quick/runs/n=8/metrics.json is not valid JSON"),
     ("spec.json", "[]", "scaling/quick/runs/n=8/spec.json must be a JSON object; got list"),
     ("spec.json", '{"params": [8, 0]}', "spec.json field 'params' must be a JSON object; got list"),
@@ -547,3 +547,86 @@ def test_chromium_check_detects_a_console_error(tmp_path: Path) -> None:
                     "undefinedFunction();</script></body></html>", encoding="utf-8")
     result = _chromium(tmp_path, "--dump-dom", page.as_uri())
     assert _console_errors(result.stderr), result.stderr[-2000:]
+
+
+# --- one transaction per result: publication, folders, figures, interruptions -------------------------------------
+
+
+def test_the_pair_is_published_together_and_a_failed_rendering_keeps_the_previous_pair(
+        results: Path, lean_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import lejepa_wm.report as report_module
+    from lejepa_wm.atomic import read_publication
+    from lejepa_wm.report import REPORT_PUBLISHED_FILE
+
+    written = write_report(results, "quick", lean_root)
+    publication = read_publication(results, REPORT_PUBLISHED_FILE)
+    assert publication is not None and sorted(publication.files) == ["report.html", "report.md"]
+    before = {path: path.read_bytes() for path in (written.markdown, written.html)}
+
+    def broken(blocks: object, title: str) -> str:
+        raise OSError("a figure vanished while the page was rendered")
+
+    monkeypatch.setattr(report_module, "render_html", broken)
+    (results / "verify.json").unlink()  # the next report would differ
+    with pytest.raises(OSError, match="vanished"):
+        write_report(results, "quick", lean_root)
+    assert {path: path.read_bytes() for path in before} == before
+
+
+def test_results_published_for_another_folder_fail_their_section(results: Path) -> None:
+    from lejepa_wm.atomic import atomic_write_bytes, publishing
+
+    folder = results / "scaling" / "quick"
+    with publishing(folder, {"experiment": "scaling", "scale": "full"}) as stage:
+        for name in ("headline.json", "summary.csv", "r2_vs_dim.png"):
+            atomic_write_bytes(stage.path / name, (folder / name).read_bytes())
+    section = next(s for s in gather(results, "quick").experiments if s.name == "scaling")
+    assert section.status == FAILED
+    assert "published.json records experiment 'scaling' at scale 'full', but lies in scaling/quick/" in section.error
+
+
+def test_a_run_whose_spec_names_another_scale_marks_its_experiment_damaged(results: Path) -> None:
+    _edit_json(results / "scaling" / "quick" / "runs" / "n=8" / "spec.json",
+               lambda spec: spec.update(experiment="scaling", scale="full"))
+    section = next(s for s in gather(results, "quick").experiments if s.name == "scaling")
+    assert section.status == FAILED
+    assert any("records experiment 'scaling' at scale 'full', but lies in scaling/quick/" in d for d in section.damaged)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda path: path.write_bytes(b"not an image"), "is not a readable image"),
+    (lambda path: path.write_bytes(base64.b64decode(
+        "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAMCAgICAgMCAgIDAwMDBAYEBAQEBAgGBgUGCQgKCgkICQkKDA8MCgsOCwkJDRENDg8QEBEQCgwS"
+        "ExIQEw8QEBD/yQALCAABAAEBAREA/8wABgAQEAX/2gAIAQEAAD8A0s8g/9k=")), "holds a JPEG image, not PNG"),
+    (lambda path: path.mkdir(), "is a folder, not a regular file"),
+])
+def test_a_bad_figure_fails_its_own_section_only(results: Path, lean_root: Path, make, message: str) -> None:
+    figure = results / "distribution" / "quick" / "r2_vs_beta.png"
+    figure.unlink()
+    make(figure)
+    written = write_report(results, "quick", lean_root)
+    sections = {s.name: s for s in written.gathered.experiments}
+    assert sections["distribution"].status == FAILED and message in sections["distribution"].error
+    assert sections["scaling"].status != FAILED
+    assert written.html.read_text(encoding="utf-8").count("<img") == 1  # the scaling figure only
+
+
+def test_an_interrupted_or_killed_reproduction_shows_the_part_it_was_in(results: Path) -> None:
+    import os
+    import socket
+
+    from lejepa_wm.report.gather import interrupted_part
+
+    record = {"scale": "quick", "finished_at": None, "parts": [], "current_part": {"name": "scaling",
+                                                                                   "kind": "experiment"},
+              "interrupted": None, "pid": os.getpid(), "host": socket.gethostname()}
+    assert interrupted_part(record) is None  # its process is alive: still running
+    record["interrupted"] = "terminated (SIGTERM) during part scaling"
+    part = interrupted_part(record)
+    assert part.name == "scaling" and not part.ok and "interrupted: terminated (SIGTERM)" in part.error
+    record.update(interrupted=None, host="another-host")
+    assert "stopped during part scaling without finishing (killed?)" in interrupted_part(record).error
+    assert interrupted_part({**record, "finished_at": "2026-01-01T00:00:00+00:00"}) is None
+    (results / "reproduce.json").write_text(json.dumps(record), encoding="utf-8")
+    section = next(s for s in gather(results, "quick").experiments if s.name == "scaling")
+    assert section.status == FAILED and "killed?" in section.error

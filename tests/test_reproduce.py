@@ -182,7 +182,7 @@ def test_a_failed_run_fails_its_part_with_the_runs_error(tmp_path: Path, tiny: d
     assert failed["status"] == "failed" and record["exit_status"] == 3
     assert failed["error"] == "1 run(s) failed: run1: FloatingPointError: loss became NaN at step 12"
     assert "Traceback" in failed["traceback"] and "execute" in failed["traceback"]
-    assert tiny["experiments"]["bounds"].executed == ["run0", "run1", "run1"]  # the driver retried it once
+    assert tiny["experiments"]["bounds"].executed == ["run0", "run1"]  # the same inputs fail again: not retried
     assert record["claims"]["T3"] == "failed"
 
 
@@ -277,3 +277,51 @@ def test_console_command_dispatches_to_reproduce(tmp_path: Path, tiny: dict[str,
 def test_bad_options_are_rejected(tmp_path: Path, kwargs: dict[str, str], bad: str) -> None:
     with pytest.raises(ValueError, match=bad):
         reproduce(tmp_path, progress=False, jobs=1, **kwargs)
+
+
+def test_fresh_refuses_before_any_part_while_a_live_process_owns_a_run(tmp_path: Path, tiny: dict[str, Any]) -> None:
+    import os
+
+    from lejepa_wm.atomic import atomic_write_json
+    from lejepa_wm.sweep.state import RUNNING_FILE, new_marker
+
+    reproduce(tmp_path, progress=False, jobs=1)
+    busy = tmp_path / "distribution" / "quick" / "runs" / "run1"
+    atomic_write_json(busy / RUNNING_FILE, new_marker(1))
+    tiny["verify"].calls.clear()
+    with pytest.raises(ValueError, match=rf"--fresh would delete .*distribution.* while run run1 is using it "
+                                         rf"\(pid {os.getpid()}"):
+        reproduce(tmp_path, fresh=True, progress=False, jobs=1)
+    assert tiny["verify"].calls == [] and (tmp_path / "distribution" / "quick" / "headline.json").exists()
+
+
+def test_a_machine_an_experiment_cannot_run_on_is_refused_before_any_part(tmp_path: Path,
+                                                                          tiny: dict[str, Any]) -> None:
+    def cannot(device: str = "cpu") -> None:
+        raise RuntimeError("MUJOCO_GL=glfw needs a display; run with MUJOCO_GL=egl")
+
+    tiny["experiments"]["reacher"].check_environment = cannot
+    with pytest.raises(RuntimeError, match="MUJOCO_GL=egl"):
+        reproduce(tmp_path, progress=False, jobs=1)
+    assert tiny["verify"].calls == [] and not (tmp_path / "reproduce.json").exists()
+
+
+@pytest.mark.parametrize("interruption, said", [(KeyboardInterrupt(), "interrupted (Ctrl-C) during part bounds"),
+                                                 (KeyboardInterrupt("SIGTERM"), "terminated (SIGTERM) during part "
+                                                                                "bounds")])
+def test_an_interrupted_reproduction_says_so_in_its_record_and_report(tmp_path: Path, tiny: dict[str, Any],
+                                                                     interruption: KeyboardInterrupt,
+                                                                     said: str) -> None:
+    from lejepa_wm.report.gather import gather
+
+    def interrupted(exp_dir: Path, config: Any) -> list[Path]:
+        raise interruption
+
+    tiny["experiments"]["bounds"].aggregate = interrupted
+    with pytest.raises(KeyboardInterrupt):
+        reproduce(tmp_path, progress=False, jobs=1)
+    record = json.loads((tmp_path / "reproduce.json").read_text(encoding="utf-8"))
+    assert record["finished_at"] is None and record["interrupted"].startswith(said)
+    assert record["current_part"] == {"name": "bounds", "kind": "experiment"}
+    part = next(part for part in gather(tmp_path, "quick").parts if part.name == "bounds")
+    assert not part.ok and said in part.error

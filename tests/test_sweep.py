@@ -25,11 +25,13 @@ from lejepa_wm.atomic import atomic_write_json, read_json
 from lejepa_wm.experiments import EXPERIMENT_MODULES
 from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, SUMMARY_FILE, experiment_dir, run_compute_seconds
 from lejepa_wm.sweep import add_arguments, main
-from lejepa_wm.sweep.driver import MAX_ATTEMPTS, run_sweep
+from lejepa_wm.experiments.base import RunTakenOver
+from lejepa_wm.sweep.driver import MAX_ATTEMPTS, print_result, run_sweep
 from lejepa_wm.sweep.executors import available_cores, threads_per_run
 from lejepa_wm.sweep.slurm import (DEFAULTS_FILE, JOB_FILE, SlurmSettings, SubmititExecutor,
                                    load_slurm_settings)
-from lejepa_wm.sweep.state import ERROR_FILE, RUNNING_FILE, RunState, claim_run
+from lejepa_wm.sweep.state import (ERROR_FILE, RUNNING_FILE, RunState, busy_owners, claim_run, committing,
+                                   launch_claim, read_marker, refuse_if_busy, release_run)
 from lejepa_wm.sweep.status import format_status, sweep_status
 from lejepa_wm.sweep.worker import RunTask, pin_threads
 
@@ -137,9 +139,61 @@ def test_killed_jobs_are_retried_and_a_job_killed_twice_is_reported(toy: ModuleT
     assert_no_running_markers(tmp_path)
 
 
-def test_a_worker_killed_in_the_pool_breaks_only_one_attempt(toy: ModuleType, tmp_path: Path) -> None:
-    result = run_sweep("toy", SCALE, tmp_path, "local", jobs=2, progress=False, overrides={"crash_once": [1]})
+def test_a_worker_killed_in_the_pool_breaks_only_its_own_attempt(toy: ModuleType, tmp_path: Path) -> None:
+    log = tmp_path / "executions.log"
+    result = run_sweep("toy", SCALE, tmp_path / "out", "local", jobs=2, progress=False,
+                       overrides={"crash_once": [1], "sleep_s": 0.5, "log": str(log)})
     assert result.failed == () and result.aggregated and list(result.executed) == grid_ids(toy)
+    assert [run_id for run_id, _ in result.retried] == ["run01"] and "exited with status 3" in result.retried[0][1]
+    starts = [line.split()[1] for line in log.read_text().splitlines() if line.startswith("start")]
+    assert sorted(starts) == ["run00", "run01", "run01", "run02", "run03"]  # the neighbours ran once each
+
+
+def test_a_failure_that_repeats_with_the_same_inputs_is_not_retried(toy: ModuleType, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    result = run_sweep("toy", SCALE, tmp_path, "serial", progress=False, overrides={"fail_value": [2]})
+    assert result.failed == ("run02",) and result.retried == ()
+    assert result.errors == (("run02", "ValueError: deliberate bad value in run02"),)
+    assert len(read_json(exp_dir(tmp_path) / "runs" / "run02" / ERROR_FILE)["attempts"]) == 1
+    assert print_result(result, tmp_path) == 3
+    assert "FAILED run run02: ValueError: deliberate bad value in run02" in capsys.readouterr().out
+
+
+def test_an_empty_grid_is_refused(toy: ModuleType, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="gives an empty grid"):
+        run_sweep("toy", SCALE, tmp_path, "serial", progress=False, overrides={"n_runs": 0})
+
+
+def test_a_commit_refuses_an_owner_whose_claim_passed_to_another_process(tmp_path: Path) -> None:
+    marker, _ = claim_run(tmp_path, 1)
+    with committing(tmp_path, marker):
+        pass
+    atomic_write_json(tmp_path / RUNNING_FILE, marker | {"token": "the-new-owner", "pid": 4242})
+    with pytest.raises(RunTakenOver, match="taken over .pid 4242 on host"):
+        with committing(tmp_path, marker):
+            raise AssertionError("the block must not run")
+    release_run(tmp_path, marker)
+    assert read_marker(tmp_path)["token"] == "the-new-owner"  # never another owner's marker
+
+
+def test_restart_and_fresh_refuse_while_a_launch_or_a_run_uses_the_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "toy" / SCALE
+    with launch_claim(folder):
+        with pytest.raises(ValueError, match=r"--fresh would delete .* while a launch is using it \(pid"):
+            refuse_if_busy(folder, "--fresh")
+    assert busy_owners(folder) == [] and list(folder.iterdir()) == []
+    claim_run(folder / "runs" / "run00", 1)
+    with pytest.raises(ValueError, match="--restart would delete .* while run run00 is using it"):
+        refuse_if_busy(folder, "--restart")
+    stale = dict(read_marker(folder / "runs" / "run00"), pid=dead_pid())
+    atomic_write_json(folder / ".launch-old.json", stale)
+    atomic_write_json(folder / "runs" / "run00" / RUNNING_FILE, stale)
+    assert busy_owners(folder) == [] and not (folder / ".launch-old.json").exists()
+
+
+def dead_pid() -> int:
+    return int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True, check=True).stdout)
 
 
 def test_status_counts_states_and_estimates_time_left(toy: ModuleType, tmp_path: Path) -> None:
@@ -212,7 +266,9 @@ def test_command_line_sweep_status_aggregate_and_exit_status(toy: ModuleType, tm
     failing.write_text("fail_always = [0]\n")
     out = str(tmp_path / "results")
     assert main(parse("toy", "--executor", "serial", "--out", out, "--config", str(failing))) == 3  # a run failed: exit status 3
-    assert "failed twice" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "run run00: an attempt failed (RuntimeError: deliberate failure of run00); it was retried" in printed
+    assert "FAILED run run00: RuntimeError: deliberate failure of run00" in printed
     assert main(parse("toy", "--out", out, "--config", str(failing), "--status", "--jobs", "2")) == 0
     assert "done 3, running 0, failed 1, pending 0" in capsys.readouterr().out
     assert main(parse("toy", "--out", out, "--aggregate-only")) == 0

@@ -4,7 +4,8 @@ An experiment expands its validated configuration into a grid of independent
 :class:`RunSpec` s. Each run executes in its own folder
 ``<out>/<experiment>/<scale>/runs/<run_id>/`` and finishes by writing
 ``metrics.json`` atomically; a run whose ``metrics.json`` exists is done and is
-never recomputed (resume). ``spec.json`` records the parameters a run was
+never recomputed (resume); its metrics are checked on reading and writing
+(:func:`~lejepa_wm.records.check_metrics`, finite numbers only). ``spec.json`` records the parameters a run was
 started with: a finished run with other parameters is an error
 (:class:`StaleRunError`), never a silent reuse, and an unfinished one is started
 afresh (its checkpoints belong to the old settings). A run may keep checkpoints in its folder so that an
@@ -12,21 +13,28 @@ interrupted run continues where it stopped. When every run is done,
 ``aggregate`` turns the per-run metrics into ``summary.csv`` and figures in
 ``<out>/<experiment>/<scale>/``, plus ``headline.json``: a list of
 :class:`~lejepa_wm.records.HeadlineEntry` records that the report puts beside the
-claim (verdicts are computed from the measured numbers, never typed in).
+claim (verdicts are computed from the measured numbers, never typed in). The
+three are computed first and published together (:func:`publish_results`), so
+they always belong to one aggregation.
+
+A failure whose cause lies in the run's inputs (:data:`DETERMINISTIC_ERRORS`)
+repeats on every attempt: the sweep driver does not retry it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Protocol, runtime_checkable
+from typing import Any, Callable, Collection, ContextManager, Mapping, Protocol, runtime_checkable
 
-from lejepa_wm.atomic import atomic_write_json, read_json
+from lejepa_wm.atomic import Stage, atomic_write_json, publishing, read_json
 from lejepa_wm.machine import run_machine
+from lejepa_wm.records import check_metrics, nonfinite_item
 
 CHECKPOINT_FILE = "checkpoint.pt"
 
@@ -35,6 +43,19 @@ METRICS_FILE = "metrics.json"
 SPEC_FILE = "spec.json"
 HEADLINE_FILE = "headline.json"
 SUMMARY_FILE = "summary.csv"
+
+
+class DeterministicRunError(Exception):
+    """Base of run failures that repeat with the same inputs (a diverging training run): never retried."""
+
+
+DETERMINISTIC_ERRORS: tuple[type[BaseException], ...] = (DeterministicRunError, ValueError, TypeError, LookupError,
+                                                          ArithmeticError, NotImplementedError)
+"""Failures of a run that a second attempt with the same spec would repeat (bad values, a bug, divergence)."""
+
+
+class RunTakenOver(Exception):
+    """The run's claim passed to another process while this one executed it: its result is dropped."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +112,11 @@ class Experiment(Protocol):
         """Do one run (resuming from checkpoints in ``run_dir``) and return its metrics."""
 
     def aggregate(self, exp_dir: Path, config: Any) -> list[Path]:
-        """Write ``summary.csv`` and figures from the finished runs; return the files written."""
+        """Publish ``summary.csv``, figures and ``headline.json`` from the finished runs as one set
+        (:func:`publish_results`); return the files published."""
+
+    # Optional: ``check_environment(device)`` raises (naming the fix) when this machine cannot execute a run,
+    # e.g. Reacher's rendering back-end; the driver calls it before any run starts.
 
 
 class StaleRunError(ValueError):
@@ -134,9 +159,10 @@ def read_run(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
     try:
         metrics = read_json(Path(run_dir) / METRICS_FILE)
         spec = read_json(Path(run_dir) / SPEC_FILE) if (Path(run_dir) / SPEC_FILE).exists() else {}
+        check_metrics(metrics, METRICS_FILE)
     except (ValueError, OSError):  # a missing metrics.json included
         return None
-    return (metrics, spec) if isinstance(metrics, dict) and isinstance(spec, dict) else None
+    return (metrics, spec) if isinstance(spec, dict) else None
 
 
 def read_metrics(spec: RunSpec, out: Path) -> dict[str, Any] | None:
@@ -156,7 +182,9 @@ def is_done(spec: RunSpec, out: Path) -> bool:
     return True
 
 
-def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = "cpu") -> dict[str, Any]:
+def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = "cpu",
+                guard: Callable[[], ContextManager[Any]] | None = None,
+                keep: Collection[str] = ()) -> dict[str, Any]:
     """Execute ``spec`` unless it is done; write ``spec.json`` and then ``metrics.json`` atomically.
 
     The returned metrics gain ``wall_time_s`` (time of this execution) and
@@ -166,6 +194,12 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
     run's checkpoint is deleted only after ``metrics.json`` is durably written,
     so an interruption at any moment loses at most the steps since the last
     checkpoint; stale temporary files of a killed write are removed first.
+    Metrics that are not finite, or of the wrong type (:data:`~lejepa_wm.records.METRIC_FIELDS`),
+    are a ``ValueError`` naming the key. ``guard()`` is entered around writing
+    the metrics and removing the checkpoint (the sweep's check that this
+    process still owns the run; it raises :class:`RunTakenOver` to drop the result).
+    ``keep`` names files of the run folder that belong to whoever executes it
+    (the sweep's claim): they survive when an unfinished run of other settings is cleared.
     """
     if is_done(spec, out):
         return read_metrics(spec, out)
@@ -173,7 +207,9 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
     try:
         check_stored_spec(spec, out)
     except StaleRunError:  # an unfinished run with other settings: its checkpoints do not apply
-        shutil.rmtree(run_dir)
+        for entry in run_dir.iterdir():
+            if entry.name not in keep:
+                shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
     run_dir.mkdir(parents=True, exist_ok=True)
     for path in run_dir.glob(".*.tmp"):  # left by an atomic write that was killed
         if path.is_file():
@@ -186,8 +222,14 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
     metrics.setdefault("cpu_time_s", time.process_time() - cpu_start)
     metrics.setdefault("run_id", spec.run_id)
     metrics.setdefault("machine", run_machine(device))
-    atomic_write_json(run_dir / METRICS_FILE, metrics)
-    (run_dir / CHECKPOINT_FILE).unlink(missing_ok=True)
+    bad = nonfinite_item(metrics)
+    if bad is not None:
+        raise ValueError(f"run {spec.run_id!r} produced a metric that is not finite: {bad}; a result must be a "
+                         "finite number or null")
+    check_metrics(metrics, f"the metrics of run {spec.run_id!r}")
+    with guard() if guard is not None else contextlib.nullcontext():
+        atomic_write_json(run_dir / METRICS_FILE, metrics)
+        (run_dir / CHECKPOINT_FILE).unlink(missing_ok=True)
     return metrics
 
 
@@ -216,18 +258,43 @@ def run_compute_seconds(metrics: Mapping[str, Any]) -> float | None:
     return float(wall) + (float(before[-1]) if before else 0.0)
 
 
+def folder_labels(exp_dir: Path) -> dict[str, str]:
+    """The experiment and scale that the folder ``<out>/<experiment>/<scale>`` holds."""
+    return {"experiment": Path(exp_dir).parent.name, "scale": Path(exp_dir).name}
+
+
+def misplaced(spec: Mapping[str, Any], exp_dir: Path) -> str | None:
+    """Why a stored spec does not belong in ``exp_dir`` (another experiment or scale), or ``None``."""
+    where = folder_labels(exp_dir)
+    stored = {key: spec.get(key, where[key]) for key in where}
+    if stored == where:
+        return None
+    return (f"records experiment {stored['experiment']!r} at scale {stored['scale']!r}, but lies in "
+            f"{where['experiment']}/{where['scale']}/ (copied from elsewhere?)")
+
+
+def publish_results(exp_dir: Path) -> ContextManager[Stage]:
+    """Publish an experiment's summary, figures and headline as one set (:func:`~lejepa_wm.atomic.publishing`),
+    labelled with the experiment and scale of its folder: write them into the yielded ``stage.path``."""
+    return publishing(exp_dir, folder_labels(exp_dir))
+
+
 def load_finished_metrics(exp_dir: Path) -> list[dict[str, Any]]:
     """One row per finished run below ``exp_dir``: its grid labels, its parameters and its metrics.
 
     A row is ``{**params, **params["labels"], **metrics}``. Runs whose
-    ``metrics.json`` or ``spec.json`` is damaged (unreadable, or not a JSON
-    object) are left out: they are not finished and will be run again. Rows are
-    sorted by run id so aggregation does not depend on the order in which runs
-    finished (serial, pool or cluster).
+    ``metrics.json`` or ``spec.json`` is damaged (unreadable, not a JSON
+    object, metrics of the wrong type) are left out: they are not finished and
+    will be run again. A run whose spec names another experiment or scale than
+    its folder is a ``ValueError`` naming it. Rows are sorted by run id so
+    aggregation does not depend on the order in which runs finished (serial,
+    pool or cluster).
     """
     rows = []
     for metrics_path in sorted((Path(exp_dir) / "runs").glob(f"*/{METRICS_FILE}")):
         run = read_run(metrics_path.parent)
+        if run is not None and (why := misplaced(run[1], exp_dir)) is not None:
+            raise ValueError(f"{metrics_path.parent / SPEC_FILE} {why}; move or delete that run")
         params = None if run is None else run[1].get("params", {})
         if isinstance(params, dict):
             labels = params.get("labels", {})

@@ -294,6 +294,22 @@ def random_directions(dim: int, num_slices: int, generator: torch.Generator,
     return directions / directions.norm(dim=0, keepdim=True)
 
 
+UNIT_TOLERANCE = 1e-4
+"""How far from 1 the norm of a given SIGReg direction may be (float32 rounding of a normalized vector is ~1e-7)."""
+
+
+def _check_directions(directions: Tensor, h: Tensor) -> None:
+    """``ValueError`` unless ``directions`` is a finite ``(dim, slices)`` tensor of unit columns matching ``h``."""
+    if not isinstance(directions, Tensor) or directions.dim() != 2 or directions.shape[0] != h.shape[1]:
+        shape = tuple(directions.shape) if isinstance(directions, Tensor) else type(directions).__name__
+        raise ValueError(f"directions must be a (dim, slices) tensor with dim = {h.shape[1]}; got {shape}")
+    norms = directions.detach().double().norm(dim=0)
+    worst = int((norms - 1.0).abs().nan_to_num(float("inf")).argmax()) if norms.numel() else 0
+    if norms.numel() and not abs(float(norms[worst]) - 1.0) <= UNIT_TOLERANCE:
+        raise ValueError(f"directions must be unit vectors (SIGReg projects on the unit sphere); column {worst} "
+                         f"has norm {float(norms[worst])!r}")
+
+
 def _check_statistic(statistic: str, samples: int) -> bool:
     """Whether ``statistic`` is the unbiased one (``ValueError`` for unknown names or ``N < 2``)."""
     unbiased = check_choice(statistic, SIGREG_STATISTICS, "statistic") == "unbiased"
@@ -312,8 +328,10 @@ def sigreg_reference(h: Tensor, directions: Tensor, knots: Tensor, weights: Tens
     ``|phi_N|^2 = C_k^2 + S_k^2`` replaced by ``(N |phi_N|^2 - 1)/(N - 1)``,
     ``N sum_k w_k [(N |phi_N|^2 - 1)/(N - 1) - 2 C_k exp(-t_k^2/2) + exp(-t_k^2)]``
     (``"unbiased"``); the result is its mean over slices. Memory ``O(N S K)``.
+    ``directions`` must be unit columns (a ``ValueError`` names one that is not).
     """
     unbiased = _check_embedding(h, statistic=statistic)
+    _check_directions(directions, h)
     samples = h.shape[0]
     knots = knots.to(device=h.device, dtype=h.dtype)
     weights = weights.to(device=h.device, dtype=h.dtype)
@@ -443,6 +461,7 @@ def sigreg_statistic(h: Tensor, directions: Tensor, knots: Tensor, weights: Tens
     in ``h`` (and ``directions``).
     """
     unbiased = _check_embedding(h, statistic=statistic)
+    _check_directions(directions, h)
     return _sliced_statistic(h, directions, _knot_step(knots), weights, unbiased)
 
 

@@ -6,7 +6,7 @@ planning, the same skipping of finished runs (an interrupted command continues
 where it stopped, from each run's last checkpoint), the same retry and failure
 records, the same aggregation, the same up-front checks of ``--seed``,
 ``--out`` and ``--device``. ``--restart`` deletes the experiment's folder at
-that scale first (never while a run in it is executing).
+that scale first (never while a run or a launch is using it).
 
 Any key of the experiment's config can be set for one launch as ``KEY=VALUE``
 (:mod:`lejepa_wm.overrides`), after the shipped defaults and a ``--config``
@@ -33,7 +33,7 @@ from lejepa_wm.experiments.estimate import describe_plan
 from lejepa_wm.experiments.quick_look import NO_CONTROL_TAG
 from lejepa_wm.overrides import config_toml, parse_settings
 from lejepa_wm.sweep.driver import DEFAULT_OUT, check_launch, print_result, run_sweep
-from lejepa_wm.sweep.state import RUNNING_FILE, describe_owner, live_marker, plan_sweep
+from lejepa_wm.sweep.state import plan_sweep, refuse_if_busy
 
 CONTROL = "alignment_only"
 NO_CONTROL_LINE = (f"{NO_CONTROL_TAG} this launch trains no λ = 0 control: its results are a quick look, not "
@@ -82,15 +82,9 @@ def launch_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _restart(args: argparse.Namespace) -> None:
-    """Delete the experiment's folder at this scale, unless a live process is executing a run in it."""
+    """Delete the experiment's folder at this scale, unless a live launch or run is using it."""
     folder = experiment_dir(args.out, args.experiment, args.scale)
-    busy = [(marker_path.parent.name, live_marker(marker_path.parent))
-            for marker_path in sorted(folder.glob(f"runs/*/{RUNNING_FILE}"))]
-    busy = [(run_id, marker) for run_id, marker in busy if marker is not None]
-    if busy:
-        run_id, marker = busy[0]
-        raise ValueError(f"--restart would delete {len(busy)} run(s) still running, e.g. {run_id} "
-                         f"({describe_owner(marker)}); stop them first or wait for them to finish")
+    refuse_if_busy(folder, "--restart")
     if folder.exists():
         shutil.rmtree(folder)
 
@@ -99,7 +93,7 @@ def main(args: argparse.Namespace) -> int:
     """Run the experiment serially (or only print its settings or plan); print what was executed and written.
 
     Bad options and settings are refused before anything is deleted or run;
-    ``--restart`` refuses to delete runs that a live process is executing.
+    ``--restart`` refuses to delete a folder that a live launch or run is using.
     """
     overrides = launch_overrides(args)
     if args.print_config:

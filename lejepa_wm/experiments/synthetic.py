@@ -33,7 +33,7 @@ from torch import nn
 from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.config import load_scaled_config
 from lejepa_wm.device import select_device
-from lejepa_wm.experiments.base import HEADLINE_FILE, RunSpec, load_finished_metrics
+from lejepa_wm.experiments.base import HEADLINE_FILE, RunSpec, load_finished_metrics, publish_results
 from lejepa_wm.experiments.encoder_file import save_encoder
 from lejepa_wm.experiments.encoders import ENCODERS
 from lejepa_wm.experiments.evidence import residual_ratio
@@ -48,10 +48,15 @@ from lejepa_wm.experiments.run_params import (SUPERVISED, EncoderParams, Objecti
                                               SyntheticRunParams)
 from lejepa_wm.experiments.training import TrainResult, TrainSettings, WorldPairs, numpy64, train
 from lejepa_wm.experiments.worlds import World
+from lejepa_wm.machine import usable_cores
 from lejepa_wm.records import HeadlineEntry
 from lejepa_wm.seeds import SEED_LIMIT, SeedStreams, spawn_seeds
 
 CONFIG_DIR = Path(__file__).parent / "configs"
+MAX_EVAL_SIZE = 2**18
+"""The largest held-out sample (eight times the largest shipped one): bounds memory and time."""
+MAX_SLICES = 2**14
+"""The most SIGReg directions per step (the shipped configs use at most 256)."""
 HISTORY_KEYS = ("step", "seconds", "probe_r2", "embedding_std", "loss_total", "loss_alignment", "test")
 TEST_HISTORY_KEYS = ("probe_r2", "procrustes_error", "scale_free_error", "embedding_std", "t3")
 
@@ -78,6 +83,10 @@ class TrainingConfig:
     weights (:mod:`lejepa_wm.experiments.training`). The runs' seeds start at ``first_seed`` plus ``--seed``.
     ``control = false`` (``--no-control``) drops the λ = 0 control from ``methods``:
     a quick look, whose figure and headline say so (:mod:`.quick_look`).
+    Cross-field rules are checked here, naming the key: ``eval_size`` at most
+    :data:`MAX_EVAL_SIZE`, ``sigreg_slices`` at most :data:`MAX_SLICES`,
+    ``cpu_threads`` at most the cores this process may use, every seed in
+    ``[0, 2^62)``, and :class:`TrainSettings`' own rules.
     """
 
     seeds: int = 2
@@ -115,15 +124,23 @@ class TrainingConfig:
     def __post_init__(self) -> None:
         for name in ("seeds", "encoder_hidden", "mlp_depth", "sigreg_slices", "cpu_threads", "whitened_batch_per_dim"):
             self.require(getattr(self, name) >= 1, name, "must be >= 1")
-        self.require(self.eval_size >= MIN_SAMPLE, "eval_size", f"must be >= {MIN_SAMPLE}")
+        self.require(self.cpu_threads <= usable_cores(), "cpu_threads",
+                     f"must not exceed the {usable_cores()} core(s) this process may use")
+        self.require(MIN_SAMPLE <= self.eval_size <= MAX_EVAL_SIZE, "eval_size",
+                     f"must lie in [{MIN_SAMPLE}, {MAX_EVAL_SIZE}]")
+        self.require(self.sigreg_slices <= MAX_SLICES, "sigreg_slices", f"must be at most {MAX_SLICES}")
         for name in ("sigreg_weight", "whitening_weight", "whitened_lr"):
             self.require(math.isfinite(getattr(self, name)) and getattr(self, name) > 0, name,
                          "must be a positive number")
         self.require(0.0 <= self.stop_r2 <= 1.0, "stop_r2", "must lie in [0, 1] (0 = no early stop)")
         for name, choices in (("encoder", ENCODERS), ("renderer", RENDERERS), ("sigreg_statistic", SIGREG_STATISTICS)):
             self.require(getattr(self, name) in choices, name, f"must be one of {choices}")
-        for seed in (*self.tuning_seeds, self.first_seed):
-            check_seed_offset(seed)
+        for key in ("first_seed", "tuning_seeds"):
+            values = getattr(self, key)
+            seeds = values if isinstance(values, tuple) else (values,)
+            self.require(all(isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < SEED_LIMIT
+                             for seed in seeds),
+                         key, f"must hold integers in [0, 2^62) (= {SEED_LIMIT})")
         for build in (self.train_settings, self.renderer_params):
             try:
                 build()
@@ -227,8 +244,8 @@ def slim_history(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class SyntheticExperiment:
     """Shared ``load_config``, ``execute`` and ``aggregate``; subclasses define ``grid``, ``draw`` and ``headline``.
 
-    ``aggregate`` writes ``summary.csv`` (the ``summary_columns`` of :meth:`summary_rows`: the runs with the
-    columns :meth:`derived` adds, or the rows an override makes), the figure :meth:`draw` makes as
+    ``aggregate`` publishes, as one set, ``summary.csv`` (the ``summary_columns`` of :meth:`summary_rows`: the
+    runs with the columns :meth:`derived` adds, or the rows an override makes), the figure :meth:`draw` makes as
     ``figure_file`` and the headline (:meth:`headline`).
     """
 
@@ -239,18 +256,21 @@ class SyntheticExperiment:
     figure_file: str = ""
 
     def aggregate(self, exp_dir: Path, config: Any) -> list[Path]:
-        """Write ``summary.csv``, the figure (every axes with labelled marks gets a legend) and ``headline.json``."""
+        """Publish ``summary.csv``, the figure (every axes with labelled marks gets a legend) and ``headline.json``
+        as one set: everything is computed first, and a failure anywhere leaves the previous set as it was."""
         rows = self.summary_rows(load_finished_metrics(exp_dir), config)
-        summary = write_summary(exp_dir, rows, self.summary_columns)
         fig, caption = self.draw(rows, config)
-        entries = self.headline(rows, config)  # before any file is saved: a failing headline leaves no figure
+        entries = self.headline(rows, config)
         if not config.control:
             caption, entries = mark_without_control(fig, caption, entries)
         for ax in fig.axes:
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize=7)
-        figure = save_figure(fig, Path(exp_dir) / self.figure_file, caption)
-        return [summary, figure, write_headline(exp_dir, entries)]
+        with publish_results(exp_dir) as stage:
+            write_summary(stage.path, rows, self.summary_columns)
+            save_figure(fig, stage.path / self.figure_file, caption)
+            write_headline(stage.path, entries)
+        return list(stage.published)
 
     def summary_rows(self, rows: list[dict[str, Any]], config: Any) -> list[dict[str, Any]]:
         """The finished runs' metrics, each with the columns :meth:`derived` computes from it."""

@@ -27,8 +27,10 @@ The loop
 - Every ``checkpoint_every`` steps, and once more when training ends, the
   encoder, optimizer, generator state, history and elapsed time are written
   atomically to ``checkpoint.pt`` (:data:`CHECKPOINT_FILE`) in the run folder; a
-  rerun resumes from it and yields the same result as an uninterrupted run. The
-  loop never deletes the checkpoint: the run driver removes it only after the
+  rerun resumes from it and yields the same result as an uninterrupted run. A
+  checkpoint that cannot be read (truncated, damaged, not a regular file) is
+  discarded with a warning on stderr and the run starts afresh. The
+  loop never deletes a readable checkpoint: the run driver removes it only after the
   run's ``metrics.json`` is durably written, so a kill between the end of
   training and the final metrics loses nothing.
 - A non-finite loss, or one above ``max_loss``, raises
@@ -37,7 +39,10 @@ The loop
 
 from __future__ import annotations
 
+import copy
+import io
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,14 +54,20 @@ from torch import Tensor, nn
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 from tqdm import tqdm
 
-from lejepa_wm.atomic import atomic_torch_save
-from lejepa_wm.experiments.base import CHECKPOINT_FILE
+from lejepa_wm.atomic import atomic_torch_save, read_regular
+from lejepa_wm.experiments.base import CHECKPOINT_FILE, DeterministicRunError
 from lejepa_wm.seeds import spawn_seeds
 from lejepa_wm.validation import check_nonnegative_int, check_positive_int
 
 
-class TrainingDivergedError(RuntimeError):
-    """The loss became NaN/inf or exceeded the divergence threshold."""
+CHECKPOINT_LIMIT = 2**34
+"""The largest checkpoint read (bytes)."""
+MAX_BATCH_SIZE = 2**20
+"""The largest batch (a bound on memory: the shipped configs use at most 1024)."""
+
+
+class TrainingDivergedError(DeterministicRunError, RuntimeError):
+    """The loss became NaN/inf or exceeded the divergence threshold (the same seed diverges again: not retried)."""
 
 
 def check_number(value: Any, name: str, valid: Callable[[float], bool], rule: str) -> None:
@@ -73,7 +84,9 @@ class TrainSettings:
 
     ``eval_every = None`` evaluates only at the end (no early stopping);
     ``checkpoint_every`` must then be set on its own, else it must be a
-    multiple of ``eval_every``.
+    multiple of ``eval_every``. A batch holds at least two pairs (every
+    objective compares the embeddings of a batch) and at most
+    :data:`MAX_BATCH_SIZE`, and the warmup is no longer than the run.
     """
 
     max_steps: int
@@ -91,12 +104,18 @@ class TrainSettings:
     def __post_init__(self) -> None:
         for name in ("max_steps", "batch_size", "checkpoint_every"):
             check_positive_int(getattr(self, name), name)
+        if not 2 <= self.batch_size <= MAX_BATCH_SIZE:
+            raise ValueError(f"batch_size must lie in [2, {MAX_BATCH_SIZE}] (the objectives compare the pairs of a "
+                             f"batch); got {self.batch_size!r}")
         if self.eval_every is not None:
             check_positive_int(self.eval_every, "eval_every")
             if self.checkpoint_every % self.eval_every:
                 raise ValueError(f"checkpoint_every ({self.checkpoint_every}) must be a multiple of "
                                  f"eval_every ({self.eval_every})")
         check_nonnegative_int(self.warmup_steps, "warmup_steps")
+        if self.warmup_steps > self.max_steps:
+            raise ValueError(f"warmup_steps ({self.warmup_steps}) must not exceed max_steps ({self.max_steps}): "
+                             "the learning rate would never reach its set value")
         check_number(self.lr, "lr", lambda value: value > 0, "be a positive number")
         check_number(self.decay_fraction, "decay_fraction", lambda value: 0 <= value <= 1, "lie in [0, 1]")
         check_number(self.weight_decay, "weight_decay", lambda value: value >= 0, "be >= 0")
@@ -212,14 +231,29 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
     step, elapsed, resumed_from, finished = 0, 0.0, None, False
     checkpoint_path = Path(run_dir) / CHECKPOINT_FILE if run_dir is not None else None
     if checkpoint_path is not None and checkpoint_path.exists():
-        state = torch.load(checkpoint_path, map_location=generator.device, weights_only=False)
-        encoder.load_state_dict(state["encoder"])
-        optimizer.load_state_dict(state["optimizer"])
-        if average is not None:
-            average.load_state_dict(state["average"])
-        generator.set_state(state["generator"].cpu())  # generator states are CPU byte tensors on every device
-        history, step, elapsed = state["history"], state["step"], state["elapsed"]
-        finished, resumed_from = bool(state.get("finished", False)), step
+        initial = {"encoder": copy.deepcopy(encoder.state_dict()), "optimizer": copy.deepcopy(optimizer.state_dict()),
+                   "generator": generator.get_state(),
+                   "average": None if average is None else copy.deepcopy(average.state_dict())}
+        try:
+            state = torch.load(io.BytesIO(read_regular(checkpoint_path, CHECKPOINT_LIMIT)),
+                               map_location=generator.device, weights_only=False)
+            encoder.load_state_dict(state["encoder"])
+            optimizer.load_state_dict(state["optimizer"])
+            if average is not None:
+                average.load_state_dict(state["average"])
+            generator.set_state(state["generator"].cpu())  # generator states are CPU byte tensors on every device
+            history, step, elapsed = list(state["history"]), int(state["step"]), float(state["elapsed"])
+            finished, resumed_from = bool(state.get("finished", False)), step
+        except Exception as exc:  # truncated, damaged or from other code: start afresh, never stay blocked
+            print(f"warning: {description}: the checkpoint {checkpoint_path} cannot be read ({type(exc).__name__}: "
+                  f"{exc}); it is discarded and the run starts afresh", file=sys.stderr)
+            checkpoint_path.unlink(missing_ok=True)
+            encoder.load_state_dict(initial["encoder"])
+            optimizer.load_state_dict(initial["optimizer"])
+            if average is not None:
+                average.load_state_dict(initial["average"])
+            generator.set_state(initial["generator"])
+            history, step, elapsed, resumed_from, finished = [], 0, 0.0, None, False
 
     def save_checkpoint(seconds: float, done: bool) -> None:
         atomic_torch_save(checkpoint_path, {"encoder": encoder.state_dict(), "optimizer": optimizer.state_dict(),

@@ -6,6 +6,10 @@ static Lean audit, :mod:`.environment` describes the machine,
 :mod:`.document` lays the report out as blocks (:mod:`.blocks`), and
 :mod:`.render_markdown` / :mod:`.render_html` write them; :mod:`.readme`
 rewrites the README's generated blocks from the same results (``--readme``).
+
+``report.md`` and ``report.html`` are rendered in memory and published together
+(:func:`~lejepa_wm.atomic.publishing`, manifest ``report.published.json``): a
+kill or a failure leaves the previous pair or the new one, never one of each.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from lejepa_wm import __version__
-from lejepa_wm.atomic import atomic_write_text
+from lejepa_wm.atomic import atomic_write_text, publishing
 from lejepa_wm.config import SCALES
 from lejepa_wm.report.blocks import Heading
 from lejepa_wm.report.document import build_document, claim_summary
@@ -26,10 +30,12 @@ from lejepa_wm.report.lean import gather_lean
 from lejepa_wm.report.render_html import render_html
 from lejepa_wm.report.render_markdown import render_markdown
 from lejepa_wm.validation import check_choice
+from lejepa_wm.verify import check_writable_dir
 
 DEFAULT_OUT = Path("results")
 MARKDOWN_FILE = "report.md"
 HTML_FILE = "report.html"
+REPORT_PUBLISHED_FILE = "report.published.json"
 
 
 @dataclass(frozen=True)
@@ -42,8 +48,9 @@ class WrittenReport:
 
 
 def write_report(out: Path = DEFAULT_OUT, scale: str = "quick", root: Path | None = None) -> WrittenReport:
-    """Gather the results below ``out`` at ``scale`` and write ``report.md`` then ``report.html`` there.
+    """Gather the results below ``out`` at ``scale`` and publish ``report.md`` with ``report.html`` there.
 
+    Both are rendered before either is written, then published as one set.
     ``root`` is the repository root holding ``LeJEPAProofs/`` (default: found
     as ``lejepa-wm audit-lean`` finds it).
     """
@@ -56,9 +63,11 @@ def write_report(out: Path = DEFAULT_OUT, scale: str = "quick", root: Path | Non
     generated_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     blocks = build_document(gathered, lean, collect_environment(), generated_at, __version__)
     title = next(item.text for item in blocks if isinstance(item, Heading))
-    markdown = atomic_write_text(out / MARKDOWN_FILE, render_markdown(blocks))
-    html = atomic_write_text(out / HTML_FILE, render_html(blocks, title))
-    return WrittenReport(markdown, html, gathered)
+    texts = {MARKDOWN_FILE: render_markdown(blocks), HTML_FILE: render_html(blocks, title)}
+    with publishing(out, {"scale": scale}, REPORT_PUBLISHED_FILE) as stage:
+        for name, text in texts.items():
+            atomic_write_text(stage.path / name, text)
+    return WrittenReport(out / MARKDOWN_FILE, out / HTML_FILE, gathered)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,6 +87,7 @@ def main(args: argparse.Namespace) -> int:
     readme = args.readme
     if readme is not None:
         read_readme(readme, args.scale)  # a malformed README stops us before anything is written
+    check_writable_dir(args.out, "--out")
     written = write_report(args.out, args.scale)
     print(f"{claim_summary(written.gathered)} (scale {args.scale})")
     print(f"wrote {written.markdown}")

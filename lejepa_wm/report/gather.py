@@ -16,35 +16,52 @@ Every verdict is recomputed from the stored numbers, never parsed from text
 :func:`~lejepa_wm.records.verdict_of`; a stored ``passed`` or ``verdict`` that
 contradicts the numbers fails the row with a note. A part
 that is missing is ``not run``; a part that raised is ``failed`` and carries its
-error. A damaged file (not JSON, a list where an object belongs, a field of the
-wrong type) makes only its own section ``failed``, with an error naming the file
-and the field, and never stops the others from being gathered: the report is
-always written.
+error, and so does the part a reproduction was in when it was interrupted or
+killed. A damaged file (not JSON, a list where an object belongs, a field of the
+wrong type, a metric of the wrong type, a FIFO or device where a file belongs)
+makes only its own section ``failed``, with an error naming the file and the
+field, and never stops the others from being gathered: the report is always
+written.
+
+An experiment's results are read as the set its aggregation published
+(:func:`~lejepa_wm.atomic.read_publication`: ``published.json`` names each file's
+hash, so a summary, figure or headline changed afterwards is detected), and must
+belong where they lie: a published set or a run whose spec names another
+experiment or scale than its folder (quick results copied under ``full/``)
+fails the section. Each figure is validated here (a readable image inside the
+results folder), so a bad one fails its own section only.
 """
 
 from __future__ import annotations
 
+import io
+import os
+import socket
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, TypeVar
 
-from lejepa_wm.atomic import read_json
+from lejepa_wm.atomic import PUBLISHED_FILE, NotRegularFile, read_json, read_publication, read_regular
 from lejepa_wm.claims import CLAIMS, Claim
 from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import (HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir,
-                                       run_compute_seconds)
+                                       folder_labels, misplaced, run_compute_seconds)
 from lejepa_wm.machine import describe_machine
 from lejepa_wm.records import (FAILED, MEASURED, NOT_RUN, UNRESOLVED, CheckResult, HeadlineEntry, PartOutcome,
-                               checked, combine, json_object, records_from_list)
+                               check_metrics, checked, combine, json_object, records_from_list)
 from lejepa_wm.report.blocks import FigureBlock
 from lejepa_wm.report.verdicts import JudgedRow, judge_check
+from lejepa_wm.sweep.state import process_exists
 
 T = TypeVar("T")
 
 VERIFY_FILE = "verify.json"
 REPRODUCE_FILE = "reproduce.json"
+FIGURE_LIMIT = 64 * 2**20
+"""The largest figure or summary embedded in the report (bytes)."""
+RASTER_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
 
 
 @dataclass(frozen=True)
@@ -142,6 +159,8 @@ def read_result(path: Path, label: str) -> Any:
     """The JSON data of ``path``; ``ValueError`` naming the file (``label``) if it cannot be read or parsed."""
     try:
         return read_json(path)
+    except NotRegularFile as exc:
+        raise ValueError(f"{label} cannot be read: {exc}") from None
     except OSError as exc:
         raise ValueError(f"{label} cannot be read: {exc.strerror or exc}") from None
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
@@ -157,8 +176,30 @@ def _optional_number(data: Mapping[str, Any], key: str, label: str) -> float | N
     return checked(data.get(key), "float | None", f"{label} field {key!r}")
 
 
+def interrupted_part(record: Mapping[str, Any]) -> PartOutcome | None:
+    """The part a reproduction was in when it stopped without finishing, as a failed part; ``None`` when it
+    finished or is still running (its process is alive on this host)."""
+    if "finished_at" not in record or record["finished_at"] is not None:  # finished, or not written by reproduce
+        return None
+    why = record.get("interrupted")
+    pid = record.get("pid")
+    if why is None and isinstance(pid, int) and record.get("host") == socket.gethostname() and (
+            pid == os.getpid() or process_exists(pid)):
+        return None
+    current = record.get("current_part")
+    name, kind = ((str(current.get("name")), str(current.get("kind"))) if isinstance(current, dict)
+                  else ("reproduce", "reproduce"))
+    why = str(why) if why is not None else f"the reproduction stopped during part {name} without finishing (killed?)"
+    return PartOutcome(name, kind, "failed", None, f"interrupted: {why}", error=(
+        f"interrupted: {why}; run `lejepa-wm reproduce` again to finish it"))
+
+
 def load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[PartOutcome, ...], str | None]:
-    """``reproduce.json`` and its part records if it exists and was written at this scale, and any read error."""
+    """``reproduce.json`` and its part records if it exists and was written at this scale, and any read error.
+
+    A reproduction that stopped without finishing gains a failed part for the part it was in
+    (:func:`interrupted_part`).
+    """
     path = Path(out) / REPRODUCE_FILE
     if not path.exists():
         return None, (), None
@@ -171,7 +212,8 @@ def load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[
         _optional_number(record, "seed", REPRODUCE_FILE)
     except ValueError as exc:
         return None, (), f"{REPRODUCE_FILE} is malformed and was ignored: {exc}"
-    return record, parts, None
+    stopped = interrupted_part(record)
+    return record, parts + ((stopped,) if stopped is not None else ()), None
 
 
 def _unread(section: Callable[..., T], part: PartOutcome | None, result: Path, record_time: float | None) -> T | None:
@@ -225,6 +267,31 @@ def figure_caption(path: Path) -> str | None:
     return ". ".join(part.rstrip(".") for part in parts) + "." if parts else None
 
 
+def check_figure(path: Path, out: Path) -> None:
+    """``ValueError`` naming the figure unless it is a readable image (PNG or JPEG; SVG text) inside ``out``."""
+    label = path.relative_to(out).as_posix() if path.is_relative_to(out) else str(path)
+    if not path.resolve().is_relative_to(Path(out).resolve()):
+        raise ValueError(f"figure {label} lies outside the results folder {out}")
+    data = read_regular(path, FIGURE_LIMIT)
+    suffix = path.suffix.lower()
+    if suffix == ".svg":
+        if b"<svg" not in data[:4096]:
+            raise ValueError(f"figure {label} is not an SVG image")
+        return
+    if suffix not in RASTER_FORMATS:
+        raise ValueError(f"figure {label} has unsupported type {suffix!r}; expected .png, .jpg or .svg")
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            found = image.format
+            image.verify()
+    except Exception as exc:  # PIL raises many kinds for a damaged image
+        raise ValueError(f"figure {label} is not a readable image ({type(exc).__name__}: {exc})") from None
+    if found != RASTER_FORMATS[suffix]:
+        raise ValueError(f"figure {label} holds a {found} image, not {RASTER_FORMATS[suffix]}")
+
+
 def _default_caption(name: str, file: str, rows: tuple[JudgedRow, ...]) -> str:
     """Caption of a figure without one of its own: the headline results that cite it (measured values above)."""
     users = "; ".join(f"{row.claim} — {row.name}" for row in rows if file in row.record.figures)
@@ -255,14 +322,15 @@ def read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[s
         spec_path = metrics_path.parent / SPEC_FILE
         try:
             label = metrics_path.relative_to(out).as_posix()
-            metrics = _read_object(metrics_path, label)
-            _optional_number(metrics, "wall_time_s", label)
+            metrics = check_metrics(read_result(metrics_path, label), label)
             wall_time = run_compute_seconds(metrics)
             machine = describe_machine(metrics.get("machine"))
             seed = None
             if spec_path.exists():
                 label = spec_path.relative_to(out).as_posix()
                 spec = _read_object(spec_path, label)
+                if (why := misplaced(spec, folder)) is not None:
+                    raise ValueError(f"{label} {why}")
                 params = json_object(spec.get("params", {}), f"{label} field 'params'")
                 labels = params.get("labels")
                 seed = labels.get("seed") if isinstance(labels, dict) else params.get("seed")
@@ -303,19 +371,37 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
     if unread is not None:
         return unread
     try:
+        published = read_publication(folder)
+        if published is not None and published.labels != folder_labels(folder):
+            raise ValueError(f"{PUBLISHED_FILE} records experiment {published.labels.get('experiment')!r} at scale "
+                             f"{published.labels.get('scale')!r}, but lies in {name}/{scale}/ (copied from "
+                             "elsewhere?)")
+        if published is not None and HEADLINE_FILE not in published.files:
+            raise ValueError(f"{HEADLINE_FILE} is not part of the set published in {PUBLISHED_FILE}")
         rows = read_headline(headline, name)
         named = list(dict.fromkeys(f for row in rows for f in row.record.figures))
-        missing = [f for f in named if not (folder / f).is_file()]
+        strays = [f for f in named if not f or Path(f).name != f or f in (".", "..")]
+        if strays:
+            raise ValueError(f"{HEADLINE_FILE} names figure {strays[0]!r}, which is not a file name in {folder}")
+        missing = [f for f in named if not (folder / f).exists()]
         if missing:
             raise ValueError(f"{HEADLINE_FILE} names figure(s) that do not exist: {', '.join(missing)}")
-        extra = sorted(p.name for p in folder.glob("*.png") if p.name not in named)
+        candidates = published.files if published is not None else [p.name for p in folder.glob("*.png")]
+        extra = sorted(f for f in candidates if f.endswith(".png") and f not in named)
+        for figure in named + extra:
+            check_figure(folder / figure, out)
         figures = tuple(FigureBlock((folder / f).relative_to(out).as_posix(), folder / f,
                                     figure_caption(folder / f) or _default_caption(name, f, rows))
                         for f in named + extra)
+        summary = folder / SUMMARY_FILE
+        if summary.exists():
+            try:
+                read_regular(summary, FIGURE_LIMIT).decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"{SUMMARY_FILE} is not UTF-8 text") from None
     except (ValueError, OSError) as exc:  # OSError: a figure that cannot be opened
         return section(FAILED, error=f"{type(exc).__name__}: {exc}")
     runs = read_runs(folder, out, _quietly(planned_run_ids, name, scale))
-    summary = folder / SUMMARY_FILE
     status = FAILED if runs["damaged"] else combine([row.status for row in rows])
     return section(status, rows=rows, figures=figures, summary_csv=summary if summary.exists() else None, **runs)
 

@@ -1,10 +1,14 @@
-"""Launching a sweep: skip finished runs, dispatch the others, retry each failure once, aggregate.
+"""Launching a sweep: skip finished runs, dispatch the others, retry a failure that may pass, aggregate.
 
 The driver is the same for every executor. A run whose ``metrics.json`` exists
 is never started again, so re-launching the same command after a crash starts
-only the missing runs (and retries the failed ones). Each attempt that fails is
-resubmitted once; a run that fails twice is reported (its ``error.json`` holds
-both tracebacks) and the other runs carry on. Aggregation calls the
+only the missing runs (and retries the failed ones). An attempt that fails in a
+way another attempt could pass (its worker was killed, a file system error) is
+resubmitted once, and the retry is reported; a failure that repeats with the
+same inputs (a bad value, a diverging training run:
+:data:`~lejepa_wm.experiments.base.DETERMINISTIC_ERRORS`) is not retried. Each
+failed run is reported with its one-line cause (``error.json`` holds the
+tracebacks) and the other runs carry on. Aggregation calls the
 experiment's own ``aggregate`` on the folder, exactly as ``lejepa-wm run``
 does, and only once every run of the grid is done; rows are read back sorted
 by run id, so the result does not depend on the executor or the finishing order.
@@ -16,11 +20,15 @@ says so, one line per run. A run whose ``metrics.json`` is damaged is run again.
 
 Bad input is refused before any run starts: the executor, ``jobs`` (>= 1), the
 seed offset (>= 0), a CUDA device that is not there (checked once, here; for
-SLURM the nodes are asked for GPUs instead) and an ``out`` that is a file or
-cannot be written.
+SLURM the nodes are asked for GPUs instead), an ``out`` that is a file or
+cannot be written, and what the experiment's ``check_environment`` finds
+missing on this machine.
 
-Interrupting the launch (Ctrl-C) stops the pool and cancels SLURM jobs still in
-flight; finished runs are kept, and the next launch starts the others.
+While it runs, a launch holds a launch marker in the experiment's folder
+(:func:`~lejepa_wm.sweep.state.launch_claim`), so the folder is not deleted
+under it. Interrupting the launch (Ctrl-C, SIGTERM) stops the pool and cancels
+SLURM jobs still in flight, releasing their claims; finished runs are kept, and
+the next launch starts the others.
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, is_done
 from lejepa_wm.progress import progress_bar
 from lejepa_wm.records import HeadlineEntry, records_from_list
 from lejepa_wm.sweep.executors import PoolExecutor, SerialExecutor, SweepExecutor, available_cores
-from lejepa_wm.sweep.state import SweepPlan, describe_owner, live_marker, plan_sweep, reclaim_stale
+from lejepa_wm.sweep.state import SweepPlan, describe_owner, launch_claim, live_marker, plan_sweep, reclaim_stale
 from lejepa_wm.sweep.worker import RunTask
 from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int
 from lejepa_wm.verify import check_writable_dir
@@ -52,10 +60,12 @@ TEMPORARY_TIMEOUT_S = 60.0
 class SweepResult:
     """What one launch did: runs executed now, reused, failed, and whether (into which files) it aggregated.
 
-    ``elsewhere`` holds ``(run_id, owner)`` of runs not started because a live
-    process owns them; ``reclaimed`` holds ``(run_id, why)`` of runs whose stale
-    marker was taken over; ``damaged`` the runs re-run because their
-    ``metrics.json`` was damaged.
+    ``elsewhere`` holds ``(run_id, owner)`` of runs not started (or whose result
+    was dropped) because another live process owns them; ``reclaimed`` holds
+    ``(run_id, why)`` of runs whose stale marker was taken over; ``damaged`` the
+    runs re-run because their ``metrics.json`` was damaged; ``errors`` the
+    one-line cause of each failed run and ``retried`` that of each failed
+    attempt that was retried, as ``(run_id, error)``.
     """
 
     experiment: str
@@ -70,6 +80,15 @@ class SweepResult:
     elsewhere: tuple[tuple[str, str], ...] = ()
     reclaimed: tuple[tuple[str, str], ...] = ()
     damaged: tuple[str, ...] = ()
+    errors: tuple[tuple[str, str], ...] = ()
+    retried: tuple[tuple[str, str], ...] = ()
+
+
+def check_environment(plan: SweepPlan, device: str) -> None:
+    """The experiment's own check that this machine can execute its runs (if it has one), before any run."""
+    check = getattr(plan.experiment, "check_environment", None)
+    if check is not None:
+        check(device)
 
 
 def make_executor(kind: str, plan: SweepPlan, jobs: int | None = None, device: str = "cpu",
@@ -155,60 +174,64 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
               submitit_cluster: str = "slurm", progress: bool | None = None) -> SweepResult:
     """Launch (or resume) the sweep of experiment ``name`` and aggregate it once every run is done.
 
-    Each failed attempt is resubmitted until :data:`MAX_ATTEMPTS`; each run's final outcome is counted once,
-    as soon as it is known.
+    A failed attempt is resubmitted until :data:`MAX_ATTEMPTS` when its outcome
+    says a retry may pass; each run's final outcome is counted once, as soon as it is known.
     """
     check_launch(out, executor, jobs, seed, device)
     plan = plan_sweep(name, scale, out, seed, config_path, overrides)
     start = time.perf_counter()
     reused = tuple(spec.run_id for spec in plan.specs if is_done(spec, plan.out))
+    todo = [spec for spec in plan.specs if spec.run_id not in reused]
+    if todo:
+        check_environment(plan, device)
     elsewhere: dict[str, str] = {}
     reclaimed: dict[str, str] = {}
-    todo = []
-    for spec in plan.specs:
-        if spec.run_id in reused:
-            continue
-        marker = live_marker(spec.run_dir(plan.out))
-        if marker is not None:
-            elsewhere[spec.run_id] = describe_owner(marker)
-            continue
-        if (reason := reclaim_stale(spec.run_dir(plan.out))) is not None:
-            reclaimed[spec.run_id] = reason
-        todo.append(spec)
-    damaged = tuple(sorted(spec.run_id for spec in todo if (spec.run_dir(plan.out) / METRICS_FILE).exists()))
+    errors: dict[str, str] = {}
+    retried: list[tuple[str, str]] = []
     executed: list[str] = []
-    failed: list[str] = []
-    if todo:
-        runner = make_executor(executor, plan, jobs, device, slurm_config, slurm_overrides, submitit_cluster)
-        tasks = [RunTask(plan.module, spec.to_dict(), str(plan.out), device, runner.threads_per_run)
-                 for spec in todo]
-        bar = progress_bar(len(tasks), f"{name} ({scale}, {executor})", "run", progress)
-        try:
-            runner.submit(tasks)
-            while runner.in_flight():
-                for task, outcome in runner.wait_some():
-                    # a failed attempt is resubmitted until MAX_ATTEMPTS; a run running elsewhere is no failure
-                    if not outcome.ok and outcome.elsewhere is None and task.attempt < MAX_ATTEMPTS:
-                        runner.submit([replace(task, attempt=task.attempt + 1)])
-                        continue
-                    if outcome.reclaimed is not None:
-                        reclaimed.setdefault(task.run_id, outcome.reclaimed)
-                    if outcome.elsewhere is not None:
-                        elsewhere[task.run_id] = outcome.elsewhere
-                    elif outcome.ok:
-                        executed.append(task.run_id)
-                    else:
-                        failed.append(task.run_id)
-                        bar.set_postfix(failed=len(failed))
-                    bar.update(1)
-        finally:
-            runner.close()
-            bar.close()
-    complete = all(is_done(spec, plan.out) for spec in plan.specs)
-    files = aggregate_plan(plan) if complete else ()
-    return SweepResult(name, scale, executor, tuple(sorted(executed)), reused, tuple(sorted(failed)), complete,
+    plan.exp_dir.mkdir(parents=True, exist_ok=True)
+    with launch_claim(plan.exp_dir):
+        startable = []
+        for spec in todo:
+            marker = live_marker(spec.run_dir(plan.out))
+            if marker is not None:
+                elsewhere[spec.run_id] = describe_owner(marker)
+                continue
+            if (reason := reclaim_stale(spec.run_dir(plan.out))) is not None:
+                reclaimed[spec.run_id] = reason
+            startable.append(spec)
+        damaged = tuple(sorted(spec.run_id for spec in startable if (spec.run_dir(plan.out) / METRICS_FILE).exists()))
+        if startable:
+            runner = make_executor(executor, plan, jobs, device, slurm_config, slurm_overrides, submitit_cluster)
+            tasks = [RunTask(plan.module, spec.to_dict(), str(plan.out), device, runner.threads_per_run)
+                     for spec in startable]
+            bar = progress_bar(len(tasks), f"{name} ({scale}, {executor})", "run", progress)
+            try:
+                runner.submit(tasks)
+                while runner.in_flight():
+                    for task, outcome in runner.wait_some():
+                        if outcome.reclaimed is not None:
+                            reclaimed.setdefault(task.run_id, outcome.reclaimed)
+                        if outcome.elsewhere is not None:
+                            elsewhere[task.run_id] = outcome.elsewhere
+                        elif outcome.ok:
+                            executed.append(task.run_id)
+                        elif outcome.retry and task.attempt < MAX_ATTEMPTS:
+                            retried.append((task.run_id, outcome.error or "failed"))
+                            runner.submit([replace(task, attempt=task.attempt + 1)])
+                            continue
+                        else:
+                            errors[task.run_id] = outcome.error or "failed without an error message"
+                            bar.set_postfix(failed=len(errors))
+                        bar.update(1)
+            finally:
+                runner.close()
+                bar.close()
+        complete = all(is_done(spec, plan.out) for spec in plan.specs)
+        files = aggregate_plan(plan) if complete else ()
+    return SweepResult(name, scale, executor, tuple(sorted(executed)), reused, tuple(sorted(errors)), complete,
                        files, time.perf_counter() - start, tuple(sorted(elsewhere.items())),
-                       tuple(sorted(reclaimed.items())), damaged)
+                       tuple(sorted(reclaimed.items())), damaged, tuple(sorted(errors.items())), tuple(retried))
 
 
 def format_headline(path: Path) -> str:
@@ -228,9 +251,12 @@ def format_headline(path: Path) -> str:
 
 
 def print_result(result: SweepResult, out: Path) -> int:
-    """Print what a launch did; return the exit status (0, or 3 if a run failed)."""
+    """Print what a launch did, with the one-line cause of each failure; return the exit status (0, or 3 if a run
+    failed)."""
     for run_id, why in result.reclaimed:
         print(f"reclaimed run {run_id}: {why}; it runs again")
+    for run_id, error in result.retried:
+        print(f"run {run_id}: an attempt failed ({error}); it was retried")
     if result.damaged:
         print(f"ran again {len(result.damaged)} run(s) whose metrics.json or spec.json was damaged: "
               f"{', '.join(result.damaged)}")
@@ -246,8 +272,11 @@ def print_result(result: SweepResult, out: Path) -> int:
     for path in result.files:
         if path.name == HEADLINE_FILE:
             print(format_headline(path))
+    for run_id, error in result.errors:
+        print(f"FAILED run {run_id}: {error}")
     if result.failed:
-        print(f"{len(result.failed)} run(s) failed twice (tracebacks in their error.json): "
-              f"{', '.join(result.failed)}; launch the same command again to retry them")
+        print(f"{len(result.failed)} run(s) failed (each cause above; tracebacks in their error.json): "
+              f"{', '.join(result.failed)}; a failure that repeats with the same inputs is not retried: fix its "
+              "cause, then launch the same command again")
         return 3
     return 0

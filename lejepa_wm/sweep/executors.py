@@ -10,10 +10,14 @@ same everywhere.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
+import contextlib
 import multiprocessing
 import os
+import signal
 from collections import deque
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from typing import Any, Iterable, Sequence
 
 from lejepa_wm.machine import usable_cores as available_cores
@@ -78,58 +82,141 @@ class SerialExecutor(SweepExecutor):
         self._pending.clear()
 
 
+def _serve(connection: Connection, threads: int, parent_pid: int) -> None:
+    """A pool worker's life: set up (:func:`~lejepa_wm.sweep.worker.init_pool_worker`), then run each task it is
+    sent and send back its outcome, until it is sent ``None`` or its launcher goes away."""
+    init_pool_worker(threads, parent_pid)
+    while True:
+        try:
+            task = connection.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        connection.send(run_task(task))
+
+
+def _ended(process: BaseProcess) -> str:
+    """How a worker process ended, in words."""
+    code = process.exitcode
+    if code is not None and code < 0:
+        with contextlib.suppress(ValueError):
+            return f"was killed by {signal.Signals(-code).name}"
+        return f"was killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+class WorkerDied(RuntimeError):
+    """The worker process executing an attempt ended before it reported the outcome."""
+
+
+@dataclass(eq=False)
+class _Worker:
+    """One worker process, the launcher's end of its pipe, and the attempt it is executing (``None``: idle)."""
+
+    process: BaseProcess
+    connection: Connection
+    task: RunTask | None = None
+
+
 class PoolExecutor(SweepExecutor):
-    """A ``concurrent.futures`` process pool of ``jobs`` spawned workers, each pinned to its thread share.
+    """``jobs`` spawned worker processes, each executing one attempt at a time and independent of the others.
 
     Workers are started with the ``spawn`` method (a fresh interpreter, no state
-    inherited from the launching process) and set up by their initializer
-    (:func:`~lejepa_wm.sweep.worker.init_pool_worker`): pinned, so torch, numpy
-    and scipy read the thread limit when they are first imported, and bound to
-    this process, so they die with it (``kill -9`` of the launcher included) and
-    never start a queued run without it. If a worker dies (killed, out of
-    memory), the pool is broken and every attempt in flight fails; the next
-    ``submit`` finds it broken and starts a fresh pool. :meth:`close` with
-    attempts still in flight (the launch was interrupted) stops the workers and
-    removes their markers.
+    inherited from the launching process), only as many as there are attempts
+    to run, and set up by :func:`~lejepa_wm.sweep.worker.init_pool_worker`:
+    pinned to their thread share, so torch, numpy and scipy read the thread
+    limit when they are first imported, and bound to this process, so they die
+    with it (``kill -9`` of the launcher included) and never start a queued run
+    without it. Each worker talks to the launcher through its own pipe, so a
+    worker that dies (killed, out of memory) fails only the attempt it was
+    executing — its neighbours carry on — and a fresh worker takes its place.
+    :meth:`close` with attempts still in flight (the launch was interrupted)
+    stops the workers and removes their markers.
     """
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
         self.threads_per_run = threads_per_run(jobs, available_cores())
-        self._pool: cf.ProcessPoolExecutor | None = None
-        self._pending: dict[cf.Future[RunOutcome], RunTask] = {}
+        self._context = multiprocessing.get_context("spawn")
+        self._queue: deque[RunTask] = deque()
+        self._workers: list[_Worker] = []
+        self._pending: dict[int, RunTask] = {}  # id of each attempt submitted and not yet returned
 
-    def _live_pool(self) -> cf.ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = cf.ProcessPoolExecutor(
-                max_workers=self.jobs, mp_context=multiprocessing.get_context("spawn"),
-                initializer=init_pool_worker, initargs=(self.threads_per_run, os.getpid()))
-        return self._pool
+    def _start_worker(self) -> _Worker:
+        mine, theirs = self._context.Pipe()
+        process = self._context.Process(target=_serve, args=(theirs, self.threads_per_run, os.getpid()),
+                                        name="lejepa-wm worker")
+        process.start()
+        theirs.close()
+        worker = _Worker(process, mine)
+        self._workers.append(worker)
+        return worker
+
+    def _dispatch(self) -> None:
+        """Hand queued attempts to idle workers, starting workers up to ``jobs``."""
+        while self._queue:
+            idle = next((worker for worker in self._workers if worker.task is None), None)
+            if idle is None and len(self._workers) < self.jobs:
+                idle = self._start_worker()
+            if idle is None:
+                return
+            task = self._queue.popleft()
+            try:
+                idle.connection.send(task)
+            except (OSError, ValueError):  # it died while idle: replace it and try again
+                self._retire(idle)
+                self._queue.appendleft(task)
+                continue
+            idle.task = task
+
+    def _retire(self, worker: _Worker) -> None:
+        worker.connection.close()
+        worker.process.join(timeout=10.0)
+        self._workers.remove(worker)
 
     def submit(self, tasks: Sequence[RunTask]) -> None:
         for task in tasks:
-            try:
-                future = self._live_pool().submit(run_task, task)
-            except cf.BrokenExecutor:  # a worker died: this pool takes no new work, so start a fresh one
-                self._pool.shutdown(wait=False, cancel_futures=True)
-                self._pool = None
-                future = self._live_pool().submit(run_task, task)
-            self._pending[future] = task
+            self._pending[id(task)] = task
+        self._queue.extend(tasks)
+        self._dispatch()
 
     def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
-        return self._outcomes(cf.wait(self._pending, return_when=cf.FIRST_COMPLETED)[0])
+        busy = [worker for worker in self._workers if worker.task is not None]
+        ready = set(wait([handle for worker in busy for handle in (worker.connection, worker.process.sentinel)]))
+        ended = []
+        for worker in busy:
+            if worker.connection not in ready and worker.process.sentinel not in ready:
+                continue
+            task, worker.task = worker.task, None
+            try:
+                outcome = worker.connection.recv()
+            except (EOFError, OSError):  # the worker died before it could report: only its attempt failed
+                self._retire(worker)
+                outcome = outcome_from_exception(task, WorkerDied(
+                    f"the worker process executing run {task.run_id} (pid {worker.process.pid}) "
+                    f"{_ended(worker.process)}"))
+            del self._pending[id(task)]
+            ended.append((task, outcome))
+        self._dispatch()
+        return ended
 
     def close(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None and self._pending:  # interrupted: stop the runs in flight now
-            processes = list((getattr(pool, "_processes", None) or {}).values())
-            for process in processes:
-                process.terminate()
-            for process in processes:
-                process.join(timeout=10.0)
-            pool.shutdown(wait=False, cancel_futures=True)
-            for task in self._pending.values():
-                reclaim_stale(task.run_dir())
-        elif pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        interrupted = [worker.task for worker in self._workers if worker.task is not None]
+        for worker in self._workers:
+            if worker.task is not None:
+                worker.process.terminate()
+            else:
+                with contextlib.suppress(OSError, ValueError):
+                    worker.connection.send(None)
+        for worker in self._workers:
+            worker.process.join(timeout=10.0)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join(timeout=10.0)
+            worker.connection.close()
+        self._workers.clear()
+        self._queue.clear()
+        for task in interrupted:  # their processes are gone, so their markers are stale
+            reclaim_stale(task.run_dir())
         self._pending.clear()

@@ -28,6 +28,19 @@ on another node. A run is claimed by creating its marker atomically
 stale one is reclaimed, and the reclaim is reported. So a re-launch never
 starts a run whose owner is still alive, and two launches never execute the
 same run at the same time.
+
+Ownership is kept to the end: taking over a stale marker, renewing a
+heartbeat, releasing a run and committing its result (:func:`committing`:
+``metrics.json`` written, checkpoint removed) each hold the run's lock
+(``.claim.lock``, a :mod:`filelock` file lock), and a commit first re-checks
+that the marker is still its own. An owner that was suspended long enough to
+be taken over therefore drops its result instead of finishing the run twice.
+
+A launch (``run``, ``sweep``, ``reproduce``) holds a *launch marker*
+(``.launch-<token>.json`` in the experiment's folder, with a heartbeat) while
+it runs, so ``run --restart`` and ``reproduce --fresh`` refuse to delete a
+folder that a live launch or a live run is using (:func:`refuse_if_busy`),
+even between two of its runs.
 """
 
 from __future__ import annotations
@@ -44,14 +57,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
+from filelock import FileLock, Timeout
+
 from lejepa_wm.atomic import atomic_write_json, read_json
 from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
-from lejepa_wm.experiments.base import METRICS_FILE, Experiment, RunSpec, experiment_dir, read_metrics
+from lejepa_wm.experiments.base import (METRICS_FILE, Experiment, RunSpec, RunTakenOver, experiment_dir,
+                                        read_metrics)
 
 RUNNING_FILE = "running.json"
 ERROR_FILE = "error.json"
+LOCK_FILE = ".claim.lock"
+LAUNCH_PREFIX = ".launch-"
 HEARTBEAT_S = 30.0
 STALE_BEATS = 4
+LOCK_WAIT_S = 30.0
+"""How long a takeover, a release or a commit waits for the run's lock before giving up."""
 
 
 class RunState(enum.Enum):
@@ -98,6 +118,9 @@ def plan_sweep(name: str, scale: str, out: Path, seed: int = 0, config_path: Pat
     experiment = get_experiment(name)
     config = experiment.load_config(scale, config_path, overrides)
     specs = tuple(experiment.grid(config, scale, seed))
+    if not specs:
+        raise ValueError(f"the configuration of {name!r} at scale {scale!r} gives an empty grid (no run); "
+                         "check its lists of settings")
     duplicates = sorted(run_id for run_id, count in Counter(spec.run_id for spec in specs).items() if count > 1)
     if duplicates:
         raise ValueError(f"experiment {name!r} produced duplicate run ids {duplicates}")
@@ -107,7 +130,7 @@ def plan_sweep(name: str, scale: str, out: Path, seed: int = 0, config_path: Pat
 # --- markers -----------------------------------------------------------------------------------------------
 
 
-def _process_exists(pid: int) -> bool:
+def process_exists(pid: int) -> bool:
     """Whether a process with id ``pid`` exists on this host (a zombie counts as gone)."""
     if pid <= 0:
         return False
@@ -152,7 +175,7 @@ def stale_reason(marker: Mapping[str, Any], now: float | None = None) -> str | N
         return f"its {RUNNING_FILE} is damaged"
     silent = (time.time() if now is None else now) - float(marker.get("heartbeat_at", marker["started_at"]))
     here = marker["host"] == socket.gethostname()
-    if here and not _process_exists(int(marker["pid"])):
+    if here and not process_exists(int(marker["pid"])):
         return f"its owner ({describe_owner(marker)}) is gone"
     job = marker.get("slurm_job")
     if job and job == os.environ.get("SLURM_JOB_ID") and not here:
@@ -197,24 +220,32 @@ def _create_exclusively(path: Path, marker: Mapping[str, Any]) -> bool:
         tmp.unlink(missing_ok=True)
 
 
+@contextlib.contextmanager
+def run_lock(run_dir: Path, timeout: float = LOCK_WAIT_S) -> Iterator[None]:
+    """Hold the run's lock (created with its folder); ``Timeout`` if another process keeps it longer."""
+    Path(run_dir).mkdir(parents=True, exist_ok=True)
+    with FileLock(str(Path(run_dir) / LOCK_FILE), timeout=timeout):
+        yield
+
+
 def reclaim_stale(run_dir: Path, now: float | None = None) -> str | None:
-    """Remove the run's marker if it is stale; return the reason (``None``: no marker, or a live one)."""
-    path = Path(run_dir) / RUNNING_FILE
+    """Remove the run's marker if it is stale; return the reason (``None``: no marker, or a live one).
+
+    Done under the run's lock; a lock held longer than :data:`LOCK_WAIT_S` (its
+    owner is committing, or suspended while committing) counts as a live owner.
+    """
     marker = read_marker(run_dir)
-    reason = None if marker is None else stale_reason(marker, now)
-    if reason is None:
+    if marker is None or stale_reason(marker, now) is None:
         return None
-    aside = path.with_name(f".{RUNNING_FILE}.{uuid.uuid4().hex}.stale")
     try:
-        os.rename(path, aside)
-    except FileNotFoundError:  # its owner finished (or another launch reclaimed it) meanwhile
+        with run_lock(run_dir):
+            marker = read_marker(run_dir)
+            reason = None if marker is None else stale_reason(marker, now)
+            if reason is not None:
+                (Path(run_dir) / RUNNING_FILE).unlink(missing_ok=True)
+            return reason
+    except Timeout:
         return None
-    if (read_marker(run_dir, aside.name) or {}) != marker:  # claimed between our read and the rename: put it back
-        with contextlib.suppress(FileExistsError):
-            os.link(aside, path)
-        reason = None
-    aside.unlink(missing_ok=True)
-    return reason
 
 
 def claim_run(run_dir: Path, attempt: int) -> tuple[dict[str, Any], str | None]:
@@ -237,34 +268,63 @@ def claim_run(run_dir: Path, attempt: int) -> tuple[dict[str, Any], str | None]:
     raise RunOwnedElsewhere(run_dir, read_marker(run_dir) or {})
 
 
-def owns(run_dir: Path, marker: Mapping[str, Any]) -> bool:
-    """Whether the run's marker is still ``marker`` (same owner token)."""
-    current = read_marker(run_dir)
+def owns(run_dir: Path, marker: Mapping[str, Any], name: str = RUNNING_FILE) -> bool:
+    """Whether the run's marker (or the marker file ``name``) is still ``marker`` (same owner token)."""
+    current = read_marker(run_dir, name)
     return bool(current) and current.get("token") == marker.get("token")
 
 
 def release_run(run_dir: Path, marker: Mapping[str, Any]) -> None:
-    """Remove the run's marker if it is still ``marker`` (never another owner's)."""
-    if owns(run_dir, marker):
-        (Path(run_dir) / RUNNING_FILE).unlink(missing_ok=True)
+    """Remove the run's marker if it is still ``marker`` (never another owner's), under the run's lock."""
+    try:
+        with run_lock(run_dir):
+            if owns(run_dir, marker):
+                (Path(run_dir) / RUNNING_FILE).unlink(missing_ok=True)
+    except Timeout:  # someone holds the lock for long: they will find our marker stale once we have exited
+        pass
 
 
 @contextlib.contextmanager
-def heartbeat(run_dir: Path, marker: dict[str, Any], interval: float | None = None) -> Iterator[None]:
-    """While the block runs, a daemon thread renews ``marker``'s heartbeat every ``interval`` seconds (default:
-    its ``heartbeat_s``), as long as the marker is still the run's; a full disk or a network file system
-    hiccup is retried at the next beat."""
-    path = Path(run_dir) / RUNNING_FILE
+def committing(run_dir: Path, marker: Mapping[str, Any]) -> Iterator[None]:
+    """Hold the run's lock while the block writes its result, after checking that ``marker`` still owns it.
+
+    :class:`~lejepa_wm.experiments.base.RunTakenOver` (the block does not run)
+    names the new owner when the claim passed to another process, or when the
+    lock could not be had: the result is dropped, the checkpoint kept.
+    """
+    here = describe_owner(marker)
+    try:
+        with run_lock(run_dir):
+            current = read_marker(run_dir)
+            if not current or current.get("token") != marker.get("token"):
+                owner = describe_owner(current) if current else "no owner"
+                raise RunTakenOver(f"run {Path(run_dir).name} was taken over ({owner} holds it now) while its "
+                                   f"earlier owner ({here}) was suspended or silent; that owner's result is dropped")
+            yield
+    except Timeout:
+        raise RunTakenOver(f"run {Path(run_dir).name}: its lock {Path(run_dir) / LOCK_FILE} was held by another "
+                           f"process for {LOCK_WAIT_S:.0f} s, so {here} cannot check that it still owns the run; "
+                           "its result is dropped") from None
+
+
+@contextlib.contextmanager
+def heartbeat(run_dir: Path, marker: dict[str, Any], interval: float | None = None,
+              name: str = RUNNING_FILE) -> Iterator[None]:
+    """While the block runs, a daemon thread renews ``marker``'s heartbeat (in the file ``name``) every
+    ``interval`` seconds (default: its ``heartbeat_s``), as long as the marker is still the run's; each renewal
+    holds the run's lock. A full disk, a network file system hiccup or a busy lock is retried at the next beat."""
+    path = Path(run_dir) / name
     interval = float(marker.get("heartbeat_s", HEARTBEAT_S)) if interval is None else interval
     stop = threading.Event()
 
     def beat() -> None:
         while not stop.wait(interval):
-            with contextlib.suppress(OSError):
-                if not owns(run_dir, marker):
-                    return  # taken over (we were presumed dead): leave the new owner's marker alone
-                marker["heartbeat_at"] = time.time()
-                atomic_write_json(path, marker)
+            with contextlib.suppress(OSError, Timeout):
+                with run_lock(run_dir, timeout=interval / 2) if name == RUNNING_FILE else contextlib.nullcontext():
+                    if not owns(run_dir, marker, name):
+                        return  # taken over (we were presumed dead): leave the new owner's marker alone
+                    marker["heartbeat_at"] = time.time()
+                    atomic_write_json(path, marker)
 
     thread = threading.Thread(target=beat, name=f"heartbeat {path.parent.name}", daemon=True)
     thread.start()
@@ -273,6 +333,50 @@ def heartbeat(run_dir: Path, marker: dict[str, Any], interval: float | None = No
     finally:
         stop.set()
         thread.join(timeout=5.0)
+
+
+# --- launches ----------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def launch_claim(exp_dir: Path) -> Iterator[dict[str, Any]]:
+    """Mark the experiment's folder as used by this launch (a marker with a heartbeat) while the block runs."""
+    marker = new_marker(0)
+    name = f"{LAUNCH_PREFIX}{marker['token']}.json"
+    atomic_write_json(Path(exp_dir) / name, marker)
+    try:
+        with heartbeat(Path(exp_dir), marker, name=name):
+            yield marker
+    finally:
+        (Path(exp_dir) / name).unlink(missing_ok=True)
+
+
+def busy_owners(folder: Path) -> list[tuple[str, dict[str, Any]]]:
+    """What uses an experiment's ``folder`` now: ``("run ID", marker)`` for each run with a live marker and
+    ``("a launch", marker)`` for each live launch; stale launch markers found on the way are removed."""
+    folder = Path(folder)
+    busy = []
+    for path in sorted(folder.glob(f"{LAUNCH_PREFIX}*.json")):
+        marker = read_marker(folder, path.name)
+        if marker is not None and stale_reason(marker) is None:
+            busy.append(("a launch", marker))
+        else:
+            path.unlink(missing_ok=True)
+    for path in sorted(folder.glob(f"runs/*/{RUNNING_FILE}")):
+        marker = live_marker(path.parent)
+        if marker is not None:
+            busy.append((f"run {path.parent.name}", marker))
+    return busy
+
+
+def refuse_if_busy(folder: Path, option: str) -> None:
+    """``ValueError`` when ``option`` (``--restart``, ``--fresh``) would delete ``folder`` while it is in use."""
+    busy = busy_owners(folder)
+    if busy:
+        what, marker = busy[0]
+        more = f" (and {len(busy) - 1} more)" if len(busy) > 1 else ""
+        raise ValueError(f"{option} would delete {folder} while {what} is using it ({describe_owner(marker)}){more}; "
+                         "stop it first or wait for it to finish")
 
 
 # --- failures and states -----------------------------------------------------------------------------------

@@ -5,10 +5,14 @@ can be pickled for a process pool or a SLURM job. It claims the run (its
 ``running.json`` marker, see :mod:`~lejepa_wm.sweep.state`; a run whose owner
 is alive elsewhere is not started), keeps the marker's heartbeat fresh while it
 executes the run through :func:`~lejepa_wm.experiments.base.execute_run` (the
-same unit as ``lejepa-wm run``), and turns any exception into a failed
-:class:`RunOutcome` whose traceback is appended to the run's ``error.json``.
-Failures the worker cannot report itself (its process was killed, the node was
-preempted) are recorded by the launching process with
+same unit as ``lejepa-wm run``), commits its result only while it still owns
+the run (:func:`~lejepa_wm.sweep.state.committing`; a run taken over while this
+process was suspended drops its result), and turns any exception into a failed
+:class:`RunOutcome` whose traceback is appended to the run's ``error.json``; a
+failure that repeats with the same inputs
+(:data:`~lejepa_wm.experiments.base.DETERMINISTIC_ERRORS`) is marked as not worth
+retrying. Failures the worker cannot report itself (its process was killed, the
+node was preempted) are recorded by the launching process with
 :func:`outcome_from_exception`.
 
 Pool workers die with the process that launched them
@@ -32,9 +36,12 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-from lejepa_wm.experiments.base import RunSpec, execute_run
-from lejepa_wm.sweep.state import (ERROR_FILE, RUNNING_FILE, RunOwnedElsewhere, claim_run, describe_owner,
-                                   heartbeat, read_marker, record_failure, release_run, stale_reason)
+from filelock import Timeout
+
+from lejepa_wm.experiments.base import DETERMINISTIC_ERRORS, RunSpec, RunTakenOver, execute_run
+from lejepa_wm.sweep.state import (ERROR_FILE, LOCK_FILE, RUNNING_FILE, RunOwnedElsewhere, claim_run, committing,
+                                   describe_owner, heartbeat, owns, read_marker, record_failure, release_run,
+                                   run_lock, stale_reason)
 
 THREAD_ENV_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                    "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
@@ -74,15 +81,17 @@ class RunTask:
 class RunOutcome:
     """How one attempt ended (the task it belongs to names the run): ``ok``, or the error's one-line summary.
 
-    ``elsewhere`` names the live owner of a run that was not started because it
-    is running elsewhere (not a failure; never retried); ``reclaimed`` says why
-    a stale marker of the run was taken over.
+    ``elsewhere`` names the live owner of a run that was not started, or whose
+    result was dropped, because another process owns it (not a failure; never
+    retried); ``reclaimed`` says why a stale marker of the run was taken over;
+    ``retry`` is false for a failure that another attempt would repeat.
     """
 
     ok: bool
     error: str | None = None
     elsewhere: str | None = None
     reclaimed: str | None = None
+    retry: bool = True
 
 
 def pin_threads(threads: int) -> None:
@@ -150,11 +159,15 @@ def run_task(task: RunTask) -> RunOutcome:
         return RunOutcome(False, str(exc), elsewhere=describe_owner(exc.marker))
     try:
         with heartbeat(run_dir, marker):
-            execute_run(import_module(task.module).EXPERIMENT, spec, Path(task.out), task.device)
+            execute_run(import_module(task.module).EXPERIMENT, spec, Path(task.out), task.device,
+                        guard=lambda: committing(run_dir, marker), keep=(RUNNING_FILE, LOCK_FILE))
+    except RunTakenOver as exc:
+        return RunOutcome(False, str(exc), elsewhere=str(exc), reclaimed=reclaimed)
     except Exception as exc:  # noqa: BLE001 - any failure of a run is reported, never propagated
         error = error_line(exc)
-        record_failure(run_dir, spec.run_id, task.attempt, error, traceback.format_exc())
-        return RunOutcome(False, error, reclaimed=reclaimed)
+        if owns(run_dir, marker):  # a run taken over meanwhile is its new owner's to record
+            record_failure(run_dir, spec.run_id, task.attempt, error, traceback.format_exc())
+        return RunOutcome(False, error, reclaimed=reclaimed, retry=not isinstance(exc, DETERMINISTIC_ERRORS))
     finally:
         release_run(run_dir, marker)
     (run_dir / ERROR_FILE).unlink(missing_ok=True)
@@ -162,7 +175,7 @@ def run_task(task: RunTask) -> RunOutcome:
 
 
 def outcome_from_exception(task: RunTask, exc: BaseException) -> RunOutcome:
-    """Record a failure that happened outside :func:`run_task` (a killed worker or job).
+    """Record a failure that happened outside :func:`run_task` (a killed worker or job); it may be retried.
 
     The run's marker is removed if it is stale or belongs to this attempt (whose
     process is known to have ended), never a live marker of another launch.
@@ -170,7 +183,11 @@ def outcome_from_exception(task: RunTask, exc: BaseException) -> RunOutcome:
     run_dir = task.run_dir()
     error = error_line(exc)
     record_failure(run_dir, task.run_id, task.attempt, error, "".join(traceback.format_exception(exc)))
-    marker = read_marker(run_dir)
-    if marker is not None and (stale_reason(marker) is not None or marker.get("attempt") == task.attempt):
-        (run_dir / RUNNING_FILE).unlink(missing_ok=True)
+    try:
+        with run_lock(run_dir):
+            marker = read_marker(run_dir)
+            if marker is not None and (stale_reason(marker) is not None or marker.get("attempt") == task.attempt):
+                (run_dir / RUNNING_FILE).unlink(missing_ok=True)
+    except Timeout:  # its marker turns stale once its process is gone; the next launch reclaims it
+        pass
     return RunOutcome(False, error)

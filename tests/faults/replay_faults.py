@@ -25,6 +25,28 @@ Groups, as in the issue:
   any run;
 - ``damaged``: damaged ``metrics.json``, ``spec.json``, ``verify.json``,
   ``headline.json``, ``reproduce.json``, ``error.json`` and markers.
+
+Groups of issue 32 (faults, round two), one per kind it lists:
+
+- ``deleted``: ``reproduce --fresh`` and ``run --restart`` while a live run or
+  launch uses the folder;
+- ``twice``: a suspended owner taken over and resumed, SIGTERM to one pool
+  worker, SIGTERM to the launcher;
+- ``out-of-step``: aggregation killed, a NaN metric or a full disk between the
+  files of one result, a bad figure between ``report.md`` and ``report.html``;
+- ``hangs``: FIFOs where a config, ``metrics.json`` or a figure belongs,
+  ``--config /dev/zero``, an absurd thread count;
+- ``wrong``: quick results copied under ``full/``, a killed reproduction, SIGReg
+  directions that are not unit vectors;
+- ``accepted``: values that must be refused where they enter (cross-field
+  rules, ``--out ""``, a figure outside the results, metrics of the wrong type);
+- ``vague``: failures that repeat, a truncated checkpoint, a full disk, seed
+  keys, a closed pipe, an ASCII-only terminal;
+- ``crash``: Reacher with an unusable ``MUJOCO_GL``.
+
+Besides *lost*, each case counts a run that **executed twice** (two finished
+results, or a run restarted because its neighbour died) and a command that
+**hung** (still running after its time limit, then killed).
 """
 
 from __future__ import annotations
@@ -55,7 +77,8 @@ if str(TESTS_DIR) not in sys.path:
 
 TOY_MODULE = "sweep_toy_experiment"
 SCALE = "quick"
-GROUPS = ("killed", "errors", "window", "validation", "damaged")
+GROUPS = ("killed", "errors", "window", "validation", "damaged", "deleted", "twice", "out-of-step", "hangs",
+          "wrong", "accepted", "vague", "crash")
 KILL_GRACE_S = 10.0
 # A real synthetic run, as small as the configuration allows (a few seconds on one core).
 TINY_SCALING = {"dims": [2], "seeds": 1, "max_steps": 40, "eval_every": 10, "checkpoint_every": 20,
@@ -76,6 +99,8 @@ class Observed:
     message: str | None = None
     lost: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    double: list[str] = field(default_factory=list)
+    hung: str | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +132,8 @@ class Outcome:
     lost: bool
     problems: tuple[str, ...]
     skipped: str | None = None
+    double: bool = False
+    hung: bool = False
 
 
 # --- running the command line ------------------------------------------------------------------------------
@@ -418,8 +445,10 @@ def relaunch_runs_each_missing_run_once(work: Path) -> Observed:
     ends_after = {run_id: sum(1 for kind, rid, _, _ in after if kind == "end" and rid == run_id) for run_id in missing}
     if sorted(started) != sorted(missing):
         observed.problems.append(f"the relaunch started {sorted(started)}, the missing runs are {sorted(missing)}")
-    observed.lost += [f"{run_id} finished {count} times after the relaunch" for run_id, count in ends_after.items()
-                      if count != 1]
+    observed.double += [f"{run_id} finished {count} times after the relaunch"
+                        for run_id, count in ends_after.items() if count > 1]
+    observed.lost += [f"{run_id} did not finish after the relaunch" for run_id, count in ends_after.items()
+                      if count == 0]
     observed.lost += [f"{run_id} has no metrics.json after the relaunch"
                       for run_id in (f"run{index:02d}" for index in range(6))
                       if not (toy_run(result["work"] / "results", run_id) / "metrics.json").exists()]
@@ -451,7 +480,7 @@ def two_launches_at_once(work: Path) -> Observed:
         run_id = f"run{index:02d}"
         count = sum(1 for kind, rid, _, _ in rows if kind == "start" and rid == run_id)
         if count != 1:
-            observed.lost.append(f"{run_id} executed {count} times")
+            (observed.double if count > 1 else observed.lost).append(f"{run_id} executed {count} times")
     return observed
 
 
@@ -810,15 +839,19 @@ def report_fixture(work: Path) -> Path:
     return out
 
 
+REPORT_FILES = ("report.md", "report.html", "report.published.json", ".publish.lock")
+"""What ``report`` writes: the pair, the record of its publication, the lock that serializes publications."""
+
+
 def damaged_report(relative: str, text: str | bytes, label: str) -> Callable[[Path], Observed]:
     """``report`` with one damaged result file: the report is written and names the file in its section."""
 
     def action(work: Path) -> Observed:
         out = report_fixture(work)
         write(out / relative, text)
-        before = snapshot(out, skip=("report.md", "report.html"))
+        before = snapshot(out, skip=REPORT_FILES)
         observed = cli(["report", "--out", out])
-        compare(before, snapshot(out, skip=("report.md", "report.html")), observed)
+        compare(before, snapshot(out, skip=REPORT_FILES), observed)
         report = out / "report.md"
         if not report.exists():
             observed.problems.append("no report was written")
@@ -871,13 +904,510 @@ def no_cuda(command: list[str]) -> Callable[[Path], Observed]:
     return refused(command, cuda_absent=True)
 
 
+# --- issue 32: faults, round two ---------------------------------------------------------------------------
+
+
+def cli_process(work: Path, argv: list[object], timeout: float = 60.0, env: dict[str, str] | None = None,
+                memory_limit: int | None = None, close_stdout: bool = False) -> Observed:
+    """Run ``lejepa-wm ARGV`` (the toy experiment registered) in a process of its own session.
+
+    A command still running after ``timeout`` seconds is killed with its whole
+    session and counted as a hang. ``memory_limit`` caps its address space (a
+    reader without bound then fails instead of exhausting the machine);
+    ``close_stdout`` gives it a stdout pipe whose reading end is closed at once.
+    """
+    import resource
+
+    script = write(work / "launch_toy.py", LAUNCHER.format(tests=str(TESTS_DIR), module=TOY_MODULE))
+    base = dict(os.environ) if env is None else env
+    base["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS_DIR), os.environ.get("PYTHONPATH")]))
+
+    def limit() -> None:
+        if memory_limit is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+
+    process = subprocess.Popen([sys.executable, str(script), *map(str, argv)], cwd=work, env=base,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=limit)
+    if close_stdout:
+        process.stdout.close()
+        process.stdout = None
+    hung = None
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        hung = f"still running {timeout:.0f} s after it started; killed"
+    observed = Observed(None if hung else process.returncode, out or "", err or "")
+    observed.hung = hung
+    return observed
+
+
+def api(call: Callable[[], object]) -> Callable[[Path], Observed]:
+    """Misuse of the Python API: a ``ValueError`` is the clear refusal (status 2), anything accepted is status 0."""
+
+    def action(work: Path) -> Observed:
+        try:
+            result = call()
+        except ValueError as exc:
+            return Observed(2, "", f"ValueError: {exc}")
+        return Observed(0, "", "", message=f"accepted without an error, returning {result!r}"[:200])
+
+    return action
+
+
+def fifo(path: Path) -> Path:
+    """A named pipe at ``path`` (nobody ever writes to it)."""
+    if not hasattr(os, "mkfifo"):
+        raise NotApplicable("needs os.mkfifo (POSIX)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    os.mkfifo(path)
+    return path
+
+
+def set_metric(run_dir: Path, key: str, value: object, raw: str | None = None) -> None:
+    """Store ``value`` under ``key`` in the run's ``metrics.json`` (or the raw JSON text ``raw``, e.g. ``NaN``)."""
+    path = run_dir / "metrics.json"
+    metrics = json.loads(path.read_text())
+    metrics[key] = value if raw is None else "@@raw@@"
+    text = json.dumps(metrics)
+    path.write_text(text.replace('"@@raw@@"', raw) if raw is not None else text)
+
+
+def toy_set(exp_dir: Path) -> tuple[bytes, bytes] | None:
+    """The toy's published ``(summary.csv, headline.json)`` as a reader sees them (an interrupted publication
+    completed first, where the package publishes sets); ``None`` if either is missing."""
+    from lejepa_wm import atomic
+
+    reader = getattr(atomic, "read_publication", None)
+    if reader is not None:
+        with contextlib.suppress(ValueError):
+            reader(exp_dir)
+    try:
+        return (exp_dir / "summary.csv").read_bytes(), (exp_dir / "headline.json").read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def toy_set_problem(exp_dir: Path) -> str | None:
+    """Why the toy's summary and headline do not belong to one aggregation (the headline's mean is the mean of
+    the summary's values), or ``None``."""
+    import csv
+
+    found = toy_set(exp_dir)
+    if found is None:
+        return "summary.csv or headline.json is missing"
+    rows = list(csv.DictReader(io.StringIO(found[0].decode())))
+    values = [float(row["value"]) for row in rows]
+    mean = json.loads(found[1])[0]["value"]
+    if not values or mean != sum(values) / len(values):
+        return f"headline.json's mean {mean!r} is not the mean of summary.csv's {len(values)} values: out of step"
+    return None
+
+
+def fresh_while_owned(work: Path) -> Observed:
+    """``reproduce --fresh`` while a live process owns a run of a reproduced experiment: refused, nothing deleted."""
+    out = work / "results"
+    runs = out / "scaling" / SCALE / "runs"
+    write(runs / "n=0002_done" / "metrics.json", json.dumps({"probe_r2": 0.5}))
+    write(runs / "n=0002_busy" / "running.json", json.dumps(marker(os.getpid())))
+    before = snapshot(work)
+    observed = cli(["reproduce", "--fresh", "--out", out], forbid=NO_WORK)
+    compare(before, snapshot(work), observed)
+    return observed
+
+
+def restart_while_launched(work: Path) -> Observed:
+    """``run --restart`` while another launch is between two of its runs (no run marker, a live launch marker)."""
+    out = toy_results(work)
+    write(out / "toy" / SCALE / ".launch-replay.json", json.dumps(marker(os.getpid())))
+    before = snapshot(work)
+    observed = cli(["run", "toy", "--restart", "--out", out], forbid=NO_WORK)
+    compare(before, snapshot(work), observed)
+    return observed
+
+
+SUSPENDED_OWNER = """\
+import sys
+sys.path.insert(0, {tests!r})
+import lejepa_wm.sweep.state as state
+state.HEARTBEAT_S = 0.2  # its marker turns stale after a second of silence: the case need not wait minutes
+from lejepa_wm.sweep.worker import RunTask, run_task
+from sweep_toy_experiment import EXPERIMENT
+config = EXPERIMENT.load_config("quick", overrides={{"n_runs": 1, "sleep_s": 2.0, "log": {log!r}}})
+outcome = run_task(RunTask({module!r}, EXPERIMENT.grid(config, "quick")[0].to_dict(), {out!r}))
+print("dropped" if outcome.elsewhere else ("finished" if outcome.ok else "failed"), outcome.error)
+"""
+
+
+def suspended_owner(work: Path) -> Observed:
+    """A worker suspended (SIGSTOP) until its run is taken over and finished elsewhere, then resumed: it must
+    drop its result (the new owner's ``metrics.json`` stays), not finish the run a second time."""
+    needs_proc()
+    log, out = work / "executions.log", work / "results"
+    config = toy_config(work, n_runs=1, sleep_s=2.0, log=str(log))
+    script = write(work / "owner.py", SUSPENDED_OWNER.format(tests=str(TESTS_DIR), log=str(log), module=TOY_MODULE,
+                                                             out=str(out)))
+    owner = subprocess.Popen([sys.executable, str(script)], cwd=work, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        wait_for(lambda: any(kind == "start" for kind, *_ in read_log(log)), 60.0, "the owner to start its run")
+        os.kill(owner.pid, signal.SIGSTOP)
+        time.sleep(1.5)  # its heartbeat falls silent
+        observed = cli(["run", "toy", "--out", out, "--config", config])
+        metrics_path = toy_run(out, "run00") / "metrics.json"
+        finished = metrics_path.read_bytes() if metrics_path.exists() else b""
+        os.kill(owner.pid, signal.SIGCONT)
+        said = owner.communicate(timeout=60)[0].strip()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(owner.pid, signal.SIGKILL)
+    if not finished:
+        observed.problems.append("the relaunch did not finish run00 while its owner was suspended")
+    elif metrics_path.read_bytes() != finished:
+        observed.double.append("the resumed owner finished run00 a second time (its metrics.json replaced the "
+                               "relaunch's)")
+    if not said.startswith("dropped"):
+        observed.problems.append(f"the resumed owner did not drop its result: {said!r}")
+    return observed
+
+
+def sigterm_to_one_worker(work: Path) -> Observed:
+    """SIGTERM to the pool worker of one run: that run's attempt fails and is retried (and said so); the run
+    in flight beside it carries on and executes once."""
+    needs_proc()
+    log = work / "executions.log"
+    config = toy_config(work, n_runs=2, sleep_s=4.0, log=str(log))
+    process = launch(work, ["sweep", "toy", "--executor", "local", "--jobs", "2", "--out", work / "results",
+                            "--config", config], "first")
+    wait_for(lambda: sum(kind == "start" for kind, *_ in read_log(log)) >= 2, 60.0, "two runs in flight")
+    victim = next(pid for kind, run_id, pid, _ in read_log(log) if kind == "start" and run_id == "run00")
+    os.kill(victim, signal.SIGTERM)
+    observed = finish(process, work, "first")
+    starts = [run_id for kind, run_id, _, _ in read_log(log) if kind == "start"]
+    if starts.count("run01") > 1:
+        observed.double.append(f"run01, beside the killed worker, was started {starts.count('run01')} times")
+    if starts.count("run00") != 2:
+        observed.problems.append(f"the killed run00 was started {starts.count('run00')} times, not 2 (retried once)")
+    observed.lost += [f"{run_id} has no metrics.json" for run_id in ("run00", "run01")
+                      if not (toy_run(work / "results", run_id) / "metrics.json").exists()]
+    return observed
+
+
+def sigterm_to_launcher(work: Path) -> Observed:
+    """SIGTERM to a sweep's launcher: handled like Ctrl-C, with its own exit status; no worker or claim left."""
+    needs_proc()
+    log = work / "executions.log"
+    config = toy_config(work, n_runs=4, sleep_s=60.0, log=str(log))
+    process = launch(work, ["sweep", "toy", "--executor", "local", "--jobs", "2", "--out", work / "results",
+                            "--config", config], "first")
+    wait_for(lambda: sum(kind == "start" for kind, *_ in read_log(log)) >= 2, 60.0, "two runs in flight")
+    os.kill(process.pid, signal.SIGTERM)
+    observed = finish(process, work, "first")
+    observed.stderr, observed.stdout = observed.stdout, ""
+    deadline = time.monotonic() + KILL_GRACE_S
+    while session_processes(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    survivors = session_processes(process.pid)
+    for pid in survivors:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    if survivors:
+        observed.problems.append(f"{survivors} alive {KILL_GRACE_S:.0f} s after SIGTERM")
+    markers = list((work / "results").rglob("running.json"))
+    if markers:
+        observed.problems.append(f"left the claim {markers[0]} behind")
+    return observed
+
+
+KILL_AT_HEADLINE = """\
+import os, signal, sys
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+import lejepa_wm.atomic as atomic
+from sweep_toy_experiment import EXPERIMENT
+
+original = atomic.atomic_write_bytes
+
+def write(path, data):
+    if Path(path).name == "headline.json":  # summary.csv is written: die before the headline is
+        os.kill(os.getpid(), signal.SIGKILL)
+    return original(path, data)
+
+atomic.atomic_write_bytes = write
+EXPERIMENT.aggregate(Path(sys.argv[1]), EXPERIMENT.load_config("quick"))
+"""
+
+
+def aggregation_killed(work: Path) -> Observed:
+    """``kill -9`` of an aggregation between ``summary.csv`` and ``headline.json``: readers see the previous set."""
+    out = toy_results(work)
+    exp_dir = out / "toy" / SCALE
+    previous = toy_set(exp_dir)
+    set_metric(toy_run(out, "run02"), "value", 0.123456)  # the next aggregation differs
+    killed = subprocess.run([sys.executable, "-c", KILL_AT_HEADLINE.format(tests=str(TESTS_DIR)), str(exp_dir)],
+                            capture_output=True, text=True, timeout=120)
+    observed = Observed(killed.returncode, killed.stdout, killed.stderr)
+    problem = toy_set_problem(exp_dir)
+    if problem is not None:
+        observed.lost.append(problem)
+    elif toy_set(exp_dir) != previous:
+        observed.lost.append("the set changed although its aggregation was killed")
+    observed.message = ("killed while writing headline.json; summary.csv and headline.json are "
+                        + ("still the previous set" if not observed.lost else "out of step"))
+    return observed
+
+
+def consistent_toy_set(work: Path, observed: Observed) -> None:
+    problem = toy_set_problem(work / "results" / "toy" / SCALE)
+    if problem is not None:
+        observed.lost.append(problem)
+
+
+def full_disk(marker_name: str) -> Callable[[int], None]:
+    """An ``os.fsync`` that fails with ENOSPC for the temporary file of ``marker_name`` (Linux ``/proc``)."""
+    import errno
+
+    original = os.fsync
+
+    def fsync(fd: int) -> None:
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            target = ""
+        if f".{marker_name}." in Path(target).name:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        original(fd)
+
+    return fsync
+
+
+def disk_full_between(work: Path) -> Observed:
+    """A full disk while the aggregation writes ``headline.json``: one line naming the file; the previous set
+    stays whole."""
+    needs_proc()
+    out = toy_results(work)
+    set_metric(toy_run(out, "run02"), "value", 0.123456)
+    with patched("os.fsync", full_disk("headline.json")):
+        observed = cli(["sweep", "toy", "--aggregate-only", "--out", out])
+    consistent_toy_set(work, observed)
+    return observed
+
+
+def disk_full_in_run(work: Path) -> Observed:
+    """A full disk while a run writes its ``metrics.json``: the failed run's cause is printed, with the path."""
+    needs_proc()
+    out = toy_results(work)
+    (toy_run(out, "run01") / "metrics.json").unlink()
+    with patched("os.fsync", full_disk("metrics.json")):
+        return cli(["run", "toy", "--out", out])
+
+
+def report_pair_written(work: Path, observed: Observed, name: str) -> None:
+    """Both report files were rewritten by this command (neither keeps the stale text), and report.md names
+    ``name`` in the line judged."""
+    out = work / "results"
+    stale = [file for file in ("report.md", "report.html") if not (out / file).exists()
+             or (out / file).read_text(encoding="utf-8") == "STALE"]
+    if stale:
+        observed.lost.append(f"{' and '.join(stale)} kept the previous report beside a new one: out of step")
+        return
+    lines = [line for line in (out / "report.md").read_text(encoding="utf-8").splitlines() if name in line]
+    observed.message = min(lines, key=len)[:240] if lines else f"report.md does not name {name}"
+
+
+def bad_figure_between(work: Path) -> Observed:
+    """A folder named like a figure: its section fails, and report.md and report.html are both written."""
+    out = report_fixture(work)
+    (out / "scaling" / SCALE / "extra.png").mkdir()
+    for name in ("report.md", "report.html"):
+        write(out / name, "STALE")
+    observed = cli(["report", "--out", out])
+    report_pair_written(work, observed, "extra.png")
+    return observed
+
+
+def report_with_fifo(relative: str, label: str) -> Callable[[Path], Observed]:
+    """``report`` with a FIFO where a result file belongs: no hang; the section names it."""
+
+    def action(work: Path) -> Observed:
+        out = report_fixture(work)
+        fifo(out / relative)
+        for name in ("report.md", "report.html"):
+            write(out / name, "STALE")
+        observed = cli_process(work, ["report", "--out", out], timeout=60.0)
+        if observed.hung is None:
+            report_pair_written(work, observed, label)
+        return observed
+
+    return action
+
+
+def config_fifo(work: Path) -> Observed:
+    return cli_process(work, ["run", "toy", "--config", fifo(work / "config.toml"), "--out", work / "results"],
+                       timeout=30.0)
+
+
+def config_dev_zero(work: Path) -> Observed:
+    if not Path("/dev/zero").exists():
+        raise NotApplicable("no /dev/zero here")
+    return cli_process(work, ["run", "toy", "--config", "/dev/zero", "--out", work / "results"], timeout=60.0,
+                       memory_limit=2**30)
+
+
+def copied_under_full(work: Path) -> Observed:
+    """Quick results copied under ``full/``: ``report --scale full`` refuses them as full-scale evidence."""
+    out = toy_results(work)
+    shutil.copytree(out / "toy" / SCALE, out / "toy" / "full")
+    observed = cli(["report", "--scale", "full", "--out", out])
+    lines = [line for line in (out / "report.md").read_text(encoding="utf-8").splitlines()
+             if "copied from elsewhere" in line]
+    observed.message = min(lines, key=len)[:240] if lines else "report.md shows the copied results as full-scale"
+    return observed
+
+
+def killed_reproduction(work: Path) -> Observed:
+    """The record a killed ``reproduce`` leaves (no ``finished_at``, a part in progress, its process gone):
+    the report shows that part as interrupted."""
+    from lejepa_wm.records import PartOutcome
+
+    out = report_fixture(work)
+    record = {"package_version": "0.1.0", "scale": SCALE, "seed": 0, "device": "cpu", "fresh": False,
+              "strict": False, "started_at": "2026-01-02T03:04:05+00:00", "finished_at": None,
+              "wall_time_s": 12.0, "parts": [PartOutcome("verify", "verify", "ok", 12.0, "ran checks").to_dict()],
+              "current_part": {"name": "scaling", "kind": "experiment"}, "interrupted": None, "pid": dead_pid(),
+              "host": socket.gethostname()}
+    write(out / "reproduce.json", json.dumps(record))
+    observed = cli(["report", "--out", out])
+    lines = [line for line in (out / "report.md").read_text(encoding="utf-8").splitlines()
+             if "interrupted" in line and "scaling" in line]
+    observed.message = min(lines, key=len)[:240] if lines else "report.md shows the killed reproduction as finished"
+    return observed
+
+
+def sigreg_with_long_directions() -> object:
+    import torch
+
+    from lejepa_wm.experiments.objectives import epps_pulley_knots, random_directions, sigreg_statistic
+
+    generator = torch.Generator().manual_seed(0)
+    h = torch.randn(64, 4, generator=generator)
+    knots, weights = epps_pulley_knots()
+    return float(sigreg_statistic(h, 2.0 * random_directions(4, 8, generator), knots, weights))
+
+
+def empty_out(work: Path) -> Observed:
+    """``run toy --out ""`` (in the case's folder, so a silent acceptance writes nowhere else)."""
+    before = snapshot(work)
+    with contextlib.chdir(work):
+        observed = cli(["run", "toy", "--out", ""], forbid=NO_WORK)
+    compare(before, snapshot(work), observed)
+    return observed
+
+
+def figure_outside(work: Path) -> Observed:
+    """A headline naming a figure outside the results folder: not embedded; its section names it."""
+    from PIL import Image
+
+    out = report_fixture(work)
+    Image.new("RGB", (4, 4)).save(work / "outside.png")
+    headline = out / "scaling" / SCALE / "headline.json"
+    entries = json.loads(headline.read_text())
+    entries[0]["figures"] = ["../../../outside.png"]
+    headline.write_text(json.dumps(entries))
+    observed = cli(["report", "--out", out])
+    lines = [line for line in (out / "report.md").read_text(encoding="utf-8").splitlines() if "outside.png" in line]
+    observed.message = min(lines, key=len)[:240] if lines else "report.md does not name outside.png"
+    return observed
+
+
+def fixture_metrics(relative: str, **changes: object) -> str:
+    """The report fixture's metrics file ``relative`` with ``changes``, as JSON text."""
+    metrics = json.loads((TESTS_DIR / "fixtures" / "report" / relative).read_text())
+    return json.dumps({**metrics, **changes})
+
+
+def tiny_scaling(work: Path, **keys: object) -> Path:
+    """A TOML config of a two-run scaling grid (one encoder, SIGReg and the control) of forty steps."""
+    settings = {**TINY_SCALING, "encoders": ["matched_additive"], "identifiability_encoders": ["matched_additive"],
+                "methods": ["sigreg", "alignment_only"], **keys}
+    return write(work / "tiny.toml", "".join(f"{key} = {json.dumps(value)}\n" for key, value in settings.items()))
+
+
+def diverging(work: Path) -> Observed:
+    """A learning rate that makes training diverge: failed once, not retried, the cause printed."""
+    out = work / "results"
+    observed = cli(["run", "scaling", "--config", tiny_scaling(work, lr=1e9), "--out", out])
+    for path in (out / "scaling" / SCALE / "runs").glob("*/error.json"):
+        attempts = len(json.loads(path.read_text())["attempts"])
+        if attempts != 1:
+            observed.problems.append(f"{path.parent.name} was attempted {attempts} times (a divergence repeats)")
+    return observed
+
+
+def truncated_checkpoint(work: Path) -> Observed:
+    """A truncated ``checkpoint.pt`` (a kill during a copy, a full disk): discarded with a warning, the run
+    starts afresh and finishes."""
+    from lejepa_wm.experiments import get_experiment
+
+    out = work / "results"
+    config_path = tiny_scaling(work)
+    experiment = get_experiment("scaling")
+    spec = experiment.grid(experiment.load_config(SCALE, config_path), SCALE)[0]
+    write(spec.run_dir(out) / "spec.json", json.dumps(spec.to_dict()))
+    write(spec.run_dir(out) / "checkpoint.pt", b"PK\x03\x04" + bytes(60))
+    observed = cli(["run", "scaling", "--config", config_path, "--out", out])
+    if not (spec.run_dir(out) / "metrics.json").exists():
+        observed.problems.append(f"{spec.run_id} did not finish")
+    return observed
+
+
+def closed_pipe(work: Path) -> Observed:
+    """``report`` whose output is closed (``| head -c0``): the report is written, and the status is not bad input."""
+    out = report_fixture(work)
+    observed = cli_process(work, ["report", "--out", out], close_stdout=True)
+    written = (out / "report.md").exists() and (out / "report.html").exists()
+    errors = [line for line in observed.stderr.splitlines() if line.strip()]
+    observed.message = (f"exit status {observed.status}; report {'written' if written else 'NOT written'}; "
+                        f"stderr: {errors[-1] if errors else 'nothing'}")
+    if not written:
+        observed.lost.append("the report was not written")
+    if errors:
+        observed.problems.append(f"printed an error for a closed output: {errors[-1]}")
+    return observed
+
+
+def ascii_terminal(work: Path) -> Observed:
+    """``verify`` on a terminal that can show ASCII only: the table is printed (non-ASCII escaped), results kept."""
+    observed = cli_process(work, ["verify", "--claims", "P5", "--json", work / "verify.json"],
+                           env=dict(os.environ, PYTHONIOENCODING="ascii"))
+    if not (work / "verify.json").exists():
+        observed.lost.append("verify.json was not written")
+    return observed
+
+
+def reacher_without_display(work: Path) -> Observed:
+    """``run reacher`` with ``MUJOCO_GL=glfw`` and no display: refused before any work, naming the fix."""
+    import importlib.util
+
+    if importlib.util.find_spec("mujoco") is None:  # never imported here: MUJOCO_GL is read on the first import
+        raise NotApplicable("the reacher extra (mujoco) is not installed")
+    env = {key: value for key, value in os.environ.items() if key not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    return cli_process(work, ["run", "reacher", "--out", work / "results"], timeout=120.0,
+                       env=dict(env, MUJOCO_GL="glfw"))
+
+
 def cases() -> list[Case]:
     """Every case, group by group."""
-    k, e, w, v, d = GROUPS
+    k, e, w, v, d, deleted, twice, step, hangs, wrong, accepted, vague, crash = GROUPS
     dead = dead_pid
     here = socket.gethostname()
     toy_out = ["--out", "{results}"]
-    tiny = "dims = [2]\nseeds = 1\nmax_steps = 20\neval_every = 10\ncheckpoint_every = 20\neval_size = 256\n"
+    tiny = ("dims = [2]\nseeds = 1\nmax_steps = 20\nwarmup_steps = 5\neval_every = 10\ncheckpoint_every = 20\n"
+            "eval_size = 256\n")
     out: list[Case] = [
         # 1. A killed sweep.
         Case(k, "kill -9 of a `sweep --executor local --jobs 2` launcher: nothing of it left running",
@@ -944,7 +1474,7 @@ def cases() -> list[Case]:
         Case(e, "reproduce --out: a read-only folder", unwritable_out(["reproduce"], exists=True), 2,
              ("--out", "not writable")),
         Case(e, "report --out: a read-only folder", unwritable_out(["report"], exists=True), 2,
-             ("report.md", "check the path")),
+             ("--out", "not writable")),
         Case(e, "run --config that is a folder", refused(["run", "toy", "--config", "{work}", *toy_out]), 2,
              ("{work}", "is a folder")),
         Case(e, "sweep --config that is a folder", refused(["sweep", "toy", "--config", "{work}", *toy_out]), 2,
@@ -1115,6 +1645,85 @@ def cases() -> list[Case]:
              refused(["reproduce", "--out", "{work}/r"], lambda work: write(work / "r" / "reproduce.json", "{\"seed"),
                      toy=False), 2, ("{work}/r/reproduce.json", "--fresh")),
     ]
+    cores = os.cpu_count() if not hasattr(os, "sched_getaffinity") else len(os.sched_getaffinity(0))
+    n8 = "scaling/quick/runs/n=8/metrics.json"
+    out += [
+        # 6. Finished results deleted.
+        Case(deleted, "reproduce --fresh while a live process owns a run: refused before any part, nothing deleted",
+             fresh_while_owned, 2, ("--fresh", "run n=0002_busy", f"pid {os.getpid()}")),
+        Case(deleted, "run --restart while a launch is between two runs (a live launch marker): refused",
+             restart_while_launched, 2, ("--restart", "a launch", f"pid {os.getpid()}")),
+        # 7. A run executed twice.
+        Case(twice, "a worker suspended (SIGSTOP) until its run is taken over, then resumed: drops its result",
+             suspended_owner, 0, ("reclaimed run run00", "no heartbeat"), slow=True),
+        Case(twice, "SIGTERM to one pool worker: its run is retried and said so; the neighbouring run executes once",
+             sigterm_to_one_worker, 0, ("run run00", "SIGTERM", "retried"), slow=True),
+        Case(twice, "SIGTERM to a sweep's launcher: one line, exit 143, no worker and no claim left",
+             sigterm_to_launcher, 143, ("terminated (SIGTERM)", "finished results are kept"), slow=True),
+        # 8. Results out of step with each other.
+        Case(step, "kill -9 of an aggregation between summary.csv and headline.json: the previous set stays whole",
+             aggregation_killed, -signal.SIGKILL, ("still the previous set",)),
+        Case(step, "a NaN metric: the run is damaged, the published summary and headline agree",
+             ran(["sweep", "toy", "--aggregate-only", *toy_out],
+                 lambda work: set_metric(toy_run(work / "results", "run01"), "value", None, raw="NaN"),
+                 consistent_toy_set), 0, ("aggregated 3 of 4 runs",)),
+        Case(step, "a full disk while writing headline.json: one line naming the file, the previous set whole",
+             disk_full_between, 2, ("headline.json", "No space left on device")),
+        Case(step, "report: a folder named like a figure fails its section; report.md and report.html both written",
+             bad_figure_between, 0, ("extra.png", "folder")),
+        # 9. Hangs.
+        Case(hangs, "run --config that is a FIFO: refused at once", config_fifo, 2, ("{work}/config.toml", "FIFO")),
+        Case(hangs, "run --config /dev/zero: refused at once, nothing read", config_dev_zero, 2,
+             ("/dev/zero", "character device")),
+        Case(hangs, "report: a metrics.json that is a FIFO is named as damaged",
+             report_with_fifo(n8, "runs/n=8/metrics.json"), 0, ("runs/n=8/metrics.json", "FIFO"), slow=True),
+        Case(hangs, "report: a figure that is a FIFO fails its section", report_with_fifo(
+            "scaling/quick/extra.png", "extra.png"), 0, ("extra.png", "FIFO"), slow=True),
+        Case(hangs, "an absurd thread count (cpu_threads = 100000)", bad_config("scaling", "cpu_threads = 100000\n"),
+             2, ("'cpu_threads'", "100000")),
+        # 10. Silently wrong.
+        Case(wrong, "quick-scale results copied under full/ are refused as full-scale evidence", copied_under_full, 0,
+             ("published.json", "'quick'", "toy/full")),
+        Case(wrong, "a killed reproduce is shown as interrupted, not finished", killed_reproduction, 0,
+             ("interrupted", "scaling", "killed?")),
+        Case(wrong, "SIGReg directions that are not unit vectors (the statistic's API)",
+             api(sigreg_with_long_directions), 2, ("unit vectors", "norm 2.0")),
+        # 11. Silently accepted.
+        Case(accepted, "batch_size = 1", bad_config("scaling", "batch_size = 1\n"), 2, ("batch_size", "1")),
+        Case(accepted, "warmup_steps > max_steps", bad_config("scaling", "max_steps = 100\nwarmup_steps = 200\n"), 2,
+             ("warmup_steps (200)", "max_steps (100)")),
+        Case(accepted, "an evaluation size of 10^9", bad_config("scaling", "eval_size = 1000000000\n"), 2,
+             ("'eval_size'", "1000000000")),
+        Case(accepted, "more threads per run than usable cores",
+             bad_config("scaling", f"cpu_threads = {cores + 1}\n"), 2, ("'cpu_threads'", str(cores + 1))),
+        Case(accepted, "run --out \"\" (the empty path)", empty_out, 2, ("--out", "empty path")),
+        Case(accepted, "report: a headline figure outside the results folder is not embedded", figure_outside, 0,
+             ("outside.png", "not a file name")),
+        Case(accepted, "report: a negative run time in metrics.json",
+             damaged_report(n8, fixture_metrics("scaling/quick/runs/n=8/metrics.json", wall_time_s=-5.0),
+                            "runs/n=8/metrics.json"), 0, ("runs/n=8/metrics.json", "'wall_time_s'", "-5.0")),
+        Case(accepted, "report: a metric stored as a string",
+             damaged_report(n8, fixture_metrics("scaling/quick/runs/n=8/metrics.json", probe_r2="0.99"),
+                            "runs/n=8/metrics.json"), 0, ("runs/n=8/metrics.json", "'probe_r2'", "'0.99'")),
+        # 12. Vague errors.
+        Case(vague, "a diverging learning rate: not retried, the cause printed", diverging, 3,
+             ("FAILED run", "TrainingDivergedError", "diverged"), slow=True),
+        Case(vague, "a truncated checkpoint: discarded with a warning, the run starts afresh and finishes",
+             truncated_checkpoint, 0, ("checkpoint.pt", "discarded", "starts afresh"), slow=True),
+        Case(vague, "a full disk while a run writes metrics.json: the cause printed with the path",
+             disk_full_in_run, 3, ("FAILED run run01", "run01/metrics.json", "No space left on device")),
+        Case(vague, "first_seed = -1 names its key", bad_config("scaling", "first_seed = -1\n"), 2,
+             ("'first_seed'", "-1")),
+        Case(vague, "tuning_seeds = [-3] names its key", bad_config("scaling", "tuning_seeds = [-3]\n"), 2,
+             ("'tuning_seeds'", "-3")),
+        Case(vague, "report with its output closed (| head -c0): written, exit 141, no error",
+             closed_pipe, 141, ("exit status 141", "report written"), slow=True),
+        Case(vague, "verify on an ASCII-only terminal: the table printed with escapes, results written",
+             ascii_terminal, 0, ("\\u2264",)),
+        # 13. Crash.
+        Case(crash, "run reacher with MUJOCO_GL=glfw and no display: refused before any work, naming the fix",
+             reacher_without_display, 2, ("MUJOCO_GL=glfw", "MUJOCO_GL=egl"), slow=True),
+    ]
     return out
 
 
@@ -1163,8 +1772,12 @@ def judge(case: Case, observed: Observed, work: Path) -> Outcome:
     if missing:
         problems.append(f"the message does not name {missing[0]!r}")
     message = message.replace(str(work), "{work}")
+    if observed.hung is not None:
+        problems.append(f"hung: {observed.hung}")
     return Outcome(case, observed.status, message, not problems, bool(observed.lost),
-                   tuple(problems + [f"lost: {item}" for item in observed.lost]))
+                   tuple(problems + [f"lost: {item}" for item in observed.lost]
+                         + [f"executed twice: {item}" for item in observed.double]),
+                   double=bool(observed.double), hung=observed.hung is not None)
 
 
 def run_case(case: Case, work: Path) -> Outcome:
@@ -1189,26 +1802,33 @@ def run_case(case: Case, work: Path) -> Outcome:
 def counts(outcomes: list[Outcome]) -> dict[str, int]:
     tried = [outcome for outcome in outcomes if outcome.skipped is None]
     return {"tried": len(tried), "clear": sum(outcome.clear for outcome in tried),
-            "lost": sum(outcome.lost for outcome in tried), "skipped": len(outcomes) - len(tried)}
+            "lost": sum(outcome.lost for outcome in tried), "double": sum(outcome.double for outcome in tried),
+            "hangs": sum(outcome.hung for outcome in tried), "skipped": len(outcomes) - len(tried)}
 
 
 def format_table(outcomes: list[Outcome], markdown: bool = False) -> str:
+    def flag(outcome: Outcome, value: bool, good: bool = False) -> str:
+        if outcome.skipped:
+            return "-"
+        return ("yes" if value else "NO") if good else ("YES" if value else "no")
+
     rows = [(outcome.case.group, outcome.case.name,
              "-" if outcome.skipped else str(outcome.status),
              (outcome.skipped and f"not applicable here: {outcome.skipped}") or outcome.message,
-             "-" if outcome.skipped else ("yes" if outcome.clear else "NO"),
-             "-" if outcome.skipped else ("YES" if outcome.lost else "no")) for outcome in outcomes]
-    header = ("group", "case", "exit", "message", "clear?", "lost?")
+             flag(outcome, outcome.clear, good=True), flag(outcome, outcome.lost), flag(outcome, outcome.double),
+             flag(outcome, outcome.hung)) for outcome in outcomes]
+    header = ("group", "case", "exit", "message", "clear?", "lost?", "twice?", "hung?")
     if markdown:
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
         return "\n".join(lines)
     lines = []
     for row in rows:
-        lines.append(f"{row[0]:<10} {row[2]:>4}  clear {row[4]:<3} lost {row[5]:<3} {row[1]}")
+        lines.append(f"{row[0]:<11} {row[2]:>4}  clear {row[4]:<3} lost {row[5]:<3} twice {row[6]:<3} "
+                     f"hung {row[7]:<3} {row[1]}")
         lines.append(f"{'':<16}-> {row[3]}")
     for outcome in outcomes:
-        for problem in outcome.problems if not outcome.clear or outcome.lost else ():
+        for problem in outcome.problems if not outcome.clear or outcome.lost or outcome.double else ():
             lines.append(f"PROBLEM [{outcome.case.group}] {outcome.case.name}: {problem}")
     return "\n".join(lines)
 
@@ -1220,7 +1840,8 @@ def replay(groups: tuple[str, ...] = GROUPS, progress: bool = True) -> list[Outc
             start = time.perf_counter()
             outcome = run_case(case, Path(root) / f"case{index:03d}")
             if progress:
-                verdict = "skipped" if outcome.skipped else ("ok" if outcome.clear and not outcome.lost else "FAIL")
+                good = outcome.clear and not (outcome.lost or outcome.double or outcome.hung)
+                verdict = "skipped" if outcome.skipped else ("ok" if good else "FAIL")
                 print(f"[{index + 1:3d}] {verdict:<7} {time.perf_counter() - start:5.1f} s  {case.name}",
                       file=sys.stderr, flush=True)
             outcomes.append(outcome)
@@ -1239,10 +1860,12 @@ def main(argv: list[str] | None = None) -> int:
     total = counts(outcomes)
     by_group = ", ".join(f"{group} {sum(1 for o in outcomes if o.case.group == group and o.skipped is None)}"
                          for group in GROUPS)
-    print(f"\ntried {total['tried']} ({by_group}), clear {total['clear']}, lost {total['lost']}"
+    print(f"\ntried {total['tried']} ({by_group}), clear {total['clear']}, lost {total['lost']}, "
+          f"double runs {total['double']}, hangs {total['hangs']}"
           + (f", not applicable here {total['skipped']}" if total["skipped"] else "")
           + f"; {time.perf_counter() - start:.0f} s")
-    return 0 if total["clear"] == total["tried"] and total["lost"] == 0 else 1
+    perfect = total["clear"] == total["tried"] and total["lost"] == total["double"] == total["hangs"] == 0
+    return 0 if perfect else 1
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ from scipy import stats
 
 from lejepa_wm.config import config_from_mapping
 from lejepa_wm.device import select_device
-from lejepa_wm.experiments.base import RunSpec, load_finished_metrics
+from lejepa_wm.experiments.base import RunSpec, load_finished_metrics, publish_results
 from lejepa_wm.experiments.evidence import by_seed, difference, over_seeds
 from lejepa_wm.experiments.plotting import write_summary
 from lejepa_wm.experiments.reacher import figures
@@ -44,6 +44,7 @@ from lejepa_wm.experiments.reacher.config import ReacherConfig, load_config
 from lejepa_wm.experiments.reacher.evaluation import JOINTS
 from lejepa_wm.experiments.reacher.figures import mixture_name
 from lejepa_wm.experiments.reacher.pipeline import PLAN_BASELINE, prepare_data, run_model
+from lejepa_wm.experiments.reacher.rendering import check_backend
 from lejepa_wm.experiments.synthetic import write_headline
 from lejepa_wm.records import Bound, HeadlineEntry
 from lejepa_wm.seeds import SeedStreams
@@ -93,6 +94,10 @@ class ReacherExperiment:
                     "data_seed": seed, "seeds": SeedStreams.derive(run_seed).to_dict(), "config": config.to_dict()})
                 for run_seed in config.run_seeds(seed) for fraction in config.ou_fractions]
 
+    def check_environment(self, device: str = "cpu") -> None:
+        """Refuse, before any run, a rendering back-end that cannot work here (naming the fix)."""
+        check_backend()
+
     def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict[str, Any]:
         params = spec.params
         config = config_from_mapping(ReacherConfig, params["config"])
@@ -114,7 +119,15 @@ class ReacherExperiment:
         rows = load_finished_metrics(exp_dir)
         if not rows:
             raise ValueError(f"no finished reacher runs below {exp_dir}")
-        written = [write_summary(exp_dir, rows, summary_columns(config))]
+        entries = headline(rows, config)
+        with publish_results(exp_dir) as stage:  # summary, figures and headline published as one set
+            self._write_set(stage.path, exp_dir, rows, config, entries)
+        return list(stage.published)
+
+    def _write_set(self, stage: Path, exp_dir: Path, rows: list[dict[str, Any]], config: ReacherConfig,
+                   entries: list[HeadlineEntry]) -> None:
+        """Write the summary, the figures and the headline into ``stage`` (the runs are read from ``exp_dir``)."""
+        write_summary(stage, rows, summary_columns(config))
         fractions = sorted({float(row["ou_fraction"]) for row in rows}, reverse=True)
         first = rows[0]
         # the figures' single run of a model: its lowest seed
@@ -133,24 +146,22 @@ class ReacherExperiment:
         baselines = {kind: (probe_label(first[f"{kind}_baseline"]),
                             {q: first[f"{kind}_{first[f'{kind}_baseline']}_test_r2_{q}"] for q in figures.QUANTITIES})
                      for kind in ("ou", "traj")}
-        written.append(figures.r2_bars(models, baselines, exp_dir / "r2_per_joint.png",
-                                       sorted({int(row["seed"]) for row in rows})))
-        written.append(figures.cost_vs_r2(
+        figures.r2_bars(models, baselines, stage / "r2_per_joint.png", sorted({int(row["seed"]) for row in rows}))
+        figures.cost_vs_r2(
             [(f, per_seed("ou_test_r2_total", f), per_seed("plan_cost_ratio", f)) for f in fractions],
             (f"no training: planner on {probe_label(PLAN_BASELINE)}", first[f"ou_{PLAN_BASELINE}_test_r2_total"],
-             first[f"{PLAN_BASELINE}_plan_cost_ratio"]), exp_dir / "cost_vs_r2.png"))
+             first[f"{PLAN_BASELINE}_plan_cost_ratio"]), stage / "cost_vs_r2.png")
         kind = {f: name for f, name in ((OU, "OU pairs"), (TRAJ, "trajectory pairs")) if f in runs}
-        written.append(figures.sample_frames([(name, arrays(f, "samples")["frames"]) for f, name in kind.items()],
-                                             exp_dir / "sample_frames.png"))
-        written.append(figures.marginals(first["data_histogram_edges"], {
+        figures.sample_frames([(name, arrays(f, "samples")["frames"]) for f, name in kind.items()],
+                              stage / "sample_frames.png")
+        figures.marginals(first["data_histogram_edges"], {
             name: {j: runs[f][f"data_histogram_{j}"] for j in JOINTS} for f, name in kind.items()},
-            exp_dir / "marginals.png"))
-        written.append(figures.planned_paths(
+            stage / "marginals.png")
+        figures.planned_paths(
             [(f"model: {mixture_name(f)} (seed {row['seed']})\nmean deviation {row['plan_deviation']:.2f} rad, "
               f"cost ×{row['plan_cost_ratio']:.1f}", arrays(f, "plans")) for f, row in runs.items()],
-            exp_dir / "planned_paths.png"))
-        written.append(write_headline(exp_dir, headline(rows, config)))
-        return written
+            stage / "planned_paths.png")
+        write_headline(stage, entries)
 
 
 def _joints(rows: list[dict[str, Any]], fraction: float, prefix: str) -> str:

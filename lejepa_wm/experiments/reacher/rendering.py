@@ -16,11 +16,16 @@ The OpenGL backend is chosen by the ``MUJOCO_GL`` environment variable, read
 when ``mujoco`` is first imported; this module sets it to ``egl`` unless the
 user already chose (``osmesa`` also works on CPU-only machines). Anything
 missing raises :class:`RenderingUnavailable` with the exact install commands.
+:func:`check_backend` checks the back-end before any work starts (and before
+``mujoco`` is imported: MuJoCo aborts the whole process, with no message of
+ours, when ``glfw`` has no display), naming the fix.
 """
 
 from __future__ import annotations
 
+import ctypes.util
 import os
+import sys
 from typing import Any, Sequence
 
 import numpy as np
@@ -32,13 +37,36 @@ APT_INSTALL = ("apt-get install -y --no-install-recommends libegl1 libegl-mesa0 
                "  or: apt-get install -y libosmesa6   (then run with MUJOCO_GL=osmesa)")
 
 
+BACKENDS = {"egl": "EGL", "osmesa": "OSMesa", "glfw": None}
+"""MuJoCo's OpenGL back-ends (``MUJOCO_GL``) and the system library each loads (``glfw`` brings its own)."""
+
+
 class RenderingUnavailable(RuntimeError):
     """Offscreen rendering of Reacher cannot work here; the message says what to install."""
 
 
+def check_backend(environ: dict[str, str] | None = None) -> str:
+    """The ``MUJOCO_GL`` back-end to use (default ``egl``) if it can work here, else :class:`RenderingUnavailable`
+    naming the fix: an unknown back-end, ``glfw`` without a display, or (on Linux) a missing GL library."""
+    environ = os.environ if environ is None else environ
+    backend = environ.get("MUJOCO_GL", "egl") or "egl"
+    if backend not in BACKENDS:
+        raise RenderingUnavailable(f"MUJOCO_GL={backend!r} is not a back-end MuJoCo knows; use MUJOCO_GL=egl "
+                                   f"(headless, the default), osmesa or glfw (with a display); the headless ones "
+                                   f"need Mesa's libraries:\n  {APT_INSTALL}")
+    if backend == "glfw" and not (environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")):
+        raise RenderingUnavailable("MUJOCO_GL=glfw needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set; "
+                                   "for offscreen rendering run with MUJOCO_GL=egl (or MUJOCO_GL=osmesa)")
+    library = BACKENDS[backend]
+    if library is not None and sys.platform.startswith("linux") and ctypes.util.find_library(library) is None:
+        raise RenderingUnavailable(f"MUJOCO_GL={backend} needs the {library} library, which is not "
+                                   f"installed; install it with:\n  {APT_INSTALL}")
+    return backend
+
+
 def import_simulator() -> tuple[Any, Any]:
     """Import ``mujoco`` and dm_control's reacher module, or raise :class:`RenderingUnavailable`."""
-    backend = os.environ.setdefault("MUJOCO_GL", "egl")  # headless EGL unless the user chose
+    backend = os.environ.setdefault("MUJOCO_GL", check_backend())  # headless EGL unless the user chose
     try:
         import mujoco
         from dm_control.suite import reacher
