@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +18,8 @@ from lejepa_wm.experiments.reacher.experiment import PLOT_FIGURES
 from lejepa_wm.records import HeadlineEntry
 from lejepa_wm.seeds import SEED_LIMIT, SeedStreams
 
+REPO = Path(__file__).resolve().parents[2]
+
 TINY = dict(train_pairs=60, heldout_pairs=40, heldout_episodes=2, chunk_pairs=30, sac_steps=40, epochs=2,
             plan_pairs=2, success_episodes=1, episode_steps=12, traj_delta=2, plan_steps=4, sigreg_slices=8,
             batch_size=20, knn=3, min_plan_distance=0.5, pca_components=[2, 10], eval_every=2, checkpoint_every=2)
@@ -27,12 +31,15 @@ def test_experiment_satisfies_the_protocol_and_configs_load():
     quick, full = experiment.load_config("quick"), experiment.load_config("full")
     assert quick.train_pairs < full.train_pairs and full.train_pairs == 100_000
     assert full.train_settings().max_steps == 25 * (100_000 // 128) > quick.train_settings().max_steps
-    assert full.seeds >= 3 and quick.pca_components == (2, 50)
+    assert full.worlds >= 3 and set(full.control_fractions) == set(full.ou_fractions)  # worlds, every control
+    assert quick.pca_components == (2, 50)
     specs = experiment.grid(quick, "quick", seed=5)
-    assert [spec.run_id for spec in specs] == ["ou100_seed=5", "ou050_seed=5", "ou000_seed=5"]
+    assert [spec.run_id for spec in specs] == ["ou100_seed=5", "ou100_seed=5_control", "ou050_seed=5",
+                                               "ou000_seed=5"]
     assert {spec.params["data_seed"] for spec in specs} == {5}
     assert SeedStreams.from_dict(specs[0].params["seeds"]) == SeedStreams.derive(5)
-    assert specs[1].params["labels"] == {"ou_fraction": 0.5, "mixture": "half OU, half trajectory", "seed": 5}
+    assert specs[1].params["labels"]["control"] is True
+    assert specs[2].params["labels"] == {"ou_fraction": 0.5, "mixture": "half OU, half trajectory", "seed": 5}
     with pytest.raises(ValueError, match="tuning"):
         experiment.grid(quick, "quick", seed=quick.tuning_seeds[0])
 
@@ -93,19 +100,20 @@ def test_tiny_sweep_resumes_after_an_interruption_and_reuses_finished_runs(rende
     monkeypatch.setattr(pipeline, "train", real_train)
 
     resumed = run_sweep("reacher", "quick", tmp_path, executor="serial", overrides=TINY, progress=False)
-    assert resumed.reused == ("ou100_seed=0",) and resumed.executed == ("ou000_seed=0", "ou050_seed=0")
+    assert resumed.reused == ("ou100_seed=0", "ou100_seed=0_control")
+    assert resumed.executed == ("ou000_seed=0", "ou050_seed=0")
     assert resumed.failed == () and resumed.aggregated
     assert read_json(exp_dir / "runs" / "ou050_seed=0" / "metrics.json")["resumed_from"] == 2
     assert not list(exp_dir.glob(f"runs/*/{CHECKPOINT_FILE}"))  # removed once metrics.json was written
     again = run_sweep("reacher", "quick", tmp_path, executor="serial", overrides=TINY, progress=False)
-    assert again.executed == () and len(again.reused) == 3
+    assert again.executed == () and len(again.reused) == 4
     assert len(list((exp_dir / "data").glob("policy-*/policy.zip"))) == 1
 
     for name in PLOT_FIGURES:
         assert Image.open(exp_dir / name).info.get("Description"), name  # every figure carries its caption
     with open(exp_dir / "summary.csv") as handle:
         rows = list(csv.DictReader(handle))
-    assert len(rows) == 3 and all(-50 < float(row["ou_test_r2_total"]) <= 1 for row in rows)
+    assert len(rows) == 4 and all(-50 < float(row["ou_test_r2_total"]) <= 1 for row in rows)  # 3 models, 1 control
     assert all(row["ou_pixels_test_r2_total"] and row["ou_pca2_test_r2_total"] and row["traj_pca10_test_r2_total"]
                for row in rows)  # the raw-pixel baselines beside every R²
 
@@ -115,11 +123,54 @@ def test_tiny_sweep_resumes_after_an_interruption_and_reuses_finished_runs(rende
     assert baseline == metrics[f"ou_{metrics['ou_baseline']}_test_r2_total"]
     assert metrics["ou_residual_ratio"] == pytest.approx((1 - metrics["ou_test_r2_total"]) / (1 - baseline))
     entries = [HeadlineEntry.from_dict(entry) for entry in read_json(exp_dir / "headline.json")]
-    assert [entry.claim for entry in entries] == ["T1R", "T4", "T4", "T4"]  # T1 reached by training
+    assert [entry.claim for entry in entries] == ["T1R", "T1R", "T4", "T4", "T4"]  # T1 reached by training
     t1 = entries[0]
     assert t1.value == pytest.approx(metrics["ou_residual_ratio"]) and t1.seeds == (0,)
     assert t1.bound.describe() == "≤ 0.25" and t1.verdict == ("held" if t1.value <= 0.25 else "failed")
     assert "pixels" in t1.quantity and "raw pixels" in t1.measured and "test" in t1.split
-    assert "own frames" in entries[1].name and entries[1].bound is not None  # each model on its own test frames
+    assert "regularizer's effect" in entries[1].name  # the OU model beside its lambda = 0 control
+    assert "own frames" in entries[2].name and entries[2].bound is not None  # each model on its own test frames
     assert entries[-1].bound is None and entries[-1].verdict == "measured"  # cost vs R²: confounded, measured
     assert all(entry.split.startswith("test") and entry.standard_error is None for entry in entries)  # one seed
+
+
+def test_data_worlds_and_controls_shape_the_grid_but_not_a_runs_spec():
+    from lejepa_wm.experiments.reacher.config import load_config
+    from lejepa_wm.experiments.reacher.experiment import EXPERIMENT
+
+    config = load_config("quick", overrides={"worlds": 3, "seeds": 2, "control_fractions": [1.0]})
+    specs = EXPERIMENT.grid(config, "quick", seed=5)
+    assert len(specs) == 3 * 2 * (len(config.ou_fractions) + 1)
+    worlds = sorted({spec.params["data_seed"] for spec in specs})
+    assert worlds == [5, 6, 7]  # world w renders its own data from data seed 5 + w
+    by_world = {w: sorted({s.params["labels"]["seed"] for s in specs if s.params["data_seed"] == w}) for w in worlds}
+    assert by_world == {5: [5, 6], 6: [7, 8], 7: [9, 10]}  # no model seed shared between worlds
+    controls = [s for s in specs if s.params["labels"].get("control")]
+    assert len(controls) == 6 and all(s.run_id.endswith("_control") and s.params["labels"]["ou_fraction"] == 1.0
+                                      for s in controls)
+    assert "worlds" not in specs[0].params["config"] and "control_fractions" not in specs[0].params["config"]
+    with pytest.raises(ValueError, match="control_fractions"):
+        load_config("quick", overrides={"control_fractions": [0.3]})
+
+
+def test_t1r_is_judged_over_worlds_and_the_control_must_do_worse():
+    from lejepa_wm.experiments.base import load_finished_metrics
+    from lejepa_wm.experiments.reacher.config import load_config
+    from lejepa_wm.experiments.reacher.experiment import headline
+
+    shipped = [row for row in load_finished_metrics(REPO / "reference" / "reacher" / "full")
+               if row["seed"] == 0]
+    rows, config = [], load_config("full")
+    for world, ratio in enumerate((0.15, 0.20, 0.25)):
+        for row in shipped:
+            rows.append({**row, "data_seed": world, "seed": world, "ou_residual_ratio": ratio})
+            rows.append({**row, "data_seed": world, "seed": world, "control": True, "ou_residual_ratio": 1.0})
+    entries = headline(rows, config)
+    t1r = entries[0]
+    assert t1r.claim == "T1R" and t1r.value == pytest.approx(0.20) and t1r.seeds == (0, 1, 2)
+    assert t1r.standard_error == pytest.approx(0.05 / math.sqrt(3))  # over the three worlds
+    assert "world 2: ratio 0.250" in t1r.measured
+    effects = [e for e in entries if "regularizer's effect" in e.name]
+    assert len(effects) == len({row["ou_fraction"] for row in shipped}) and all(e.verdict == "held" for e in effects)
+    collapsed = [{**row, "ou_residual_ratio": 0.1} if row.get("control") else row for row in rows]
+    assert all(e.verdict == "failed" for e in headline(collapsed, config) if "regularizer's effect" in e.name)

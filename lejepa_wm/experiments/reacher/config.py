@@ -12,10 +12,13 @@ environment steps with ``sac_reward`` (``sparse`` = the task's reward,
 ``dense`` = shaped), episodes of ``episode_steps`` control steps, pairs
 ``traj_delta`` steps apart; the target sits at ``target_xy`` (metres) in every frame.
 
-Models: one per entry of ``ou_fractions`` (share of OU pairs in the training
-set; 1 = OU model, 0 = trajectory model) and per seed (``seeds`` of them,
-``--seed`` … ``--seed + seeds − 1``; never one of ``tuning_seeds``, which are
-reserved for tuning). Encoder: embedding ``embed_dim``, ``epochs`` passes of
+Data worlds: ``worlds`` independently rendered data sets (environment, OU
+and policy seeds), world ``w`` from data seed ``--seed + w``. Models: one per
+world, entry of ``ou_fractions`` (share of OU pairs in the training set; 1 = OU
+model, 0 = trajectory model) and seed (``seeds`` per world, world ``w`` from
+``--seed + w · seeds``; never one of ``tuning_seeds``, which are reserved for
+tuning); each model whose fraction is in ``control_fractions`` also trains its
+λ = 0 control (SIGReg weight 0, otherwise identical, trained as long). Encoder: embedding ``embed_dim``, ``epochs`` passes of
 batches of ``batch_size`` through the shared training loop
 (:func:`lejepa_wm.experiments.training.train`, Adam) at peak learning rate
 ``lr``: linear warmup over the first ``warmup_fraction`` of the steps, cosine
@@ -28,8 +31,8 @@ Baselines: linear probes on the raw pixels (ridge, penalty chosen on the
 validation sample) and on their top ``pca_components`` principal components.
 Planning: ``plan_pairs`` start/goal pairs at least ``min_plan_distance`` rad
 apart, ``plan_steps`` latent steps, ``knn`` neighbours for decoding.
-``residual_target`` bounds the OU model's residual ratio ``(1 − R²)/(1 − R²_pixels)``
-in the T1 headline.
+``residual_target`` bounds the OU model's residual ratio ``(1 − R²)/(1 − R²_pixels)``,
+mean over data worlds, in the T1R headline.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ from lejepa_wm.seeds import SEED_LIMIT
 from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int, check_rho
 
 DEFAULTS = Path(__file__).with_name("reacher.toml")
+GRID_KEYS = ("worlds", "control_fractions")
+"""Keys that shape the grid (data worlds, controls) and play no part in one run."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,8 @@ class ReacherConfig:
     knn: int = 5
     min_plan_distance: float = 1.0
     residual_target: float = 0.25
+    worlds: int = 1
+    control_fractions: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         for field in fields(self):  # every count is a positive integer; only eval_every may be 0 (only at the end)
@@ -100,6 +107,9 @@ class ReacherConfig:
             raise ValueError(f"ou_fractions must be a non-empty list of numbers in [0, 1]; got {self.ou_fractions!r}")
         if len(set(self.ou_fractions)) != len(self.ou_fractions):
             raise ValueError(f"ou_fractions has duplicates: {self.ou_fractions!r}")
+        if any(f not in self.ou_fractions for f in self.control_fractions):
+            raise ValueError(f"control_fractions must be among ou_fractions {self.ou_fractions!r}; got "
+                             f"{self.control_fractions!r}")
         if len(self.target_xy) != 2:
             raise ValueError(f"target_xy must have two entries (x, y); got {self.target_xy!r}")
         for name, valid, wanted in (("angle_scale", self.angle_scale > 0, "be positive"),
@@ -136,9 +146,11 @@ class ReacherConfig:
                              decay_fraction=self.decay_fraction, weight_decay=0.0,
                              eval_every=self.eval_every or None, checkpoint_every=self.checkpoint_every)
 
-    def run_seeds(self, offset: int = 0) -> list[int]:
-        """Seeds of the reported models, ``offset … offset + seeds − 1``; never a tuning seed."""
-        seeds = [check_seed_offset(offset, self.seeds) + index for index in range(self.seeds)]
+    def run_seeds(self, offset: int = 0, world: int = 0) -> list[int]:
+        """Seeds of the reported models of data world ``world``, ``offset + world · seeds`` onwards, ``seeds`` of
+        them (so no two worlds share a model seed); never a tuning seed."""
+        first = check_seed_offset(offset, self.worlds * self.seeds) + world * self.seeds
+        seeds = [first + index for index in range(self.seeds)]
         clash = sorted(set(seeds) & set(self.tuning_seeds))
         if clash:
             raise ValueError(f"run seeds {clash} are reserved for tuning (tuning_seeds); reported runs must use "
@@ -146,8 +158,13 @@ class ReacherConfig:
         return seeds
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (tuples become lists); ``config_from_mapping(ReacherConfig, ...)`` reads it back."""
-        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()}
+        """JSON-ready form (tuples become lists); ``config_from_mapping(ReacherConfig, ...)`` reads it back.
+
+        The keys of the grid alone (:data:`GRID_KEYS`: how many data worlds, which models get a control) are
+        left out: a run's spec holds what the run itself needs, so they do not change the specs of its runs.
+        """
+        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()
+                if key not in GRID_KEYS}
 
 
 def load_config(scale: str, path: Path | None = None, overrides: Mapping[str, Any] | None = None) -> ReacherConfig:

@@ -11,8 +11,12 @@ and its standard error is over seeds (paired by seed for differences).
 Headline entries (verdicts computed from the numbers, :mod:`lejepa_wm.records`):
 
 - T1R: the OU model's residual ratio ``(1 − R²)/(1 − R²_pixels)`` on OU test
-  frames is at most ``residual_target``: training removes that share of the
-  best pixel probe's error (the pixels themselves score 1);
+  frames, mean over data worlds (standard error over worlds), is at most
+  ``residual_target``: training removes that share of the best pixel probe's
+  error (the pixels themselves score 1);
+- T1R (the regularizer's effect): each model with a λ = 0 control beside it
+  (the same encoder, data and budget without SIGReg) has a lower residual ratio
+  than its control, paired by seed;
 - T4 (identifiability off the OU channel): each model scored on its own kind of
   test frames, so that distribution shift plays no part: the trajectory model's
   residual ratio on held-out trajectory episodes minus the OU model's on OU test
@@ -37,7 +41,7 @@ from scipy import stats
 from lejepa_wm.config import config_from_mapping
 from lejepa_wm.device import select_device
 from lejepa_wm.experiments.base import RunSpec, load_finished_metrics, publish_results
-from lejepa_wm.experiments.evidence import by_seed, difference, over_seeds
+from lejepa_wm.experiments.evidence import SeedSummary, by_seed, difference, over_seeds
 from lejepa_wm.experiments.plotting import write_summary
 from lejepa_wm.experiments.reacher import figures
 from lejepa_wm.experiments.reacher.config import ReacherConfig, load_config
@@ -53,9 +57,10 @@ OU, TRAJ = 1.0, 0.0
 PLOT_FIGURES = ("sample_frames.png", "r2_per_joint.png", "marginals.png", "planned_paths.png", "cost_vs_r2.png")
 
 
-def run_id(ou_fraction: float, run_seed: int) -> str:
-    """``ou<percent>_seed=<run seed>``, e.g. ``ou100_seed=0`` for the OU model of seed 0."""
-    return f"ou{int(round(100 * ou_fraction)):03d}_seed={run_seed}"
+def run_id(ou_fraction: float, run_seed: int, control: bool = False) -> str:
+    """``ou<percent>_seed=<run seed>``, e.g. ``ou100_seed=0`` for the OU model of seed 0; ``_control`` for its
+    λ = 0 control."""
+    return f"ou{int(round(100 * ou_fraction)):03d}_seed={run_seed}" + ("_control" if control else "")
 
 
 def probe_label(name: str) -> str:
@@ -67,7 +72,7 @@ def probe_label(name: str) -> str:
 
 def summary_columns(config: ReacherConfig) -> list[str]:
     """Columns of ``summary.csv``: one row per run."""
-    columns = ["run_id", "mixture", "ou_fraction", "seed", "data_seed", "split"]
+    columns = ["run_id", "mixture", "ou_fraction", "seed", "data_seed", "control", "split"]
     for kind in ("ou", "traj"):
         columns += [f"{kind}_test_r2_{q}" for q in (*JOINTS, "total", "sincos")]
         columns += [f"{kind}_validation_r2_total", f"{kind}_baseline", f"{kind}_baseline_test_r2_total",
@@ -88,11 +93,18 @@ class ReacherExperiment:
     load_config = staticmethod(load_config)
 
     def grid(self, config: ReacherConfig, scale: str, seed: int = 0) -> list[RunSpec]:
-        """One run per (run seed, OU fraction); the shared data use the seed offset ``seed`` itself."""
-        return [RunSpec(self.name, scale, run_id(fraction, run_seed), {
-                    "labels": {"ou_fraction": fraction, "mixture": mixture_name(fraction), "seed": run_seed},
-                    "data_seed": seed, "seeds": SeedStreams.derive(run_seed).to_dict(), "config": config.to_dict()})
-                for run_seed in config.run_seeds(seed) for fraction in config.ou_fractions]
+        """One run per (data world, run seed, OU fraction), and a λ = 0 control beside each model whose fraction
+        is in ``control_fractions``; world ``w`` draws its shared data from data seed ``seed + w``."""
+        def labels(fraction: float, run_seed: int, control: bool) -> dict[str, Any]:
+            return {"ou_fraction": fraction, "mixture": mixture_name(fraction), "seed": run_seed,
+                    **({"control": True} if control else {})}
+
+        return [RunSpec(self.name, scale, run_id(fraction, run_seed, control), {
+                    "labels": labels(fraction, run_seed, control), "data_seed": seed + world,
+                    "seeds": SeedStreams.derive(run_seed).to_dict(), "config": config.to_dict()})
+                for world in range(config.worlds) for run_seed in config.run_seeds(seed, world)
+                for fraction in config.ou_fractions
+                for control in ((False, True) if fraction in config.control_fractions else (False,))]
 
     def check_environment(self, device: str = "cpu") -> None:
         """Refuse, before any run, a rendering back-end that cannot work here (naming the fix)."""
@@ -108,7 +120,7 @@ class ReacherExperiment:
         data = prepare_data(run_dir.parent.parent / "data", config, int(params["data_seed"]), progress)
         metrics = run_model(data, config, float(params["labels"]["ou_fraction"]),
                             SeedStreams.from_dict(params["seeds"]), run_dir, torch_device, progress,
-                            description=spec.run_id)
+                            description=spec.run_id, control=bool(params["labels"].get("control", False)))
         metrics.update({"data_seconds": data["seconds"], "baseline_seconds": data["baselines"]["seconds"],
                         "device": str(torch_device), "data_seeds": data["seeds"],
                         **{f"sac_{key}": data["policy"][key]
@@ -126,8 +138,10 @@ class ReacherExperiment:
 
     def _write_set(self, stage: Path, exp_dir: Path, rows: list[dict[str, Any]], config: ReacherConfig,
                    entries: list[HeadlineEntry]) -> None:
-        """Write the summary, the figures and the headline into ``stage`` (the runs are read from ``exp_dir``)."""
+        """Write the summary (every run) and the figures (the models, not their λ = 0 controls) and the
+        headline into ``stage`` (the runs are read from ``exp_dir``)."""
         write_summary(stage, rows, summary_columns(config))
+        rows = models_of(rows)
         fractions = sorted({float(row["ou_fraction"]) for row in rows}, reverse=True)
         first = rows[0]
         # the figures' single run of a model: its lowest seed
@@ -173,26 +187,64 @@ def _pixel_probes(row: Mapping[str, Any], kind: str, config: ReacherConfig) -> s
     return ", ".join(f"{probe_label(name)} {row[f'{kind}_{name}_test_r2_total']:.3f}" for name in names)
 
 
+def models_of(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The regularized models' rows (their λ = 0 controls left out)."""
+    return [row for row in rows if not row.get("control")]
+
+
+def over_worlds(rows: list[dict[str, Any]], key: str) -> tuple[SeedSummary, dict[int, SeedSummary]]:
+    """``key`` of the OU model: its mean over the seeds of each data world, then over worlds (the standard
+    error over worlds with two or more, else over the seeds of the one world), and each world's summary."""
+    worlds = {int(world): over_seeds(by_seed(rows, key, ou_fraction=OU, data_seed=world), higher_is_better=False)
+              for world in sorted({row["data_seed"] for row in rows if row["ou_fraction"] == OU})}
+    if len(worlds) < 2:
+        return next(iter(worlds.values())), worlds
+    return over_seeds({world: summary.mean for world, summary in worlds.items()}, higher_is_better=False), worlds
+
+
 def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[HeadlineEntry]:
     """The headline entries of the module docstring (those whose models ran)."""
+    controls = [row for row in rows if row.get("control")]
+    rows = models_of(rows)
     fractions = {float(row["ou_fraction"]) for row in rows}
     first = rows[0]
-    data = f"data seed {first['data_seed']}"
+    worlds = sorted({int(row["data_seed"]) for row in rows})
+    data = f"data seed{'s' if len(worlds) > 1 else ''} {', '.join(map(str, worlds))}"
     entries: list[HeadlineEntry] = []
     if OU in fractions:
-        ratio = over_seeds(by_seed(rows, "ou_residual_ratio", ou_fraction=OU), higher_is_better=False)
+        ratio, per_world = over_worlds(rows, "ou_residual_ratio")
+        world_text = "; ".join(
+            f"world {w}: ratio {s.describe(3)}, model R² "
+            f"{over_seeds(by_seed(rows, 'ou_test_r2_total', ou_fraction=OU, data_seed=w)).mean:.3f}, pixel probe "
+            f"{over_seeds(by_seed(rows, 'ou_baseline_test_r2_total', ou_fraction=OU, data_seed=w)).mean:.3f}"
+            for w, s in per_world.items())
         entries.append(HeadlineEntry(
             claim="T1R", name="Reacher from pixels, OU pairs: joint angles identified beyond the pixels",
-            quantity=f"residual ratio (1 − R²)/(1 − R²_pixels) of the OU-pairs model on OU test frames "
-                     f"(R²_pixels: {probe_label(first['ou_baseline'])}, the pixel probe best on validation)",
+            quantity=f"residual ratio (1 − R²)/(1 − R²_pixels) of the OU-pairs model on OU test frames, mean over "
+                     f"{len(per_world)} data world(s) (R²_pixels: each world's pixel probe best on validation)",
             value=ratio.mean, bound=Bound.at_most(config.residual_target), standard_error=ratio.standard_error,
-            seeds=ratio.seeds, split=f"test (OU test sample; probes fitted on the OU fit sample; {data})",
-            measured=f"model R² {over_seeds(by_seed(rows, 'ou_test_r2_total', ou_fraction=OU)).describe(3)} "
-                     f"({_joints(rows, OU, 'ou_test')}; (sin, cos) probe "
-                     f"{mean_of(rows, OU, 'ou_test_r2_sincos'):.3f}); "
-                     f"pixel probes on the same test frames: {_pixel_probes(first, 'ou', config)}; residual ratio "
-                     f"{ratio.describe(3)}",
+            seeds=tuple(sorted(by_seed(rows, "ou_residual_ratio", ou_fraction=OU))),
+            split=f"test (OU test sample; probes fitted on the OU fit sample; {data})",
+            measured=f"{world_text}; first world: {_joints(rows, OU, 'ou_test')}; (sin, cos) probe "
+                     f"{mean_of(rows, OU, 'ou_test_r2_sincos'):.3f}; pixel probes on its test frames: "
+                     f"{_pixel_probes(first, 'ou', config)}; the standard error is over "
+                     + ("data worlds" if len(per_world) > 1 else "model seeds of one data world"),
             paper="R² ≈ 0.95", figures=("sample_frames.png", "r2_per_joint.png")))
+    for fraction in sorted({float(row["ou_fraction"]) for row in controls}, reverse=True):
+        regularized = by_seed(rows, "ou_residual_ratio", ou_fraction=fraction)
+        control = by_seed(controls, "ou_residual_ratio", ou_fraction=fraction)
+        if set(regularized) & set(control):
+            paired = {seed: control[seed] for seed in regularized if seed in control}
+            gap, se = difference(paired, {seed: regularized[seed] for seed in paired})
+            entries.append(HeadlineEntry(
+                claim="T1R", name=f"Reacher, {mixture_name(fraction)}: the regularizer's effect",
+                quantity="λ = 0 control minus SIGReg residual ratio (1 − R²)/(1 − R²_pixels) on OU test frames, "
+                         "paired by seed (the control: the same CNN, data and budget without SIGReg)",
+                value=gap, bound=Bound.above(0.0), standard_error=se, seeds=tuple(sorted(paired)),
+                split=f"test (OU test sample; {data})",
+                measured=f"control R² {over_seeds(by_seed(controls, 'ou_test_r2_total', ou_fraction=fraction)).describe(3)}"
+                         f", SIGReg R² {over_seeds(by_seed(rows, 'ou_test_r2_total', ou_fraction=fraction)).describe(3)}",
+                figures=("r2_per_joint.png",)))
     if OU in fractions and TRAJ in fractions:
         ou_r2 = by_seed(rows, "ou_test_r2_total", ou_fraction=OU)
         traj_r2 = by_seed(rows, "ou_test_r2_total", ou_fraction=TRAJ)

@@ -199,8 +199,11 @@ def baseline_metrics(baselines: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float, streams: SeedStreams,
-              run_dir: Path, device: torch.device, progress: bool = True, description: str = "train") -> dict[str, Any]:
+              run_dir: Path, device: torch.device, progress: bool = True, description: str = "train",
+              control: bool = False) -> dict[str, Any]:
     """Train one encoder on a mixture, probe both kinds of test data, plan; return metrics.
+
+    ``control`` trains the λ = 0 control: SIGReg's weight 0 (alignment alone), everything else identical.
 
     Writes ``checkpoint.pt`` (the shared loop's, resumable; the run driver
     deletes it once ``metrics.json`` exists), ``plans.npz`` (executed paths,
@@ -212,7 +215,7 @@ def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float
     encoder = build_frame_encoder(config.embed_dim, config.image_size, streams.torch_generator("init")).to(device)
     pairs = DatasetPairs(torch.from_numpy(mixed["frames"]).to(device), torch.from_numpy(mixed["frames_pos"]).to(device),
                          order_seed=streams.batches)
-    objective = build_objective("sigreg", config.sigreg_weight, num_slices=config.sigreg_slices)
+    objective = build_objective("sigreg", 0.0 if control else config.sigreg_weight, num_slices=config.sigreg_slices)
 
     def embed(name: str) -> np.ndarray:
         return embed_frames(encoder, data[name]["frames"], device)
