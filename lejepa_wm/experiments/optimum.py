@@ -9,9 +9,11 @@ points, on the same validation batches with the same random SIGReg directions:
 - at the trained encoder, ``J(f)``;
 - at *the answer*: the true latents ``c z`` (what the renderer's exact inverse
   returns, which every encoder family of the package can represent), with the
-  scale ``c > 0`` that minimizes the objective on the ``fit`` sample (a soft
+  scale ``c ≥ 0`` that minimizes the objective on the ``fit`` sample (a soft
   penalty's optimum among linear embeddings is shrunk; ``c = 1`` is among the
-  candidates). A rotation ``Q`` changes nothing: every objective here is
+  candidates). For the λ = 0 control (alignment alone) the answer is the
+  collapse itself: ``J(c z) = c² L(z)`` has its infimum 0 at ``c = 0``, which no
+  embedding can undercut (:func:`control_answer`). A rotation ``Q`` changes nothing: every objective here is
   invariant in law under rotations of the embedding (SIGReg's directions are
   uniform on the sphere), so ``J(cQz)`` and ``J(cz)`` have the same expectation.
 
@@ -112,10 +114,13 @@ def objective_gap(encoder: nn.Module, objective: Objective, fit: Sample, validat
         return _per_batch(objective, lambda r: (scale * sample.z[r], scale * sample.z_pos[r]), rows, states,
                           generator)
 
-    search = minimize_scalar(lambda c: float(answer(fit, fit_rows, fit_states, c).mean()),
-                             bounds=(SCALE_MIN, SCALE_MAX), method="bounded", options={"xatol": 1e-3})
-    at_one = float(answer(fit, fit_rows, fit_states, 1.0).mean())
-    scale = float(search.x) if search.fun < at_one - 1e-6 * abs(at_one) else 1.0  # c = 1 unless c matters
+    if objective.weight == 0.0:  # alignment alone: its infimum over c z is 0, at c = 0 (control_answer)
+        scale = 0.0
+    else:
+        search = minimize_scalar(lambda c: float(answer(fit, fit_rows, fit_states, c).mean()),
+                                 bounds=(SCALE_MIN, SCALE_MAX), method="bounded", options={"xatol": 1e-3})
+        at_one = float(answer(fit, fit_rows, fit_states, 1.0).mean())
+        scale = float(search.x) if search.fun < at_one - 1e-6 * abs(at_one) else 1.0  # c = 1 unless c matters
     with torch.no_grad():
         trained = _per_batch(objective, lambda r: (encoder(validation.x[r]), encoder(validation.x_pos[r])),
                              val_rows, val_states, generator)
@@ -128,6 +133,14 @@ def objective_gap(encoder: nn.Module, objective: Objective, fit: Sample, validat
                         gap=float(differences.mean()),
                         gap_se=float(differences.std(ddof=1) / math.sqrt(len(differences))),
                         batches=len(differences))
+
+
+def control_answer(trained: float) -> tuple[float, float]:
+    """``(answer, gap)`` of the λ = 0 control: the alignment loss of ``c z`` is ``c² L(z)``, whose infimum over
+    ``c ≥ 0`` is 0 (the collapse), so the gap is the trained objective itself, with the standard error of the
+    trained objective's batch means (the answer is a constant). Runs recorded before the answer's scale could
+    be 0 stored the answer at ``c = SCALE_MIN`` (``1e-6 L(z)``); this is its exact limit."""
+    return 0.0, trained
 
 
 def optimum_reading(gap: float, gap_se: float) -> str:

@@ -55,7 +55,7 @@ from matplotlib.figure import Figure
 
 from lejepa_wm.experiments.encoders import ENCODERS
 from lejepa_wm.experiments.evidence import SeedSummary, by_seed, difference, over_seeds
-from lejepa_wm.experiments.optimum import ABOVE, AT, BELOW, optimum_reading
+from lejepa_wm.experiments.optimum import ABOVE, AT, BELOW, control_answer, optimum_reading
 from lejepa_wm.experiments.plotting import (PANEL_HEIGHT, complement, figure_grid, log_axis_with_ticks, plot_raw,
                                             plot_series, series)
 from lejepa_wm.experiments.run_params import ObjectiveParams, SyntheticRunParams
@@ -224,7 +224,10 @@ class ScalingExperiment(SyntheticExperiment):
     def derived(self, row: dict[str, Any], config: ScalingConfig) -> dict[str, Any]:
         """Distance to a rotation per dimension, the objective at the trained weights and at the answer
         (validation sample) with where it sits, and T3's error and bound (test sample)."""
-        gap = row.get("objective_gap") or {}
+        gap = dict(row.get("objective_gap") or {})
+        if gap and row["method"] == "alignment_only":  # the control's answer is the collapse, at exactly 0
+            gap["answer"], gap["gap"] = control_answer(gap["trained"])
+            gap["answer_scale"] = 0.0
         t3 = row.get("t3") or {}
         return {"procrustes_per_dim": row["procrustes_error"] / row["n"], "start": row.get("start", 0),
                 "objective_trained": gap.get("trained"), "objective_answer": gap.get("answer"),
@@ -310,7 +313,7 @@ def optimum_entries(rows: list[dict[str, Any]], config: ScalingConfig) -> list[H
         seeds=tuple(sorted({int(r["seed"]) for r in judged})), figures=("r2_vs_n.png",),
         precondition="some regularized run reaches the answer's objective (without one the comparison has no "
                      f"power): {len(reached)} do", precondition_met=bool(reached))]
-    with_t3 = [r for r in rows if r["t3_error"] is not None]
+    with_t3 = [r for r in rows if r["t3_error"] is not None and {"error_se", "D_se"} <= set(r["t3"])]
     if with_t3:
         over = [r for r in with_t3 if t3_excess(r) > 0]
         informative = [r for r in with_t3 if r["t3_bound"] < r["n"]]
