@@ -67,6 +67,7 @@ class AnisotropicConfig(TrainingConfig):
         self.require(bool(self.worlds) and len(set(self.worlds)) == len(self.worlds)
                      and all(len(w) == 2 and w[0] >= 2 and 1 <= w[1] < w[0] for w in self.worlds), "worlds",
                      "must list distinct [n, fast coordinates] pairs with n >= 2 and 1 <= fast < n")
+        self.require_probe_sample(max(n for n, _ in self.worlds))
         self.require(bool(self.ratios) and all(r >= 1.0 for r in self.ratios), "ratios", "must be numbers >= 1")
         self.require(self.tau > 0, "tau", "must be positive")
         self.require_methods(METHODS)

@@ -63,6 +63,7 @@ class BoundsConfig(TrainingConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         self.require_even("dims")
+        self.require_probe_sample(max(self.dims))
         self.require_unit_interval("rho")
         self.require_methods(METHODS, control=False)
         self.require(bool(self.encoders) and all(e in ENCODERS for e in self.encoders), "encoders",

@@ -71,6 +71,7 @@ class DistributionConfig(TrainingConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         self.require_even("n")
+        self.require_probe_sample(self.n)
         self.require(bool(self.betas) and all(b > 0 for b in self.betas) and 2.0 in self.betas, "betas",
                      "must be positive shapes including 2.0")
         for key in ("tau", "mala_step", "infonce_width", "lejepa_sigreg_weight"):

@@ -79,7 +79,9 @@ def linear_probe_r2(h_fit: Any, z_fit: Any, h_eval: Any, z_eval: Any) -> tuple[f
     ``R²_j = 1 - SSE_j / SST_j`` per latent coordinate ``j`` (``SST_j`` about
     the eval sample's own mean) and the total ``1 - sum_j SSE_j / sum_j SST_j``.
     Returns ``(total, per_coordinate)``. R² can be negative for a probe worse
-    than the constant.
+    than the constant. The fit sample must hold more rows than the probe has
+    coefficients (dimension of ``h`` plus one), else ``ValueError``: an
+    underdetermined probe interpolates the fit sample and its R² means nothing.
     """
     h_fit, z_fit = _paired(h_fit, z_fit, "h_fit", "z_fit")
     h_eval, z_eval = _paired(h_eval, z_eval, "h_eval", "z_eval")
@@ -88,6 +90,10 @@ def linear_probe_r2(h_fit: Any, z_fit: Any, h_eval: Any, z_eval: Any) -> tuple[f
                          f"z {z_fit.shape[1]} vs {z_eval.shape[1]}")
     if z_eval.shape[0] < 2:
         raise ValueError(f"the eval sample needs at least 2 rows; got {z_eval.shape[0]}")
+    if h_fit.shape[0] <= h_fit.shape[1] + 1:
+        raise ValueError(f"the fit sample needs more rows than the probe's {h_fit.shape[1] + 1} coefficients "
+                         f"(embedding dimension {h_fit.shape[1]} plus the intercept), or the probe is not "
+                         f"determined by it; got {h_fit.shape[0]} rows")
     design = np.hstack([h_fit, np.ones((h_fit.shape[0], 1))])
     coef = least_squares(design, z_fit)
     prediction = np.hstack([h_eval, np.ones((h_eval.shape[0], 1))]) @ coef

@@ -63,6 +63,7 @@ class OutputDimConfig(TrainingConfig):
         self.require_even("n")
         self.require(bool(self.output_dims) and all(m >= 1 for m in self.output_dims), "output_dims",
                      "must be positive integers")
+        self.require_probe_sample(max(self.n, *self.output_dims))
         self.require_unit_interval("rho", "ceiling_floor")
         self.require_methods(METHODS)
         self.require_methods(METHODS, "judged_methods", control=False)

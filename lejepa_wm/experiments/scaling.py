@@ -104,6 +104,7 @@ class ScalingConfig(TrainingConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         self.require_even("dims")
+        self.require_probe_sample(max(self.dims))
         self.require_methods(METHODS)
         for key in ("encoders", "infonce_encoders", "identifiability_encoders", "restart_encoders",
                     "whitened_encoders"):

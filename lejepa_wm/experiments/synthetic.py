@@ -152,6 +152,16 @@ class TrainingConfig:
         if not valid:
             raise ValueError(f"config key {key!r} {rule}; got {getattr(self, key)!r}")
 
+    def require_probe_sample(self, largest_dim: int) -> None:
+        """``eval_size`` exceeds the affine probe's coefficients on a ``largest_dim``-dimensional embedding.
+
+        The probe is fitted on ``eval_size`` rows; with no more rows than its ``largest_dim + 1``
+        coefficients it interpolates the fit sample and its R² means nothing.
+        """
+        self.require(self.eval_size > largest_dim + 1, "eval_size",
+                     f"must exceed {largest_dim + 1}, the probe's coefficients at the largest dimension of the grid "
+                     f"({largest_dim})")
+
     def require_unit_interval(self, *keys: str) -> None:
         """Each of ``keys`` lies in the open interval (0, 1)."""
         for key in keys:

@@ -1288,6 +1288,16 @@ def killed_reproduction(work: Path) -> Observed:
     return observed
 
 
+def probe_from_a_single_fit_row() -> object:
+    import numpy as np
+
+    from lejepa_wm.experiments.metrics import linear_probe_r2
+
+    rng = np.random.default_rng(0)
+    h, z = rng.normal(size=(64, 4)), rng.normal(size=(64, 4))
+    return linear_probe_r2(h[:1], z[:1], h, z)
+
+
 def sigreg_with_long_directions() -> object:
     import torch
 
@@ -1688,10 +1698,14 @@ def cases() -> list[Case]:
              ("interrupted", "scaling", "killed?")),
         Case(wrong, "SIGReg directions that are not unit vectors (the statistic's API)",
              api(sigreg_with_long_directions), 2, ("unit vectors", "norm 2.0")),
+        Case(wrong, "a probe R² from a single fit sample row (the probe's API)",
+             api(probe_from_a_single_fit_row), 2, ("5 coefficients", "got 1 rows")),
         # 11. Silently accepted.
         Case(accepted, "batch_size = 1", bad_config("scaling", "batch_size = 1\n"), 2, ("batch_size", "1")),
         Case(accepted, "warmup_steps > max_steps", bad_config("scaling", "max_steps = 100\nwarmup_steps = 200\n"), 2,
              ("warmup_steps (200)", "max_steps (100)")),
+        Case(accepted, "a fit sample smaller than the probe at the grid's largest n",
+             bad_config("scaling", "eval_size = 40\ndims = [64]\n"), 2, ("'eval_size'", "must exceed 65", "40")),
         Case(accepted, "an evaluation size of 10^9", bad_config("scaling", "eval_size = 1000000000\n"), 2,
              ("'eval_size'", "1000000000")),
         Case(accepted, "more threads per run than usable cores",
