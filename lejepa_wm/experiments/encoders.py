@@ -29,9 +29,12 @@
   features such as Hermite harmonics.
 - ``published_head`` (:class:`HeadEncoder`): the paper's encoder (which contains
   ``g⁻¹``) followed by a head ``ℝⁿ → ℝᵐ``, a linear map plus a one-hidden-layer
-  SiLU network of width ``hidden``: any output dimension, able to compute a
+  SiLU network of width ``max(hidden, m)``: any output dimension, able to compute a
   partial rotation ``Wz`` (m < n), ``z`` itself (m = n) and degree-2 harmonics of
-  ``z`` beside it (m > n), everything M1 describes.
+  ``z`` beside it (m > n), everything M1 describes. The width grows with ``m``
+  because the embedding lies in the span of the linear map's ``n`` outputs and the
+  hidden layer's units: with width ``w`` its covariance has rank at most ``n + w``,
+  and whitening it (M1's constraint, ``Cov h = I_m``) needs rank ``m``.
 """
 
 from __future__ import annotations
@@ -140,7 +143,8 @@ def build_encoder(kind: str, mixing: CouplingFlow, hidden: int, generator: torch
         return initialize(MLPEncoder(mixing.n, mixing.n if m is None else m, hidden, depth), generator)
     if kind == "published_head":
         body = InverseCouplingEncoder(mixing, hidden, generator, learn_scales=False, tanh_shifts=True)
-        head = HeadEncoder(body, mixing.n, mixing.n if m is None else check_positive_int(m, "m"), hidden)
+        m = mixing.n if m is None else check_positive_int(m, "m")
+        head = HeadEncoder(body, mixing.n, m, max(hidden, m))
         initialize(head.linear, generator)
         initialize(head.nonlinear, generator)
         return head

@@ -133,3 +133,14 @@ def test_published_head_is_the_papers_encoder_with_an_m_output_head():
     z = torch.randn(32, 6)
     with torch.no_grad():
         assert torch.allclose(encoder.body(renderer(z)), z, atol=1e-5)
+
+
+def test_published_head_can_be_whitened_above_n_plus_its_hidden_width():
+    """The head's width grows with m: at m = 40 > n + hidden = 6 + 16 the embedding still has full rank m,
+    which whitening (Cov h = I_m) needs; a fixed width of 16 would cap its rank at 22."""
+    renderer = make_renderer("published", 6, 3)
+    encoder = build_encoder("published_head", renderer, 16, torch.Generator().manual_seed(0), m=40)
+    with torch.no_grad():
+        h = encoder(renderer(torch.randn(2048, 6, generator=torch.Generator().manual_seed(1))))
+    singular = torch.linalg.svdvals(h - h.mean(dim=0))
+    assert int((singular / singular[0] > 1e-6).sum()) == 40
