@@ -8,14 +8,20 @@ points, on the same validation batches with the same random SIGReg directions:
 
 - at the trained encoder, ``J(f)``;
 - at *the answer*: the true latents ``c z`` (what the renderer's exact inverse
-  returns, which every encoder family of the package can represent), with the
+  returns, which every encoder family of the package can represent), or for an
+  embedding of ``m ≠ n`` dimensions the top-``m`` Mehler eigenfunctions
+  ``c φ_m(z)`` (:func:`answer_features`: ``m`` coordinates of ``z`` for ``m < n``,
+  all of ``z`` and ``m − n`` degree-2 Hermite harmonics for ``m > n``), with the
   scale ``c ≥ 0`` that minimizes the objective on the ``fit`` sample (a soft
   penalty's optimum among linear embeddings is shrunk; ``c = 1`` is among the
   candidates). For the λ = 0 control (alignment alone) the answer is the
   collapse itself: ``J(c z) = c² L(z)`` has its infimum 0 at ``c = 0``, which no
   embedding can undercut (:func:`control_answer`). A rotation ``Q`` changes nothing: every objective here is
   invariant in law under rotations of the embedding (SIGReg's directions are
-  uniform on the sphere), so ``J(cQz)`` and ``J(cz)`` have the same expectation.
+  uniform on the sphere), so ``J(cQz)`` and ``J(cz)`` have the same expectation. For ``m ≠ n`` the world is
+  isotropic (``output_dim``): every choice of ``m`` coordinates, and of ``m − n`` degree-2 harmonics (all
+  of Mehler eigenvalue ``ρ²``, orthonormal), has the same law up to such a rotation, or the same second
+  moments, which is all the whitened objective sees.
 
 ``gap = J(f) − J(c z)`` with the standard error of the batch means of the
 paired per-batch differences. Reading (:func:`optimum_reading`): a run that is
@@ -49,6 +55,28 @@ SCALE_MIN, SCALE_MAX = 1e-3, 2.0
 """The range searched for the answer's scale ``c`` (the λ = 0 control's optimum is the lower end: collapse)."""
 
 ABOVE, AT, BELOW = "above the answer", "at the answer", "below the answer"
+
+
+def largest_answer_dim(n: int) -> int:
+    """The largest ``m`` :func:`answer_features` serves: degree 1 and all of degree 2, ``n + n(n + 1)/2``."""
+    return n + n * (n + 1) // 2
+
+
+def answer_features(z: Tensor, m: int) -> Tensor:
+    """The top-``m`` Mehler eigenfunctions of an isotropic OU world at the latents ``z`` (shape ``(B, n)``).
+
+    Orthonormal under ``N(0, I_n)``: the degree-1 harmonics ``z_i`` first (the first ``m`` of them when
+    ``m ≤ n``), then degree 2, ``(z_i² − 1)/√2`` for every ``i`` followed by ``z_i z_j`` for ``i < j``, up
+    to ``m`` in all. ``m`` lies in ``[1, n + n(n + 1)/2]`` (:func:`largest_answer_dim`).
+    """
+    n = z.shape[1]
+    if not 1 <= m <= largest_answer_dim(n):
+        raise ValueError(f"the answer has between 1 and {largest_answer_dim(n)} coordinates at n = {n}; got m = {m}")
+    if m <= n:
+        return z[:, :m]
+    rows, cols = torch.triu_indices(n, n, offset=1, device=z.device)
+    harmonics = torch.cat([(z * z - 1.0) / math.sqrt(2.0), z[:, rows] * z[:, cols]], dim=1)
+    return torch.cat([z, harmonics[:, :m - n]], dim=1)
 
 
 @dataclass(frozen=True)
@@ -97,8 +125,9 @@ def _states(generator: torch.Generator, objective: Objective, probe: Tensor, cou
 
 
 def objective_gap(encoder: nn.Module, objective: Objective, fit: Sample, validation: Sample, batch_size: int,
-                  generator: torch.Generator) -> ObjectiveGap:
-    """``J`` at the trained ``encoder`` and at the best-scaled answer ``c z`` (see the module docstring).
+                  generator: torch.Generator, m: int | None = None) -> ObjectiveGap:
+    """``J`` at the trained ``encoder`` (``m`` outputs, default ``n``) and at the best-scaled answer
+    ``c φ_m(z)`` (``c z`` at ``m = n``; see the module docstring).
 
     ``generator`` (on the samples' device) draws the SIGReg directions of the
     evaluation; its state is replayed so that both points see the same ones.
@@ -106,13 +135,14 @@ def objective_gap(encoder: nn.Module, objective: Objective, fit: Sample, validat
     was_training = encoder.training
     encoder.eval()
     fit_rows, val_rows = _batches(fit, batch_size), _batches(validation, batch_size)
-    probe = fit.z[:batch_size]
+    m = fit.z.shape[1] if m is None else m
+    probe = answer_features(fit.z[:batch_size], m)
     fit_states = _states(generator, objective, probe, len(fit_rows))
     val_states = _states(generator, objective, probe, len(val_rows))
 
     def answer(sample: Sample, rows: list[slice], states: list[Tensor], scale: float) -> np.ndarray:
-        return _per_batch(objective, lambda r: (scale * sample.z[r], scale * sample.z_pos[r]), rows, states,
-                          generator)
+        return _per_batch(objective, lambda r: (scale * answer_features(sample.z[r], m),
+                                                scale * answer_features(sample.z_pos[r], m)), rows, states, generator)
 
     if objective.weight == 0.0:  # alignment alone: its infimum over c z is 0, at c = 0 (control_answer)
         scale = 0.0
@@ -141,6 +171,20 @@ def control_answer(trained: float) -> tuple[float, float]:
     trained objective's batch means (the answer is a constant). Runs recorded before the answer's scale could
     be 0 stored the answer at ``c = SCALE_MIN`` (``1e-6 L(z)``); this is its exact limit."""
     return 0.0, trained
+
+
+def gap_columns(gap: dict[str, Any] | None, method: str) -> dict[str, Any]:
+    """A run's stored objective gap as summary columns (``None`` values where it has none), the λ = 0
+    control's answer taken as the collapse at exactly 0 (:func:`control_answer`), and where it sits
+    (:func:`optimum_reading`)."""
+    gap = dict(gap or {})
+    if gap and method == "alignment_only":
+        gap["answer"], gap["gap"] = control_answer(gap["trained"])
+        gap["answer_scale"] = 0.0
+    return {"objective_trained": gap.get("trained"), "objective_answer": gap.get("answer"),
+            "answer_scale": gap.get("answer_scale"), "gap_to_answer": gap.get("gap"),
+            "gap_to_answer_se": gap.get("gap_se"),
+            "optimum_reading": optimum_reading(gap["gap"], gap["gap_se"]) if gap else None}
 
 
 def optimum_reading(gap: float, gap_se: float) -> str:

@@ -55,7 +55,7 @@ from matplotlib.figure import Figure
 
 from lejepa_wm.experiments.encoders import ENCODERS
 from lejepa_wm.experiments.evidence import SeedSummary, by_seed, difference, over_seeds
-from lejepa_wm.experiments.optimum import ABOVE, AT, BELOW, control_answer, optimum_reading
+from lejepa_wm.experiments.optimum import ABOVE, AT, BELOW, gap_columns
 from lejepa_wm.experiments.plotting import (PANEL_HEIGHT, complement, figure_grid, log_axis_with_ticks, plot_raw,
                                             plot_series, series)
 from lejepa_wm.experiments.run_params import ObjectiveParams, SyntheticRunParams
@@ -225,16 +225,9 @@ class ScalingExperiment(SyntheticExperiment):
     def derived(self, row: dict[str, Any], config: ScalingConfig) -> dict[str, Any]:
         """Distance to a rotation per dimension, the objective at the trained weights and at the answer
         (validation sample) with where it sits, and T3's error and bound (test sample)."""
-        gap = dict(row.get("objective_gap") or {})
-        if gap and row["method"] == "alignment_only":  # the control's answer is the collapse, at exactly 0
-            gap["answer"], gap["gap"] = control_answer(gap["trained"])
-            gap["answer_scale"] = 0.0
         t3 = row.get("t3") or {}
         return {"procrustes_per_dim": row["procrustes_error"] / row["n"], "start": row.get("start", 0),
-                "objective_trained": gap.get("trained"), "objective_answer": gap.get("answer"),
-                "answer_scale": gap.get("answer_scale"), "gap_to_answer": gap.get("gap"),
-                "gap_to_answer_se": gap.get("gap_se"),
-                "optimum_reading": optimum_reading(gap["gap"], gap["gap_se"]) if gap else None,
+                **gap_columns(row.get("objective_gap"), row["method"]),
                 "t3_error": t3.get("error"), "t3_bound": t3.get("bound")}
 
     def summary_rows(self, rows: list[dict[str, Any]], config: ScalingConfig) -> list[dict[str, Any]]:

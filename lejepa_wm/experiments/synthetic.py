@@ -42,12 +42,12 @@ from lejepa_wm.experiments.heldout import (MIN_SAMPLE, HeldOutSamples, raw_obser
                                            validation_metrics)
 from lejepa_wm.experiments.objectives import SIGREG_STATISTICS, Whitened
 from lejepa_wm.experiments.plotting import save_figure, write_summary
-from lejepa_wm.experiments.optimum import objective_gap
+from lejepa_wm.experiments.optimum import largest_answer_dim, objective_gap
 from lejepa_wm.experiments.quick_look import mark_without_control
 from lejepa_wm.experiments.run_params import (SUPERVISED, EncoderParams, ObjectiveParams, RendererParams,
                                               SyntheticRunParams)
 from lejepa_wm.experiments.training import TrainResult, TrainSettings, WorldPairs, numpy64, train
-from lejepa_wm.experiments.worlds import World
+from lejepa_wm.experiments.worlds import GaussianWorld, World
 from lejepa_wm.machine import usable_cores
 from lejepa_wm.records import HeadlineEntry
 from lejepa_wm.seeds import SEED_LIMIT, SeedStreams, spawn_seeds
@@ -379,15 +379,19 @@ def train_synthetic(params: SyntheticRunParams, run_dir: Path | None, dev: torch
 
 def objective_at_answer(params: SyntheticRunParams, encoder: nn.Module, samples: HeldOutSamples,
                         device: torch.device) -> dict[str, Any] | None:
-    """The run's objective at its trained weights and at the answer ``c z`` on the validation sample
+    """The run's objective at its trained weights and at the answer ``c φ_m(z)`` on the validation sample
     (:func:`lejepa_wm.experiments.optimum.objective_gap`); ``None`` for a regression onto ``z`` (its answer
-    is ``z`` itself, at loss 0). The evaluation's SIGReg directions come from a stream spawned from the
-    validation seed, so they are the same for every run of the same world and seed."""
-    if params.objective.name == SUPERVISED or params.world.n != encoder_output_dim(encoder, samples):
+    is ``z`` itself, at loss 0), and for an embedding of ``m ≠ n`` dimensions outside an isotropic Gaussian
+    world (the answer's harmonics are its eigenfunctions) or beyond degree 2. The evaluation's SIGReg
+    directions come from a stream spawned from the validation seed, so they are the same for every run of
+    the same world and seed."""
+    m, n = encoder_output_dim(encoder, samples), params.world.n
+    isotropic = isinstance(params.world, GaussianWorld) and len(set(params.world.rho)) == 1
+    if params.objective.name == SUPERVISED or (m != n and not (isotropic and m <= largest_answer_dim(n))):
         return None
     generator = torch.Generator(device=device).manual_seed(spawn_seeds(params.seeds.validation, 2)[1])
     return objective_gap(encoder, params.objective.build(), samples.fit, samples.validation,
-                         params.train.batch_size, generator).to_dict()
+                         params.train.batch_size, generator, m).to_dict()
 
 
 def encoder_output_dim(encoder: nn.Module, samples: HeldOutSamples) -> int:

@@ -114,18 +114,52 @@ def test_p5_fails_for_the_identity_encoder():
     assert "ceiling of 1.000" in entry.measured  # one fast among two: H₂ of the one slow latent, R² up to 1
 
 
+def _m1(rows: list[dict], config, part: str):
+    """The M1 entry of the whitened method whose name contains ``part``."""
+    return next(e for e in OUTPUT_DIM.headline(rows, config) if e.name.startswith("output_dim (whitened") and part in e.name)
+
+
+def _at_answer(row: dict, reading: str = "at the answer", gap: float = 0.0) -> dict:
+    return {**row, "optimum_reading": reading, "gap_to_answer": gap, "gap_to_answer_se": 0.01}
+
+
 def test_m1_fails_for_the_identity_encoder_and_needs_a_ceiling():
     config = OUTPUT_DIM.load_config("quick")
     ceiling = [{"method": "supervised", "m": config.n, "n": config.n, "seed": s, "probe_r2": 0.995,
-                "raw_observation_r2": 0.7} for s in (0, 1)]
-    identity = [{"method": "whitened", "m": m, "n": config.n, "seed": s, "probe_r2": 0.7, "raw_observation_r2": 0.7}
-                for m in config.output_dims for s in (0, 1)]
-    assert OUTPUT_DIM.headline(identity + ceiling, config)[0].verdict == FAILED
+                "raw_observation_r2": 0.7, "optimum_reading": None} for s in (0, 1)]
+    identity = [_at_answer({"method": "whitened", "m": m, "n": config.n, "seed": s, "probe_r2": 0.7,
+                            "raw_observation_r2": 0.7}) for m in config.output_dims for s in (0, 1)]
+    assert _m1(identity + ceiling, config, "runs at the optimum").verdict == FAILED
     exact = [{**row, "probe_r2": min(row["m"], config.n) / config.n + 0.0005 * row["seed"]} for row in identity]
-    assert OUTPUT_DIM.headline(exact + ceiling, config)[0].verdict == HELD
-    assert OUTPUT_DIM.headline(exact, config)[0].verdict == UNRESOLVED  # no ceiling: the encoder may not hold z
+    assert _m1(exact + ceiling, config, "runs at the optimum").verdict == HELD
+    assert _m1(exact, config, "runs at the optimum").verdict == UNRESOLVED  # no ceiling: the encoder may not hold z
     weak = [{**row, "probe_r2": 0.9} for row in ceiling]
-    assert OUTPUT_DIM.headline(exact + weak, config)[0].verdict == UNRESOLVED  # a ceiling below 0.99
+    assert _m1(exact + weak, config, "runs at the optimum").verdict == UNRESOLVED  # a ceiling below 0.99
+    assert _m1(exact + ceiling, config, "every run").verdict == MEASURED
+
+
+def test_m1_keeps_the_optimum_apart_from_trainings_reach():
+    config = OUTPUT_DIM.load_config("quick")
+    ceiling = [{"method": "supervised", "m": config.n, "n": config.n, "seed": s, "probe_r2": 0.995,
+                "raw_observation_r2": 0.7, "optimum_reading": None} for s in (0, 1)]
+    exact = [_at_answer({"method": "whitened", "m": m, "n": config.n, "seed": s, "raw_observation_r2": 0.7,
+                         "probe_r2": min(m, config.n) / config.n + 0.0005 * s})
+             for m in config.output_dims for s in (0, 1)]
+    # A run short of the prediction that also sits above the answer's objective: training's miss, not M1's.
+    smallest = min(config.output_dims)
+    missed = [_at_answer({**row, "probe_r2": 0.5 * row["probe_r2"]}, "above the answer", 0.3)
+              if row["m"] == smallest and row["seed"] == 1 else row for row in exact]
+    assert _m1(missed + ceiling, config, "runs at the optimum").verdict == HELD
+    assert _m1(missed + ceiling, config, "no run scores below").verdict == HELD
+    # No run at the answer's objective at one m: the R² verdict is not resolved, on every run's numbers.
+    none_there = [_at_answer(row, "above the answer", 0.3) if row["m"] == smallest else row for row in missed]
+    entry = _m1(none_there + ceiling, config, "runs at the optimum")
+    assert entry.verdict == UNRESOLVED and f"no run at the answer's objective at m = {smallest}" in entry.measured
+    # A run below the answer's objective contradicts the spectral claim itself.
+    below = [_at_answer(row, "below the answer", -0.3) if row["seed"] == 0 and row["m"] == smallest else row
+             for row in exact]
+    assert _m1(below + ceiling, config, "no run scores below").verdict == FAILED
+
 
 def test_t1_verdict_at_each_n_applies_the_verdict_rule_to_that_n_alone():
     per_n = [(2, over_seeds({0: 0.004, 1: 0.005, 2: 0.006}, higher_is_better=False)),  # held

@@ -13,7 +13,8 @@ from lejepa_wm.experiments.encoders import build_encoder, published_inverse
 from lejepa_wm.experiments.flows import make_renderer
 from lejepa_wm.experiments.heldout import HeldOutSamples
 from lejepa_wm.experiments.objectives import alignment_loss, batch_whiten, build_objective, supervised_objective
-from lejepa_wm.experiments.optimum import ABOVE, AT, BELOW, objective_gap, optimum_reading
+from lejepa_wm.experiments.optimum import (ABOVE, AT, BELOW, answer_features, largest_answer_dim, objective_gap,
+                                           optimum_reading)
 from lejepa_wm.experiments.training import TrainSettings, WorldPairs, train
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.seeds import SeedStreams
@@ -107,3 +108,39 @@ def test_a_restart_changes_the_weights_and_batches_but_not_the_world() -> None:
     assert first.init != second.init and streams.restart(1) == first
     with pytest.raises(ValueError, match="start number"):
         streams.restart(-1)
+
+
+def test_the_answer_at_m_other_than_n_is_orthonormal_and_holds_degree_one_first() -> None:
+    z = torch.randn(200_000, 4, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    assert torch.equal(answer_features(z, 3), z[:, :3])
+    features = answer_features(z, largest_answer_dim(4))  # 4 + 10 = 14: all of degrees 1 and 2
+    assert features.shape == (200_000, 14) and torch.equal(features[:, :4], z)
+    covariance = features.T @ features / len(z)
+    assert torch.allclose(covariance, torch.eye(14, dtype=torch.float64), atol=0.02)
+    with pytest.raises(ValueError, match="got m = 15"):
+        answer_features(z, 15)
+
+
+class _Answer(nn.Module):
+    """The answer φ_m of its input (placed after the renderer's exact inverse)."""
+
+    def __init__(self, m: int) -> None:
+        super().__init__()
+        self.m = m
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return answer_features(x, self.m)
+
+
+@pytest.mark.parametrize("m", [2, 9])
+def test_the_hard_constraint_at_m_other_than_n_has_the_mehler_value_at_its_answer(m: int) -> None:
+    _, renderer, streams, samples = _world()
+    inverse = published_inverse(build_encoder("published", renderer, 16, streams.torch_generator("init")), renderer)
+    gap = objective_gap(nn.Sequential(inverse, _Answer(m)), build_objective("whitened", 1.0), samples.fit, samples.validation, 128,
+                        torch.Generator().manual_seed(0), m)
+    assert gap.trained == pytest.approx(gap.answer_unscaled, rel=1e-4) and gap.answer_scale == 1.0
+    # Whitened alignment is sum_k 2 (1 - lambda_k): rho for each degree-1 coordinate, rho^2 for degree 2.
+    degree_one, degree_two = min(m, 4), max(m - 4, 0)
+    expected = 2 * (degree_one * (1 - 0.8) + degree_two * (1 - 0.8**2))
+    assert gap.answer == pytest.approx(expected, rel=0.15)
+    assert optimum_reading(gap.gap, gap.gap_se) == AT
