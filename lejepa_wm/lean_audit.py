@@ -33,6 +33,8 @@ and character literals, ``«»`` names), so every command is seen whatever the l
   ledger exists in the sources (so the prose cannot drift from the Lean statements' names);
 - ``config``: the Lake configuration is the single file ``lakefile.lean``, it pins Mathlib to
   the release named in ``lean-toolchain``, ``autoImplicit`` is off and no ``debug.*`` option is set;
+  ``lake-manifest.json`` locks Mathlib as the lakefile requires it and every package (Mathlib's own
+  dependencies included) to an exact git revision;
 - ``style``: no line longer than 100 characters.
 
 For the Lean workflow, ``--write-probe`` writes a Lean file printing the axioms of every pinned
@@ -45,6 +47,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import functools
+import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -61,7 +64,9 @@ TEST_ID = re.compile(r"tests/[\w/.-]+\.py::test_\w+")
 LEAN_NAME = re.compile(r"`(LeJEPA\.[A-Za-z_][\w.']*)`")
 DOC_FILES = ("README.md", "docs/THEORY.md", str(LEDGER))
 LAKEFILE = "lakefile.lean"
-MATHLIB_REQUIRE = re.compile(r'require\s+mathlib\s+from\s+git\s+"[^"]+"\s*@\s*"([^"]+)"')
+MATHLIB_REQUIRE = re.compile(r'require\s+mathlib\s+from\s+git\s+"([^"]+)"\s*@\s*"([^"]+)"')
+MANIFEST = "lake-manifest.json"
+GIT_REVISION = re.compile(r"[0-9a-f]{40}")
 AUTO_IMPLICIT_OFF = re.compile(r"⟨`autoImplicit,\s*false⟩")
 MAX_LINE = 100
 TYPE_KEYWORDS = ("structure", "class", "inductive")
@@ -756,12 +761,34 @@ def _check_config(root: Path) -> list[Finding]:
     problems = [
         ((root / "lakefile.toml").exists(), "lakefile.toml", f"two Lake configurations; keep only {LAKEFILE}"),
         (not toolchain.startswith("leanprover/lean4:v"), "lean-toolchain", f"unexpected toolchain {toolchain!r}"),
-        (rev is None or rev.group(1) != version, LAKEFILE,
-         f"Mathlib rev {rev.group(1) if rev else None!r} differs from toolchain {version!r}"),
+        (rev is None or rev.group(2) != version, LAKEFILE,
+         f"Mathlib rev {rev.group(2) if rev else None!r} differs from toolchain {version!r}"),
         (not AUTO_IMPLICIT_OFF.search(lake), LAKEFILE, "autoImplicit must be set to false"),
         ("debug." in lake, LAKEFILE, "sets a debug.* option"),
     ]
-    return [Finding("config", where, problem) for failed, where, problem in problems if failed]
+    found = [Finding("config", where, problem) for failed, where, problem in problems if failed]
+    return found + ([] if rev is None else _check_manifest(root, rev.group(1), rev.group(2)))
+
+
+def _check_manifest(root: Path, url: str, input_rev: str) -> list[Finding]:
+    """``lake-manifest.json`` is tracked and locks the build: Mathlib as the lakefile requires it (same URL
+    and tag), and every package, Mathlib's own dependencies included, at an exact 40-hex git revision."""
+    path = root / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        packages = {entry["name"]: entry for entry in manifest["packages"]}
+    except FileNotFoundError:
+        return [Finding("config", MANIFEST, "missing: without it the build is not locked to exact revisions")]
+    except (ValueError, KeyError, TypeError) as exc:
+        return [Finding("config", MANIFEST, f"unreadable ({type(exc).__name__}: {exc})")]
+    mathlib = packages.get("mathlib", {})
+    problems = [(mathlib.get("url") != url or mathlib.get("inputRev") != input_rev,
+                 f"Mathlib must be locked as {LAKEFILE} requires it ({url} @ {input_rev}); the manifest has "
+                 f"{mathlib.get('url')!r} @ {mathlib.get('inputRev')!r}"),
+                (len(packages) != len(manifest["packages"]), "a package is listed twice")]
+    problems += [(not GIT_REVISION.fullmatch(str(entry.get("rev"))), f"package {name} has no exact revision "
+                  f"(rev {entry.get('rev')!r})") for name, entry in packages.items()]
+    return [Finding("config", MANIFEST, problem) for failed, problem in problems if failed]
 
 
 def _audit(root: Path, claims: Sequence[Claim]) -> tuple[list[AxiomPin], list[Finding]]:

@@ -4,6 +4,7 @@ and the workflow's reading of Lean's ``#print axioms`` output fails closed."""
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -63,6 +64,18 @@ require mathlib from git
 lean_lib LeJEPAProofs
 '''
 
+def manifest_text(**mathlib: object) -> str:
+    """A Lake manifest locking Mathlib as ``LAKEFILE_TEXT`` requires it and one inherited package."""
+    entry = {"url": "https://github.com/leanprover-community/mathlib4.git", "type": "git", "subDir": None,
+             "scope": "", "rev": "8a178386ffc0f5fef0b77738bb5449d50efeea95", "name": "mathlib",
+             "manifestFile": "lake-manifest.json", "inputRev": "v4.29.0", "inherited": False,
+             "configFile": "lakefile.lean", **mathlib}
+    batteries = {**entry, "url": "https://github.com/leanprover-community/batteries", "name": "batteries",
+                 "rev": "756e3321fd3b02a85ffda19fef789916223e578c", "inputRev": "main", "inherited": True}
+    return json.dumps({"version": "1.1.0", "packagesDir": ".lake/packages", "packages": [entry, batteries],
+                       "name": "LeJEPAProofs", "lakeDir": ".lake"})
+
+
 ROOT_MODULE = "import LeJEPAProofs.Fact\nimport LeJEPAProofs.Main\nimport LeJEPAProofs.Audit\n"
 
 CLAIMS = (Claim("X1", "t", "s", "theorem", ("LeJEPA.main_result",), None),)
@@ -74,6 +87,7 @@ def make_tree(root: Path) -> Path:
     (root / "tests" / "numerics").mkdir(parents=True)
     (root / "lean-toolchain").write_text("leanprover/lean4:v4.29.0\n")
     (root / "lakefile.lean").write_text(LAKEFILE_TEXT)
+    (root / "lake-manifest.json").write_text(manifest_text())
     (root / "LeJEPAProofs.lean").write_text(ROOT_MODULE)
     (root / "LeJEPAProofs" / "Fact.lean").write_text(GOOD_AXIOM_FILE)
     (root / "LeJEPAProofs" / "Main.lean").write_text(GOOD_THEOREM_FILE)
@@ -162,6 +176,14 @@ CONFIG_FAULTS = {
         "⟨`autoImplicit, false⟩", "⟨`autoImplicit, false⟩, ⟨`debug.skipKernelTC, true⟩")),
     "a second Lake configuration": ("lakefile.toml", lambda text: 'name = "LeJEPAProofs"\n'),
     "no lakefile": ("lakefile.lean", None),
+    "no manifest": ("lake-manifest.json", None),
+    "a manifest that is not JSON": ("lake-manifest.json", lambda text: text[:-5]),
+    "Mathlib locked at another tag": ("lake-manifest.json", lambda text: manifest_text(inputRev="v4.31.0")),
+    "Mathlib locked from another URL": ("lake-manifest.json",
+                                        lambda text: manifest_text(url="https://example.org/mathlib4.git")),
+    "Mathlib at a branch, not a revision": ("lake-manifest.json", lambda text: manifest_text(rev="master")),
+    "a dependency at a branch, not a revision": ("lake-manifest.json", lambda text: text.replace(
+        "756e3321fd3b02a85ffda19fef789916223e578c", "main")),
 }
 
 
