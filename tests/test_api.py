@@ -17,8 +17,9 @@ import pytest
 import torch
 
 import lejepa_wm as lw
-from lejepa_wm.cli import main as cli_main
-from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment, register_experiment, register_world, worlds
+from lejepa_wm.commands.cli import main as cli_main
+from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment, register_experiment, worlds
+from lejepa_wm.experiments.worlds import register_world
 from lejepa_wm.experiments.encoder_file import ENCODER_FILE, load_run
 from lejepa_wm.experiments.heldout import HeldOutSamples, reported_metrics
 from lejepa_wm.experiments.run_params import SyntheticRunParams

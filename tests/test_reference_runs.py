@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from lejepa_wm.atomic import read_json
-from lejepa_wm.cli import main as cli_main
+from lejepa_wm.commands.cli import main as cli_main
 from lejepa_wm.machine import cpu_model
 
 REPO = Path(__file__).resolve().parents[1]
