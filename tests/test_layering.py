@@ -70,9 +70,11 @@ def imported_modules(node: ast.Import | ast.ImportFrom, module: str, is_package:
     return [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
 
 
-def violations(sources: dict[str, str], table: list[tuple[str, list[str]]]) -> list[str]:
-    """Every breach of the rules in ``sources`` (path relative to the repository -> its text)."""
-    names = {module_name(path): path for path in sources}
+def violations(sources: dict[str, str], table: list[tuple[str, list[str]]],
+               names: dict[str, str] | None = None) -> list[str]:
+    """Every breach of the rules in ``sources`` (path relative to the repository -> its text); ``names`` maps every
+    module of the package to its path (default: those of ``sources``)."""
+    names = names if names is not None else {module_name(path): path for path in sources}
     found: list[str] = []
     for path, text in sorted(sources.items()):
         try:
@@ -139,6 +141,6 @@ def test_every_module_respects_the_layers(sources: dict[str, str], table: list[t
 ])
 def test_an_injected_bad_import_is_caught(sources: dict[str, str], table: list[tuple[str, list[str]]], path: str,
                                           line: str, breach: str) -> None:
-    injected = {**sources, path: sources[path] + "\n" + line + "\n"}
-    found = violations(injected, table)
+    found = violations({path: sources[path] + "\n" + line + "\n"}, table,
+                       {module_name(module): module for module in sources})
     assert found and all(entry.startswith(path) for entry in found) and any(breach in entry for entry in found)

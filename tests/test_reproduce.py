@@ -116,6 +116,7 @@ def test_first_run_executes_everything_and_every_claim_holds(tmp_path: Path, tin
     assert "executed 2 run(s)" in html  # the parts table of the report
 
 
+@pytest.mark.slow
 def test_second_run_reuses_finished_results_and_says_so(tmp_path: Path, tiny: dict[str, Any],
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     reproduce(tmp_path, progress=False, jobs=1)
@@ -132,6 +133,7 @@ def test_second_run_reuses_finished_results_and_says_so(tmp_path: Path, tiny: di
     assert "reused" in printed and "nothing recomputed" in printed
 
 
+@pytest.mark.slow
 def test_fresh_recomputes_everything(tmp_path: Path, tiny: dict[str, Any]) -> None:
     reproduce(tmp_path, progress=False, jobs=1)
     record = reproduce(tmp_path, fresh=True, progress=False, jobs=1)

@@ -91,6 +91,7 @@ def test_serial_sweep_matches_the_pool_and_skips_finished_runs(toy: ModuleType, 
     assert_no_running_markers(tmp_path / "sweep")
 
 
+@pytest.mark.slow
 def test_pool_and_submitit_aggregate_identically_to_serial(toy: ModuleType, tmp_path: Path) -> None:
     run_sweep("toy", SCALE, tmp_path / "serial", "serial", progress=False)
     pool = run_sweep("toy", SCALE, tmp_path / "pool", "local", jobs=2, progress=False)
@@ -140,6 +141,7 @@ def test_killed_jobs_are_retried_and_a_job_killed_twice_is_reported(toy: ModuleT
     assert_no_running_markers(tmp_path)
 
 
+@pytest.mark.slow
 def test_a_worker_killed_in_the_pool_breaks_only_its_own_attempt(toy: ModuleType, tmp_path: Path) -> None:
     log = tmp_path / "executions.log"
     result = run_sweep("toy", SCALE, tmp_path / "out", "local", jobs=2, progress=False,
