@@ -4,6 +4,8 @@ and the workflow's reading of Lean's ``#print axioms`` output fails closed."""
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -339,6 +341,14 @@ def test_repository_lean_sources_pass_audit(capsys: pytest.CaptureFixture[str]) 
     status = run_main("--root", str(REPO))
     out = capsys.readouterr().out
     assert status == 0, out
+
+
+def test_the_lean_workflow_runs_the_audit_with_the_standard_library_alone() -> None:
+    """``python -m lejepa_wm.commands.audit_lean`` from the repository, without site-packages (no numpy, no torch),
+    as the Lean workflow runs it on a bare Python."""
+    result = subprocess.run([sys.executable, "-S", "-m", "lejepa_wm.commands.audit_lean"], cwd=REPO,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "audit-lean: OK" in result.stdout, result.stderr
 
 
 def test_repository_probe_covers_every_pin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
