@@ -71,7 +71,8 @@ before = state()
 for name in names:
     importlib.import_module(name)
 after = state()
-print(json.dumps({"modules": len(names), "changed": {k: [before[k], after[k]] for k in before if before[k] != after[k]}}))
+changed = {key: [before[key], after[key]] for key in before if before[key] != after[key]}
+print(json.dumps({"modules": len(names), "changed": changed}))
 """
 
 

@@ -24,7 +24,7 @@ from lejepa_wm.atomic import atomic_write_text, publishing
 from lejepa_wm.config import SCALES
 from lejepa_wm.lean_audit import default_root
 from lejepa_wm.report.blocks import Heading
-from lejepa_wm.report.document import build_document, claim_summary
+from lejepa_wm.report.document import build_document
 from lejepa_wm.report.environment import collect_environment
 from lejepa_wm.report.gather import Gathered, gather
 from lejepa_wm.report.lean import gather_lean
