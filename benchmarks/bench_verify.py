@@ -1,4 +1,4 @@
-"""Time ``lejepa_wm.verify.run_verify()``: median wall time and per-claim seconds over a few repeats.
+"""Time ``lejepa_wm.numerics.checks.run_verify()``: median wall time and per-claim seconds over a few repeats.
 
 Usage: ``python benchmarks/bench_verify.py [--repeats 3] [--claims T1 T3 ...]``. A script, not a
 test: timings on a shared machine vary several-fold, so compare medians and ratios, not single runs.
@@ -10,7 +10,7 @@ import argparse
 import statistics
 import time
 
-from lejepa_wm.verify import run_verify
+from lejepa_wm.numerics.checks import run_verify
 
 
 def main() -> None:

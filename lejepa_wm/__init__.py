@@ -37,7 +37,8 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
-    **dict.fromkeys(("GaussianWorld", "GeneralizedNormalWorld", "rates_to_rho"), "lejepa_wm.experiments.worlds"),
+    **dict.fromkeys(("GaussianWorld", "GeneralizedNormalWorld", "rates_to_rho", "register_world"),
+                    "lejepa_wm.experiments.worlds"),
     **dict.fromkeys(("make_renderer", "RENDERERS"), "lejepa_wm.experiments.flows"),
     **dict.fromkeys(("build_encoder", "MLPEncoder", "InverseCouplingEncoder", "ENCODERS"),
                     "lejepa_wm.experiments.encoders"),
@@ -52,7 +53,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("Bound", "HeadlineEntry", "CheckResult", "verdict_of"), "lejepa_wm.records"),
     **dict.fromkeys(("evaluate", "Evaluation", "ObjectiveFunction", "alignment_only"),
                     "lejepa_wm.experiments.protocol"),
-    **dict.fromkeys(("register_experiment", "register_world", "get_experiment"), "lejepa_wm.experiments"),
+    **dict.fromkeys(("register_experiment", "get_experiment"), "lejepa_wm.experiments"),
     **dict.fromkeys(("load_run", "LoadedRun"), "lejepa_wm.experiments.encoder_file"),
     "run_sweep": "lejepa_wm.sweep.driver",
     **dict.fromkeys(("CLAIMS", "get_claim"), "lejepa_wm.claims"),

@@ -5,24 +5,23 @@ Each :class:`Claim` ties together, under one id,
 - the Lean declarations that prove it (audited by ``lejepa-wm audit-lean``),
 - the module of numerical checks that validates it (run by ``lejepa-wm verify``),
 - the experiment that probes it with trained encoders (``lejepa-wm run``),
+- the paper's own number where it reports one.
 
 A ``procedure`` claim (``T1R``) is not a theorem: it says that a training
 procedure reaches what a theorem says is optimal, so it has no Lean declaration
 and no numerical check, only experiments.
-- the paper's own number where it reports one.
 
 A *check module* is a module of :mod:`lejepa_wm.numerics` that defines
 ``run_checks() -> list[CheckResult]`` (:class:`lejepa_wm.records.CheckResult`);
-each result is one row of the ``verify`` table. The registry names modules by
-dotted path and imports them lazily, so a slow import never delays the others.
+each result is one row of the ``verify`` table. The registry names each by its
+module path; :mod:`lejepa_wm.numerics.checks` imports them and runs them. The
+registry itself imports nothing beyond the standard library, so the static
+Lean audit runs without the numerical stack.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-
-from lejepa_wm.records import CheckResult
 
 __all__ = ["Claim", "CLAIMS", "CLAIMS_BY_ID", "get_claim"]
 
@@ -36,7 +35,7 @@ class Claim:
     statement: str
     kind: str  # "axiom" (classical fact assumed in Lean), "theorem", "corollary", "proposition", "procedure"
     lean: tuple[str, ...]
-    checks: str | None  # dotted module path defining run_checks()
+    checks: str | None  # module path of the check module (a key of lejepa_wm.numerics.checks.CHECK_MODULES)
     experiments: tuple[str, ...] = ()
     paper: str | None = None
 
@@ -44,10 +43,6 @@ class Claim:
     def proof(self) -> str:
         """How the claim is established: assumed in Lean (an axiom), proved in Lean, or measured (a procedure)."""
         return {"axiom": "assumed (axiom)", "procedure": "measured (no proof: a procedure)"}.get(self.kind, "Lean")
-
-    def run_checks(self) -> list[CheckResult]:
-        """Import the check module and run its checks (none without a module)."""
-        return [] if self.checks is None else list(importlib.import_module(self.checks).run_checks())
 
 
 def _claim(claim_id: str, kind: str, title: str, statement: str, lean: str, experiment: str | None = None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lejepa_wm.validation import check_choice
+from lejepa_wm.validation import EnvironmentUnavailable, check_choice
 
 DEVICE_CHOICES = ("cpu", "cuda", "auto")
 
@@ -18,6 +18,6 @@ def select_device(requested: str = "cpu") -> "torch.device":  # noqa: F821
     check_choice(requested, DEVICE_CHOICES, "device")
     cuda = requested != "cpu" and torch.cuda.is_available()
     if requested == "cuda" and not cuda:
-        raise RuntimeError("device 'cuda' was requested but torch sees no CUDA device on this machine; "
+        raise EnvironmentUnavailable("device 'cuda' was requested but torch sees no CUDA device on this machine; "
                            "use --device cpu (or --device auto to take CUDA only where present)")
     return torch.device("cuda" if cuda else "cpu")

@@ -1,4 +1,4 @@
-"""``lejepa-wm audit-lean``: static audit of the Lean sources, for machines without a Lean toolchain.
+"""The static audit of the Lean sources (``lejepa-wm audit-lean``), for machines without a Lean toolchain.
 
 It cannot tell whether the proofs compile (users check that with
 ``lake exe cache get && lake build``; the build itself is the gate, since
@@ -44,7 +44,6 @@ wrap), failing unless every pinned declaration was printed with exactly its pinn
 
 from __future__ import annotations
 
-import argparse
 import bisect
 import functools
 import json
@@ -502,7 +501,7 @@ class AxiomPin:
     line: int
 
 
-def _sources(root: Path) -> list[LeanFile]:
+def lean_sources(root: Path) -> list[LeanFile]:
     """The project's Lean sources: the root module, then everything under ``LeJEPAProofs/``."""
     top = root / ROOT_MODULE
     paths = ([top] if top.exists() else []) + sorted((root / LEAN_DIR).rglob("*.lean"))
@@ -791,9 +790,9 @@ def _check_manifest(root: Path, url: str, input_rev: str) -> list[Finding]:
     return [Finding("config", MANIFEST, problem) for failed, problem in problems if failed]
 
 
-def _audit(root: Path, claims: Sequence[Claim]) -> tuple[list[AxiomPin], list[Finding]]:
+def audit_with_pins(root: Path, claims: Sequence[Claim]) -> tuple[list[AxiomPin], list[Finding]]:
     """The pins of the audit file and every finding of every check."""
-    files = _sources(root)
+    files = lean_sources(root)
     if not files:
         return [], [Finding("sources", LEAN_DIR, "no Lean sources found")]
     decls = [d for lean in files for d in lean.declarations]
@@ -810,7 +809,7 @@ def _audit(root: Path, claims: Sequence[Claim]) -> tuple[list[AxiomPin], list[Fi
 
 def audit(root: Path, claims: Sequence[Claim] = CLAIMS) -> list[Finding]:
     """Run every check on the repository at ``root``; an empty list means the audit passed."""
-    return _audit(root, claims)[1]
+    return audit_with_pins(root, claims)[1]
 
 
 def probe_source(pins: Sequence[AxiomPin]) -> str:
@@ -836,42 +835,3 @@ def default_root() -> Path:
     """The repository root: the current folder if it holds the Lean project, else the package's parent."""
     cwd = Path.cwd()
     return cwd if (cwd / LEAN_DIR).is_dir() else Path(__file__).resolve().parents[1]
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``lejepa-wm audit-lean``."""
-    parser.add_argument("--root", type=Path, default=None, help="repository root (default: auto)")
-    parser.add_argument("--write-probe", type=Path, default=None, metavar="FILE",
-                        help="also write a Lean file printing the axioms of every pinned declaration")
-    parser.add_argument("--check-log", type=Path, default=None, metavar="FILE",
-                        help="also check Lean's output for that file: every pinned declaration printed, "
-                             "with exactly its pinned axioms")
-
-
-def main(args: argparse.Namespace) -> int:
-    """Print the findings (or a summary of what was audited) and return 1 if any."""
-    root = args.root or default_root()
-    pins, findings = _audit(root, CLAIMS)
-    if args.write_probe is not None:
-        args.write_probe.write_text(probe_source(pins), encoding="utf-8")
-    if args.check_log is not None:
-        findings += check_axiom_log(args.check_log.read_text(encoding="utf-8"), pins)
-    for finding in findings:
-        print(finding)
-    if findings:
-        print(f"\naudit-lean: {len(findings)} problem(s)")
-        return 1
-    files = _sources(root)
-    decls = [d for lean in files for d in lean.declarations]
-    axioms = sorted(d.name for d in decls if d.keyword == "axiom")
-    print(f"audit-lean: OK — {len(files)} files, {len(decls)} declarations, {len(axioms)} axiom(s) "
-          f"(all in the ledger, each cites an existing numerical test): {', '.join(axioms)}; "
-          f"{len(pins)} axiom pins in {AUDIT_FILE}")
-    print("The audit is static; check the proofs themselves with `lake exe cache get && lake build`.")
-    return 0
-
-
-if __name__ == "__main__":  # the Lean workflow runs the audit without installing the package
-    _parser = argparse.ArgumentParser(prog="python -m lejepa_wm.lean_audit")
-    add_arguments(_parser)
-    raise SystemExit(main(_parser.parse_args()))

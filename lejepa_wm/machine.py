@@ -14,6 +14,8 @@ import platform
 from pathlib import Path
 from typing import Any, Mapping
 
+from lejepa_wm.device import select_device
+
 
 def cpu_model() -> str:
     """The CPU's model name (Linux ``/proc/cpuinfo``), else what :mod:`platform` reports."""
@@ -43,8 +45,6 @@ def gpus() -> list[str]:
 
 def run_machine(device: str) -> dict[str, Any]:
     """What a run records of its machine: the torch device it asked for and used, CPU model, usable cores, GPU."""
-    from lejepa_wm.device import select_device
-
     used = select_device(device)
     record: dict[str, Any] = {"device": used.type, "cpu": cpu_model(), "cores": usable_cores()}
     if used.type == "cuda":

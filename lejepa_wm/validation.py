@@ -1,8 +1,20 @@
-"""Validation of user-facing inputs: every bad value raises ``ValueError`` naming it."""
+"""Validation of user-facing inputs: every bad value raises ``ValueError`` naming it.
+
+What this machine lacks (a CUDA device, a SLURM cluster, a rendering back-end,
+an optional package) raises :class:`EnvironmentUnavailable`. These, with
+``OSError`` for a path, are the failures a user can fix; the command line
+reports them in one line (exit status 2), and any other exception as a bug.
+"""
 
 from __future__ import annotations
 
 import math
+import tempfile
+from pathlib import Path
+
+
+class EnvironmentUnavailable(RuntimeError):
+    """This machine lacks what was asked for: the message names what is missing and how to get it."""
 
 
 def check_rho(rho: float, name: str = "rho") -> float:
@@ -32,3 +44,17 @@ def check_choice(value: str, choices: tuple[str, ...] | list[str], name: str) ->
     if value not in choices:
         raise ValueError(f"unknown {name} {value!r}; expected one of {', '.join(map(repr, choices))}")
     return value
+
+
+def check_writable_dir(folder: Path, what: str) -> Path:
+    """Create ``folder`` if needed and make sure a file can be written in it; ``ValueError`` says why not."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{what} {folder} is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder, prefix=".write-test-"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{what} {folder} is not writable: {exc.strerror or exc}") from None
+    return folder

@@ -17,8 +17,9 @@ import pytest
 import torch
 
 import lejepa_wm as lw
-from lejepa_wm.cli import main as cli_main
-from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment, register_experiment, register_world, worlds
+from lejepa_wm.commands.cli import main as cli_main
+from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment, register_experiment, worlds
+from lejepa_wm.experiments.worlds import register_world
 from lejepa_wm.experiments.encoder_file import ENCODER_FILE, load_run
 from lejepa_wm.experiments.heldout import HeldOutSamples, reported_metrics
 from lejepa_wm.experiments.run_params import SyntheticRunParams
@@ -38,6 +39,50 @@ def test_every_public_name_resolves_and_importing_the_package_loads_neither_torc
     code = "import sys, lejepa_wm; print(sorted({'torch', 'matplotlib'} & set(sys.modules)))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+IMPORT_EVERY_MODULE = """
+import ast, importlib, json, logging, os, pathlib, sys, warnings
+root = pathlib.Path("lejepa_wm")
+names = [".".join(path.with_suffix("").parts[:-1] if path.name == "__init__.py" else path.with_suffix("").parts)
+         for path in sorted(root.rglob("*.py"))]
+# What third-party packages do when imported is theirs: import each one the library imports (pyplot, global
+# state, excepted), then look.
+for path in root.rglob("*.py"):
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            outside = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            outside = [node.module]
+        else:
+            continue
+        for name in outside:
+            if name.split(".")[0] not in ("lejepa_wm", "__future__") and name != "matplotlib.pyplot":
+                importlib.import_module(name)
+import matplotlib, numpy, torch
+matplotlib.use("svg")
+def state():
+    return {"backend": matplotlib.get_backend(), "threads": torch.get_num_threads(),
+            "interop": torch.get_num_interop_threads(), "dtype": str(torch.get_default_dtype()),
+            "numpy_errors": numpy.geterr(), "environ": dict(os.environ), "warnings": repr(warnings.filters),
+            "logging": [repr(h) for h in logging.getLogger().handlers] + [logging.getLogger().level],
+            "pyplot": "matplotlib.pyplot" in sys.modules}
+before = state()
+for name in names:
+    importlib.import_module(name)
+after = state()
+changed = {key: [before[key], after[key]] for key in before if before[key] != after[key]}
+print(json.dumps({"modules": len(names), "changed": changed}))
+"""
+
+
+def test_importing_every_module_changes_no_global_state() -> None:
+    """No backend chosen, no thread count, environment variable, warning filter or logging handler set, and
+    pyplot not loaded: importing the library in a notebook leaves the notebook as it was."""
+    result = subprocess.run([sys.executable, "-c", IMPORT_EVERY_MODULE], capture_output=True, text=True, check=True,
+                            cwd=ROOT)
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    assert found["modules"] > 50 and found["changed"] == {}
 
 
 def test_sigreg_is_a_drop_in_module() -> None:

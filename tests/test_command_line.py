@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lejepa_wm import __version__
-from lejepa_wm.cli import main as cli_main
+from lejepa_wm.commands.cli import main as cli_main
 from lejepa_wm.experiments import get_experiment
 from lejepa_wm.experiments.quick_look import NO_CONTROL_TAG, mark_without_control
 from lejepa_wm.experiments.scaling import ScalingConfig
@@ -19,7 +19,7 @@ from lejepa_wm.experiments.plotting import figure_grid
 from lejepa_wm.overrides import config_toml, parse_settings
 from lejepa_wm.progress import LineProgress, progress_bar
 from lejepa_wm.records import HELD, MEASURED, UNRESOLVED, Bound, CheckResult, HeadlineEntry
-from lejepa_wm.verify import format_table
+from lejepa_wm.commands.verify import format_table
 
 TINY = ["dims=2", "steps=20", "seeds=1", "eval_size=256", "eval_every=10", "encoders=matched_additive",
         "identifiability_encoders=matched_additive", "batch_size=64", "warmup_steps=5"]
@@ -188,7 +188,7 @@ def test_the_command_line_starts_without_loading_torch_or_matplotlib() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, lejepa_wm.cli as cli; cli.build_parser(); "
+    code = ("import sys, lejepa_wm.commands.cli as cli; cli.build_parser(); "
             "print(sorted({'torch', 'matplotlib'} & set(sys.modules)))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"

@@ -11,13 +11,15 @@ import pytest
 from lejepa_wm import validation
 from lejepa_wm.atomic import atomic_write_json, read_json
 from lejepa_wm.claims import CLAIMS, get_claim
-from lejepa_wm.cli import SUBCOMMANDS, build_parser, main
+from lejepa_wm.commands.cli import SUBCOMMANDS, build_parser, main
+from lejepa_wm.commands.verify import format_table
 from lejepa_wm.config import config_from_mapping, load_scaled_config
 from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import RunSpec
+from lejepa_wm.numerics import checks as checks_module
+from lejepa_wm.numerics.checks import run_verify
 from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, HeadlineEntry,
                                PartOutcome, combine, records_from_list, verdict_of)
-from lejepa_wm.verify import format_table, run_verify
 
 
 @pytest.mark.parametrize("rho", [0.0, 1.0, -0.5, 1.5, float("nan"), float("inf")])
@@ -98,15 +100,16 @@ def test_every_claim_check_module_exists_and_defines_run_checks() -> None:
             continue
         module = importlib.import_module(claim.checks)
         assert callable(module.run_checks), claim.checks
+        assert checks_module.CHECK_MODULES[claim.checks] is module, claim.checks
 
 
 def test_verify_reports_a_raising_check_as_failed(monkeypatch: pytest.MonkeyPatch) -> None:
     claim = get_claim("T1")
 
-    def boom(self: object) -> list[CheckResult]:
+    def boom(claim: object) -> list[CheckResult]:
         raise ArithmeticError("broken check")
 
-    monkeypatch.setattr(type(claim), "run_checks", boom)
+    monkeypatch.setattr(checks_module, "claim_checks", boom)
     summary = run_verify(["T1"])
     assert summary["passed"] is False
     row = CheckResult.from_dict(summary["rows"][0])
@@ -149,7 +152,7 @@ def test_cli_verify_writes_json_and_sets_exit_status(tmp_path: Path) -> None:
 def test_cli_verify_exits_1_on_a_failed_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     failing = CheckResult.compare("C1", "too_large", "error = 1", 1.0, Bound.at_most(1e-12), quantity="error")
-    monkeypatch.setattr(type(get_claim("C1")), "run_checks", lambda self: [failing])
+    monkeypatch.setattr(checks_module, "claim_checks", lambda claim: [failing])
     assert main(["verify", "--claims", "C1", "--json", str(tmp_path / "v.json")]) == 1
     assert "FAILED: C1/too_large" in capsys.readouterr().out
 
@@ -164,7 +167,7 @@ def test_cli_verify_unknown_claim_is_one_line_exit_2(tmp_path: Path, capsys: pyt
 
 def test_cli_verify_unwritable_json_fails_before_any_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    import lejepa_wm.verify as verify_module
+    import lejepa_wm.commands.verify as verify_module
 
     def never(*args: object) -> None:
         raise AssertionError("the checks ran although --json cannot be written")
@@ -180,7 +183,7 @@ def test_cli_verify_unwritable_json_fails_before_any_check(tmp_path: Path, monke
 
 def test_cli_unexpected_error_shows_traceback_and_exits_3(monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    import lejepa_wm.verify as verify_module
+    import lejepa_wm.commands.verify as verify_module
 
     def bug(args: object) -> int:
         raise KeyError("internal")
@@ -189,6 +192,22 @@ def test_cli_unexpected_error_shows_traceback_and_exits_3(monkeypatch: pytest.Mo
     assert main(["verify"]) == 3
     err = capsys.readouterr().err
     assert "Traceback" in err and "please report it" in err
+
+
+@pytest.mark.parametrize("command", ["report", "audit-lean"])
+def test_cli_a_runtime_error_is_a_bug_but_a_missing_environment_is_bad_input(
+        command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    module = SUBCOMMANDS[command][0]
+    monkeypatch.chdir(tmp_path)
+    for error, status in ((RuntimeError("a bug"), 3), (validation.EnvironmentUnavailable("no CUDA device"), 2)):
+        def fail(args: object, error: Exception = error) -> int:
+            raise error
+
+        monkeypatch.setattr(module, "main", fail)
+        assert main([command]) == status
+        err = capsys.readouterr().err
+        assert ("Traceback" in err and "a bug" in err) if status == 3 else (
+            "no CUDA device" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1)
 
 
 def test_verify_and_reproduce_help_document_exit_codes() -> None:
@@ -717,7 +736,7 @@ def test_sigterm_stops_a_command_like_ctrl_c_with_its_own_status(monkeypatch: py
     import signal
     import time
 
-    import lejepa_wm.verify as verify_module
+    import lejepa_wm.commands.verify as verify_module
 
     def terminated(args: object) -> int:
         os.kill(os.getpid(), signal.SIGTERM)
@@ -733,7 +752,7 @@ def test_sigterm_stops_a_command_like_ctrl_c_with_its_own_status(monkeypatch: py
 
 
 def test_a_closed_output_is_not_bad_input(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import lejepa_wm.verify as verify_module
+    import lejepa_wm.commands.verify as verify_module
 
     def closed(args: object) -> int:
         raise BrokenPipeError(32, "Broken pipe")

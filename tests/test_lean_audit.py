@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +14,7 @@ import pytest
 
 from lejepa_wm import lean_audit
 from lejepa_wm.claims import Claim
+from lejepa_wm.commands import audit_lean
 from lejepa_wm.lean_audit import AxiomPin, audit, check_axiom_log, probe_source, read_ledger, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
@@ -351,8 +354,8 @@ def test_axiom_log_fails_closed(log: str) -> None:
 
 def run_main(*arguments: str) -> int:
     parser = argparse.ArgumentParser()
-    lean_audit.add_arguments(parser)
-    return lean_audit.main(parser.parse_args(list(arguments)))
+    audit_lean.add_arguments(parser)
+    return audit_lean.main(parser.parse_args(list(arguments)))
 
 
 def test_repository_lean_sources_pass_audit(capsys: pytest.CaptureFixture[str]) -> None:
@@ -362,11 +365,19 @@ def test_repository_lean_sources_pass_audit(capsys: pytest.CaptureFixture[str]) 
     assert status == 0, out
 
 
+def test_the_lean_workflow_runs_the_audit_with_the_standard_library_alone() -> None:
+    """``python -m lejepa_wm.commands.audit_lean`` from the repository, without site-packages (no numpy, no torch),
+    as the Lean workflow runs it on a bare Python."""
+    result = subprocess.run([sys.executable, "-S", "-m", "lejepa_wm.commands.audit_lean"], cwd=REPO,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "audit-lean: OK" in result.stdout, result.stderr
+
+
 def test_repository_probe_covers_every_pin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     probe = tmp_path / "AxiomProbe.lean"
     assert run_main("--root", str(REPO), "--write-probe", str(probe)) == 0
     printed = [line.removeprefix("#print axioms ") for line in probe.read_text().splitlines()[2:]]
-    files = lean_audit._sources(REPO)
+    files = lean_audit.lean_sources(REPO)
     audit_file = next(lean for lean in files if lean.path.name == "Audit.lean")
     assert printed == [pin.name for pin in lean_audit.axiom_pins(audit_file, REPO)[0]]
     capsys.readouterr()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from lejepa_wm.cli import main as cli_main
+from lejepa_wm.commands.cli import main as cli_main
 from lejepa_wm.experiments import get_experiment
 from lejepa_wm.records import PartOutcome
 from lejepa_wm.report.gather import gather

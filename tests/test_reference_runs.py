@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from lejepa_wm.atomic import read_json
-from lejepa_wm.cli import main as cli_main
+from lejepa_wm.commands.cli import main as cli_main
 from lejepa_wm.machine import cpu_model
 
 REPO = Path(__file__).resolve().parents[1]
@@ -60,6 +60,7 @@ def differences(shipped: Any, regenerated: Any, where: str = "") -> list[str]:
     return [] if same else [f"{where}: shipped {shipped!r}, regenerated {regenerated!r}"]
 
 
+@pytest.mark.slow
 def test_a_shipped_full_scale_run_is_regenerated_with_the_same_numbers(tmp_path: Path) -> None:
     shipped_metrics = read_json(SHIPPED / "metrics.json")
     recorded_cpu = shipped_metrics["machine"]["cpu"]

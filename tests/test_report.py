@@ -18,8 +18,11 @@ from hypothesis import strategies as st
 
 from lejepa_wm.claims import CLAIMS
 from lejepa_wm.records import FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, combine
-from lejepa_wm.report import main as report_main
-from lejepa_wm.report import add_arguments, claim_summary, write_report
+from lejepa_wm.commands.options import common_options
+from lejepa_wm.commands.report import COMMON_OPTIONS, add_arguments
+from lejepa_wm.commands.report import main as report_main
+from lejepa_wm.report import write_report
+from lejepa_wm.report.document import claim_summary
 from lejepa_wm.report.blocks import Table
 from lejepa_wm.report.document import build_document, format_seconds, format_value
 from lejepa_wm.report.environment import collect_environment
@@ -485,7 +488,7 @@ def test_format_seconds() -> None:
 
 
 def test_cli_main_writes_both_files(results: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(parents=[common_options(*COMMON_OPTIONS)])
     add_arguments(parser)
     assert report_main(parser.parse_args(["--out", str(results)])) == 0
     printed = capsys.readouterr().out
@@ -494,7 +497,7 @@ def test_cli_main_writes_both_files(results: Path, capsys: pytest.CaptureFixture
 
 
 def test_console_command_dispatches_to_report(results: Path) -> None:
-    from lejepa_wm.cli import main as cli_main
+    from lejepa_wm.commands.cli import main as cli_main
 
     assert cli_main(["report", "--out", str(results), "--scale", "quick"]) == 0
     assert (results / "report.html").stat().st_size > 0

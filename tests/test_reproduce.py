@@ -16,13 +16,14 @@ from typing import Any
 import pytest
 
 from lejepa_wm import __version__
-from lejepa_wm import reproduce as reproduce_module
+from lejepa_wm.commands import reproduce as reproduce_module
 from lejepa_wm.atomic import atomic_write_json, atomic_write_text
 from lejepa_wm.claims import CLAIMS
 from lejepa_wm.experiments import EXPERIMENT_MODULES
 from lejepa_wm.experiments.base import RunSpec, load_finished_metrics
 from lejepa_wm.records import FAILED, Bound, CheckResult, HeadlineEntry
-from lejepa_wm.reproduce import REPRODUCED_EXPERIMENTS, add_arguments, main, reproduce
+from lejepa_wm.commands.options import common_options
+from lejepa_wm.commands.reproduce import COMMON_OPTIONS, REPRODUCED_EXPERIMENTS, add_arguments, main, reproduce
 
 THRESHOLD = 0.999
 
@@ -115,6 +116,7 @@ def test_first_run_executes_everything_and_every_claim_holds(tmp_path: Path, tin
     assert "executed 2 run(s)" in html  # the parts table of the report
 
 
+@pytest.mark.slow
 def test_second_run_reuses_finished_results_and_says_so(tmp_path: Path, tiny: dict[str, Any],
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     reproduce(tmp_path, progress=False, jobs=1)
@@ -131,6 +133,7 @@ def test_second_run_reuses_finished_results_and_says_so(tmp_path: Path, tiny: di
     assert "reused" in printed and "nothing recomputed" in printed
 
 
+@pytest.mark.slow
 def test_fresh_recomputes_everything(tmp_path: Path, tiny: dict[str, Any]) -> None:
     reproduce(tmp_path, progress=False, jobs=1)
     record = reproduce(tmp_path, fresh=True, progress=False, jobs=1)
@@ -210,7 +213,7 @@ def test_main_prints_a_summary_naming_every_claim_and_the_report(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(reproduce_module, "run_verify", TinyVerify(failing=("LOSS",)))
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(parents=[common_options(*COMMON_OPTIONS)])
     add_arguments(parser)
     status = main(parser.parse_args(["--out", str(tmp_path), "--jobs", "1"]))
     captured = capsys.readouterr()
@@ -244,7 +247,7 @@ def test_fresh_deletes_each_experiments_folder_first(tmp_path: Path, tiny: dict[
 
 
 def test_unwritable_out_is_bad_input(tmp_path: Path, tiny: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
-    from lejepa_wm.cli import main as cli_main
+    from lejepa_wm.commands.cli import main as cli_main
 
     blocker = tmp_path / "a_file"
     blocker.write_text("x", encoding="utf-8")
@@ -264,7 +267,7 @@ def test_another_seed_offset_needs_fresh(tmp_path: Path, tiny: dict[str, Any]) -
 
 
 def test_console_command_dispatches_to_reproduce(tmp_path: Path, tiny: dict[str, Any]) -> None:
-    from lejepa_wm.cli import main as cli_main
+    from lejepa_wm.commands.cli import main as cli_main
 
     assert cli_main(["reproduce", "--out", str(tmp_path), "--jobs", "1"]) == 0
     tiny["experiments"]["bounds"].fail_with = "out of memory"

@@ -24,9 +24,10 @@ import sweep_toy_experiment
 from lejepa_wm.atomic import atomic_write_json, read_json
 from lejepa_wm.experiments import EXPERIMENT_MODULES
 from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, SUMMARY_FILE, experiment_dir, run_compute_seconds
-from lejepa_wm.sweep import add_arguments, main
+from lejepa_wm.commands.options import common_options
+from lejepa_wm.commands.sweep import COMMON_OPTIONS, add_arguments, main, print_result
 from lejepa_wm.experiments.base import RunTakenOver
-from lejepa_wm.sweep.driver import MAX_ATTEMPTS, print_result, run_sweep
+from lejepa_wm.sweep.driver import MAX_ATTEMPTS, run_sweep
 from lejepa_wm.sweep.executors import available_cores, threads_per_run
 from lejepa_wm.sweep.slurm import (DEFAULTS_FILE, JOB_FILE, SlurmSettings, SubmititExecutor,
                                    load_slurm_settings)
@@ -90,6 +91,7 @@ def test_serial_sweep_matches_the_pool_and_skips_finished_runs(toy: ModuleType, 
     assert_no_running_markers(tmp_path / "sweep")
 
 
+@pytest.mark.slow
 def test_pool_and_submitit_aggregate_identically_to_serial(toy: ModuleType, tmp_path: Path) -> None:
     run_sweep("toy", SCALE, tmp_path / "serial", "serial", progress=False)
     pool = run_sweep("toy", SCALE, tmp_path / "pool", "local", jobs=2, progress=False)
@@ -139,6 +141,7 @@ def test_killed_jobs_are_retried_and_a_job_killed_twice_is_reported(toy: ModuleT
     assert_no_running_markers(tmp_path)
 
 
+@pytest.mark.slow
 def test_a_worker_killed_in_the_pool_breaks_only_its_own_attempt(toy: ModuleType, tmp_path: Path) -> None:
     log = tmp_path / "executions.log"
     result = run_sweep("toy", SCALE, tmp_path / "out", "local", jobs=2, progress=False,
@@ -255,7 +258,7 @@ def test_compute_of_a_resumed_run_adds_the_training_time_before_its_checkpoint()
 
 
 def parse(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="lejepa-wm sweep")
+    parser = argparse.ArgumentParser(prog="lejepa-wm sweep", parents=[common_options(*COMMON_OPTIONS)])
     add_arguments(parser)
     return parser.parse_args(list(argv))
 

@@ -16,12 +16,12 @@ A user's own experiment joins them in one of two ways:
   ``lejepa-wm run my_world`` work from the command line.
 
 A world kind that runs store in ``spec.json`` (``{"kind": ..., **fields}``) is
-registered with :func:`register_world`, so a run can be rebuilt from its files.
+registered with :func:`lejepa_wm.experiments.worlds.register_world`, so a run
+can be rebuilt from its files.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import re
 from importlib.metadata import entry_points
@@ -29,7 +29,7 @@ from importlib.metadata import entry_points
 from lejepa_wm.experiments.base import Experiment
 
 __all__ = ["SYNTHETIC_EXPERIMENTS", "EXPERIMENT_MODULES", "ENTRY_POINT_GROUP", "register_experiment",
-           "register_world", "registered_experiments", "get_experiment"]
+           "registered_experiments", "get_experiment"]
 
 SYNTHETIC_EXPERIMENTS: tuple[str, ...] = ("scaling", "distribution", "anisotropic", "bounds", "output_dim")
 EXPERIMENT_MODULES: dict[str, str] = {name: f"lejepa_wm.experiments.{name}"
@@ -97,26 +97,3 @@ def get_experiment(name: str) -> Experiment:
     if name not in EXPERIMENT_MODULES:
         raise ValueError(f"unknown experiment {name!r}; expected one of {', '.join(registered_experiments())}")
     return importlib.import_module(EXPERIMENT_MODULES[name]).EXPERIMENT
-
-
-def register_world(kind: str, world_class: type) -> None:
-    """Let runs store and rebuild worlds of ``world_class`` under ``kind`` (``spec.json``'s ``{"kind": ...}``).
-
-    ``world_class`` must be a frozen dataclass with ``n``, ``rho`` (one
-    correlation per coordinate, for T3's quantities) and
-    ``sample_pairs(num, generator)``; ``ValueError`` says which is missing, or
-    that ``kind`` is taken by another class.
-    """
-    from lejepa_wm.experiments import worlds
-
-    if not isinstance(kind, str) or not _NAME.match(kind):
-        raise ValueError(f"world kind {kind!r} must be lower-case letters, digits and underscores")
-    if not (dataclasses.is_dataclass(world_class) and world_class.__dataclass_params__.frozen):
-        raise ValueError(f"world class {world_class!r} must be a frozen dataclass (its fields are stored)")
-    missing = [member for member in ("n", "rho", "sample_pairs")
-               if not hasattr(world_class, member) and member not in {f.name for f in dataclasses.fields(world_class)}]
-    if missing:
-        raise ValueError(f"world class {world_class.__name__} lacks {', '.join(missing)}")
-    if worlds.WORLD_KINDS.get(kind, world_class) is not world_class:
-        raise ValueError(f"world kind {kind!r} is already registered ({worlds.WORLD_KINDS[kind].__name__})")
-    worlds.WORLD_KINDS[kind] = world_class

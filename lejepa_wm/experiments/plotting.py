@@ -27,7 +27,6 @@ import textwrap
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
@@ -246,7 +245,7 @@ def finish_figure(fig: Figure) -> Figure:
 
 
 def save_figure(fig: Figure, path: Path, caption: str) -> Path:
-    """Finish ``fig`` and save it as PNG at ``path`` (caption in its metadata) and as PDF beside it; close it.
+    """Finish ``fig`` and save it as PNG at ``path`` (caption in its metadata) and as PDF beside it.
 
     Returns the PNG's path (the file the report embeds); the PDF has the same
     name with ``.pdf``. Both are written atomically.
@@ -259,6 +258,5 @@ def save_figure(fig: Figure, path: Path, caption: str) -> Path:
     png, pdf = io.BytesIO(), io.BytesIO()
     fig.savefig(png, format="png", dpi=PNG_DPI, metadata={"Title": title, "Description": caption})
     fig.savefig(pdf, format="pdf", metadata={"Title": title, "Subject": caption})
-    plt.close(fig)  # a figure made with pyplot is released; one made by figure_grid holds no global state
     atomic_write_bytes(path.with_suffix(".pdf"), pdf.getvalue())
     return atomic_write_bytes(path, png.getvalue())

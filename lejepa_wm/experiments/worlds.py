@@ -29,7 +29,9 @@ chain run in float64 numpy) and returns float32 tensors on the generator's devic
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import re
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
@@ -40,7 +42,8 @@ from scipy.special import gammaln
 from lejepa_wm.validation import check_choice, check_positive_int, check_rho
 
 __all__ = ["CHANNELS", "World", "WORLD_KINDS", "GaussianWorld", "GeneralizedNormalWorld", "rates_to_rho",
-           "generalized_normal_scale", "sample_generalized_normal", "mala_move", "world_to_dict", "world_from_dict"]
+           "generalized_normal_scale", "sample_generalized_normal", "mala_move", "world_to_dict", "world_from_dict",
+           "register_world"]
 
 CHANNELS = ("mala", "shortcut")
 
@@ -199,6 +202,28 @@ World = GaussianWorld | GeneralizedNormalWorld
 
 
 WORLD_KINDS = {"gaussian": GaussianWorld, "gennorm": GeneralizedNormalWorld}
+_KIND = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def register_world(kind: str, world_class: type) -> None:
+    """Let runs store and rebuild worlds of ``world_class`` under ``kind`` (``spec.json``'s ``{"kind": ...}``).
+
+    ``world_class`` must be a frozen dataclass with ``n``, ``rho`` (one
+    correlation per coordinate, for T3's quantities) and
+    ``sample_pairs(num, generator)``; ``ValueError`` says which is missing, or
+    that ``kind`` is taken by another class.
+    """
+    if not isinstance(kind, str) or not _KIND.match(kind):
+        raise ValueError(f"world kind {kind!r} must be lower-case letters, digits and underscores")
+    if not (dataclasses.is_dataclass(world_class) and world_class.__dataclass_params__.frozen):
+        raise ValueError(f"world class {world_class!r} must be a frozen dataclass (its fields are stored)")
+    missing = [member for member in ("n", "rho", "sample_pairs")
+               if not hasattr(world_class, member) and member not in {f.name for f in dataclasses.fields(world_class)}]
+    if missing:
+        raise ValueError(f"world class {world_class.__name__} lacks {', '.join(missing)}")
+    if WORLD_KINDS.get(kind, world_class) is not world_class:
+        raise ValueError(f"world kind {kind!r} is already registered ({WORLD_KINDS[kind].__name__})")
+    WORLD_KINDS[kind] = world_class
 
 
 def world_to_dict(world: World) -> dict[str, Any]:

@@ -19,7 +19,8 @@ Library modules (importable by every check):
   :mod:`~lejepa_wm.numerics.sturm_liouville` (T2) and
   :mod:`~lejepa_wm.numerics.planning` (T4).
 
-Check modules ``verify_*.py`` define ``run_checks() -> list[CheckResult]``
-and are listed in :mod:`lejepa_wm.claims`; ``lejepa-wm verify`` runs them with
-one BLAS thread.
+Check modules ``verify_*.py`` define ``run_checks() -> list[CheckResult]``;
+:mod:`lejepa_wm.claims` names the one of each claim, and
+:mod:`~lejepa_wm.numerics.checks` imports them all and runs them with one BLAS
+thread (``lejepa-wm verify``).
 """

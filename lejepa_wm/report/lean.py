@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from lejepa_wm import lean_audit
 from lejepa_wm.claims import CLAIMS, Claim
 
 BUILD_COMMANDS = ("lake exe cache get", "lake build")  # in the repository root (lakefile.lean)
@@ -46,8 +47,6 @@ def _claims_using(axiom: str, claims: tuple[Claim, ...]) -> tuple[str, ...]:
 
 def gather_lean(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> LeanSection:
     """Read the ledger and run the static audit of the Lean project below ``root``."""
-    from lejepa_wm import lean_audit
-
     root = Path(root)
     if not (root / lean_audit.LEDGER).exists():
         return LeanSection(False, (), None, None)

@@ -41,14 +41,14 @@ from typing import Any, Mapping
 
 from lejepa_wm.atomic import read_json
 from lejepa_wm.device import DEVICE_CHOICES, select_device
-from lejepa_wm.experiments.base import HEADLINE_FILE, METRICS_FILE, is_done
+from lejepa_wm.experiments.base import METRICS_FILE, is_done
 from lejepa_wm.progress import progress_bar
 from lejepa_wm.records import HeadlineEntry, records_from_list
 from lejepa_wm.sweep.executors import PoolExecutor, SerialExecutor, SweepExecutor, available_cores
+from lejepa_wm.sweep.slurm import SubmititExecutor, load_slurm_settings
 from lejepa_wm.sweep.state import SweepPlan, describe_owner, launch_claim, live_marker, plan_sweep, reclaim_stale
 from lejepa_wm.sweep.worker import RunTask
-from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int
-from lejepa_wm.verify import check_writable_dir
+from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int, check_writable_dir
 
 EXECUTORS = ("serial", "local", "slurm")
 MAX_ATTEMPTS = 2
@@ -105,8 +105,6 @@ def make_executor(kind: str, plan: SweepPlan, jobs: int | None = None, device: s
         return SerialExecutor()
     if kind == "local":
         return PoolExecutor(available_cores() if jobs is None else jobs)
-    from lejepa_wm.sweep.slurm import SubmititExecutor, load_slurm_settings
-
     settings = load_slurm_settings(slurm_config, slurm_overrides)
     if device == "cuda" and settings.gpus_per_run == 0:
         raise ValueError("device 'cuda' needs gpus_per_run >= 1 on SLURM; got gpus_per_run = 0")
@@ -119,7 +117,7 @@ def check_launch(out: Path, executor: str = "serial", jobs: int | None = None, s
     """Refuse bad launch settings before anything runs; return ``out`` (created if needed).
 
     ``ValueError`` names a bad executor, ``jobs`` < 1, a negative seed offset or
-    an ``out`` that is a file or not writable; ``RuntimeError`` a CUDA device
+    an ``out`` that is a file or not writable; ``EnvironmentUnavailable`` a CUDA device
     that this machine lacks (not checked for SLURM, whose nodes get GPUs).
     """
     check_choice(executor, EXECUTORS, "executor")
@@ -248,35 +246,3 @@ def format_headline(path: Path) -> str:
                      f"{', '.join(map(str, entry.seeds))}); {prediction}")
         lines.append(f"      {entry.measured}")
     return "\n".join(lines)
-
-
-def print_result(result: SweepResult, out: Path) -> int:
-    """Print what a launch did, with the one-line cause of each failure; return the exit status (0, or 3 if a run
-    failed)."""
-    for run_id, why in result.reclaimed:
-        print(f"reclaimed run {run_id}: {why}; it runs again")
-    for run_id, error in result.retried:
-        print(f"run {run_id}: an attempt failed ({error}); it was retried")
-    if result.damaged:
-        print(f"ran again {len(result.damaged)} run(s) whose metrics.json or spec.json was damaged: "
-              f"{', '.join(result.damaged)}")
-    if result.reused:
-        print(f"reused {len(result.reused)} finished run(s) from {out}")
-    print(f"executed {len(result.executed)} run(s) in {result.wall_time_s:.1f} s with executor {result.executor}")
-    if result.elsewhere:
-        owners = ", ".join(f"{run_id} ({owner})" for run_id, owner in result.elsewhere)
-        print(f"{len(result.elsewhere)} run(s) running elsewhere, not started here: {owners}; "
-              "launch the same command again once they finish to aggregate")
-    for path in result.files:
-        print(f"wrote {path}")
-    for path in result.files:
-        if path.name == HEADLINE_FILE:
-            print(format_headline(path))
-    for run_id, error in result.errors:
-        print(f"FAILED run {run_id}: {error}")
-    if result.failed:
-        print(f"{len(result.failed)} run(s) failed (each cause above; tracebacks in their error.json): "
-              f"{', '.join(result.failed)}; a failure that repeats with the same inputs is not retried: fix its "
-              "cause, then launch the same command again")
-        return 3
-    return 0

@@ -25,7 +25,7 @@ from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.config import config_from_mapping, read_toml
 from lejepa_wm.sweep.executors import SweepExecutor
 from lejepa_wm.sweep.worker import RunOutcome, RunTask, run_task
-from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int
+from lejepa_wm.validation import EnvironmentUnavailable, check_choice, check_nonnegative_int, check_positive_int
 
 DEFAULTS_FILE = Path(__file__).with_name("slurm.toml")
 JOB_FILE = "job.json"
@@ -82,7 +82,7 @@ class SubmititExecutor(SweepExecutor):
                  cluster: str = "slurm") -> None:
         check_choice(cluster, SUBMITIT_CLUSTERS, "submitit cluster")
         if cluster == "slurm" and submitit.SlurmExecutor.affinity() <= 0:
-            raise RuntimeError("executor 'slurm' needs a SLURM cluster, but 'srun' is not on PATH; "
+            raise EnvironmentUnavailable("executor 'slurm' needs a SLURM cluster, but 'srun' is not on PATH; "
                                "use --executor local on a single machine")
         self.threads_per_run = settings.cpus_per_run
         self.poll_s = POLL_SECONDS[cluster]

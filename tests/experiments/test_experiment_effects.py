@@ -53,6 +53,7 @@ def test_scaling_regularizer_keeps_a_rotation_and_the_control_collapses(tmp_path
     assert again.executed == () and len(again.reused) == 2  # a second invocation reuses every finished run
 
 
+@pytest.mark.slow
 def test_distribution_shortcut_changes_the_law_and_training_beats_the_raw_probe(tmp_path):
     rows, entries, _ = _run(tmp_path, "distribution", betas=[2.0, 4.0], methods=["whitening", "alignment_only"],
                             shortcut_methods=["whitening"], max_steps=300)
@@ -63,6 +64,7 @@ def test_distribution_shortcut_changes_the_law_and_training_beats_the_raw_probe(
     assert any(e.name.endswith("not stationary") and e.verdict == "held" for e in entries)
 
 
+@pytest.mark.slow
 def test_anisotropic_fast_latent_is_lost_past_ratio_two(tmp_path):
     rows, entries, _ = _run(tmp_path, "anisotropic", ratios=[1.5, 3.0], methods=["whitening", "alignment_only"],
                             max_steps=600)

@@ -186,13 +186,13 @@ def forbidden(*targets: str) -> Iterator[list[str]]:
         yield called
 
 
-NO_WORK = ("lejepa_wm.sweep.worker.execute_run", "lejepa_wm.verify.run_verify", "lejepa_wm.reproduce.run_verify",
-           "lejepa_wm.reproduce.run_sweep")
+NO_WORK = ("lejepa_wm.sweep.worker.execute_run", "lejepa_wm.commands.verify.run_verify",
+           "lejepa_wm.commands.reproduce.run_verify", "lejepa_wm.commands.reproduce.run_sweep")
 
 
 def cli(argv: list[str], forbid: tuple[str, ...] = ()) -> Observed:
     """Run ``lejepa-wm ARGV`` in this process; capture its output; report calls of ``forbid`` as problems."""
-    from lejepa_wm import cli as cli_module
+    from lejepa_wm.commands import cli as cli_module
 
     out, err = io.StringIO(), io.StringIO()
     with forbidden(*forbid) as called, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -295,7 +295,7 @@ import sys
 sys.path.insert(0, {tests!r})
 from lejepa_wm.experiments import EXPERIMENT_MODULES
 EXPERIMENT_MODULES["toy"] = {module!r}
-from lejepa_wm.cli import main
+from lejepa_wm.commands.cli import main
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
 """

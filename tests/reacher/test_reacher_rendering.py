@@ -50,6 +50,7 @@ def test_bad_angles_raise(renderer, bad):
         renderer.render(bad)
 
 
+@pytest.mark.slow
 def test_missing_gl_backend_names_the_install_command():
     code = ("from lejepa_wm.experiments.reacher.rendering import ReacherRenderer, RenderingUnavailable\n"
             "try:\n    ReacherRenderer()\nexcept RenderingUnavailable as exc:\n    print(exc)\n")

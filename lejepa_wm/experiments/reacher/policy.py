@@ -27,7 +27,7 @@ import numpy as np
 from lejepa_wm.atomic import atomic_write_bytes
 from lejepa_wm.experiments.reacher.datasets import episode_seed
 from lejepa_wm.experiments.reacher.rendering import DEFAULT_TARGET_XY, import_simulator, place_target
-from lejepa_wm.validation import check_choice, check_positive_int
+from lejepa_wm.validation import EnvironmentUnavailable, check_choice, check_positive_int
 
 CONTROL_TIMESTEP = 0.02
 
@@ -37,7 +37,7 @@ def _import_sb3() -> Any:
         import gymnasium
         import stable_baselines3
     except ImportError as exc:
-        raise RuntimeError(f"the reacher experiment trains its policy with stable-baselines3 ({exc}); "
+        raise EnvironmentUnavailable(f"the reacher experiment trains its policy with stable-baselines3 ({exc}); "
                            f"install it with: pip install 'stable-baselines3>=2.3'") from None
     return gymnasium, stable_baselines3
 

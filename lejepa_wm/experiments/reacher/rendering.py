@@ -30,6 +30,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from lejepa_wm.validation import EnvironmentUnavailable
+
 DEFAULT_TARGET_XY = (0.12, 0.12)
 PIP_INSTALL = "pip install 'dm-control==1.0.50' 'mujoco==3.17.0'   (or: pip install -e '.[reacher]')"
 APT_INSTALL = ("apt-get install -y --no-install-recommends libegl1 libegl-mesa0 libgl1 libopengl0 libgl1-mesa-dri"
@@ -41,7 +43,7 @@ BACKENDS = {"egl": "EGL", "osmesa": "OSMesa", "glfw": None}
 """MuJoCo's OpenGL back-ends (``MUJOCO_GL``) and the system library each loads (``glfw`` brings its own)."""
 
 
-class RenderingUnavailable(RuntimeError):
+class RenderingUnavailable(EnvironmentUnavailable):
     """Offscreen rendering of Reacher cannot work here; the message says what to install."""
 
 

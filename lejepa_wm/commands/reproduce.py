@@ -46,8 +46,8 @@ from tqdm import tqdm
 from lejepa_wm import __version__
 from lejepa_wm.atomic import atomic_write_json, read_json
 from lejepa_wm.claims import CLAIMS
+from lejepa_wm.commands import exits
 from lejepa_wm.config import SCALES
-from lejepa_wm.device import DEVICE_CHOICES
 from lejepa_wm.experiments import EXPERIMENT_MODULES, SYNTHETIC_EXPERIMENTS
 from lejepa_wm.experiments.base import experiment_dir, is_done
 from lejepa_wm.records import FAILED, HELD, VERDICTS, CheckResult, PartOutcome, records_from_list
@@ -57,21 +57,21 @@ from lejepa_wm.report.gather import REPRODUCE_FILE, VERIFY_FILE, Gathered, gathe
 from lejepa_wm.sweep.driver import DEFAULT_OUT, check_environment, check_launch, run_sweep
 from lejepa_wm.sweep.state import ERROR_FILE, plan_sweep, refuse_if_busy
 from lejepa_wm.sweep.worker import error_line
+from lejepa_wm.numerics.checks import run_verify
 from lejepa_wm.validation import check_choice
-from lejepa_wm.verify import run_verify
 
 SERIAL_EXPERIMENTS = ("reacher",)
 """Experiments whose runs share data made by the first of them: run one at a time."""
 
 REPRODUCED_EXPERIMENTS: tuple[str, ...] = (*SYNTHETIC_EXPERIMENTS, "reacher")
-EXIT_OK, EXIT_CLAIM_FAILED, EXIT_BAD_INPUT, EXIT_PART_CRASHED = 0, 1, 2, 3
-EXIT_CODES = """exit status:
-  0  every part ran and the report was written, whatever the verdicts
+COMMON_OPTIONS = ("out", "scale", "seed", "device")
+EXIT_CODES = f"""exit status:
+  {exits.OK}  every part ran and the report was written, whatever the verdicts
      (a claim that does not hold is a finding shown in the report)
-  1  --strict only: every part ran, but a claim failed
-  2  bad input, before any part starts (an option, an unwritable --out, a
+  {exits.FAILED}  --strict only: every part ran, but a claim failed
+  {exits.BAD_INPUT}  bad input, before any part starts (an option, an unwritable --out, a
      device that is not there, results of another seed offset)
-  3  a part crashed (its error and traceback are in reproduce.json and the report)"""
+  {exits.CRASHED}  a part crashed (its error and traceback are in reproduce.json and the report)"""
 
 
 class PartFailed(Exception):
@@ -210,10 +210,10 @@ def run_part(name: str, kind: str, action: Callable[[], tuple[str, bool]]) -> Pa
 def exit_status(parts: list[PartOutcome], claims: dict[str, str], strict: bool) -> int:
     """3 if a part crashed; else 1 if ``strict`` and a claim failed; else 0."""
     if not parts or not all(part.ok for part in parts):
-        return EXIT_PART_CRASHED
+        return exits.CRASHED
     if strict and FAILED in claims.values():
-        return EXIT_CLAIM_FAILED
-    return EXIT_OK
+        return exits.FAILED
+    return exits.OK
 
 
 def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, device: str = "cpu",
@@ -224,7 +224,7 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
     ``progress``: progress bars (default: only when stderr is a terminal).
     ``jobs``: runs at a time for the synthetic experiments on the CPU (default:
     the available cores; 1 runs everything in this process). Bad
-    input raises ``ValueError`` (or ``RuntimeError`` for a missing device) before
+    input raises ``ValueError`` (or ``EnvironmentUnavailable`` for a missing device) before
     any part starts: the scale and experiments here, the rest as for a sweep
     (:func:`~lejepa_wm.sweep.driver.check_launch`; a CUDA device that is not
     there stops us here, once).
@@ -321,10 +321,10 @@ def summary_lines(record: dict[str, Any], out: Path) -> list[str]:
     else:
         lines.append(f"No report was written (see the report part above); record: {out / REPRODUCE_FILE}")
     status = record["exit_status"]
-    meaning = {EXIT_OK: "every part ran; verdicts are findings, see the report"
-                        + ("" if record.get("strict") else " (--strict exits 1 on a failed claim)"),
-               EXIT_CLAIM_FAILED: "--strict and a claim failed",
-               EXIT_PART_CRASHED: "a part crashed"}[status]
+    meaning = {exits.OK: "every part ran; verdicts are findings, see the report"
+                          + ("" if record.get("strict") else " (--strict exits 1 on a failed claim)"),
+               exits.FAILED: "--strict and a claim failed",
+               exits.CRASHED: "a part crashed"}[status]
     lines.append(f"Exit status {status}: {meaning}.")
     return lines
 
@@ -333,10 +333,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``lejepa-wm reproduce``."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = EXIT_CODES
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results root (default: results)")
-    parser.add_argument("--scale", choices=SCALES, default="quick", help="experiment scale (default: quick)")
-    parser.add_argument("--seed", type=int, default=0, help="offset added to every run's seed (default: 0)")
-    parser.add_argument("--device", choices=DEVICE_CHOICES, default="cpu", help="torch device (default: cpu)")
     parser.add_argument("--fresh", action="store_true",
                         help="recompute everything instead of reusing finished results")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a claim failed (default: exit 0)")

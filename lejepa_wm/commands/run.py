@@ -22,19 +22,19 @@ from __future__ import annotations
 
 import argparse
 import shutil
-from pathlib import Path
 from typing import Any
 
-from lejepa_wm.config import SCALES
-from lejepa_wm.device import DEVICE_CHOICES
+from lejepa_wm.commands import exits
+from lejepa_wm.commands.sweep import print_result
 from lejepa_wm.experiments import get_experiment, registered_experiments
 from lejepa_wm.experiments.base import experiment_dir
 from lejepa_wm.experiments.estimate import describe_plan
 from lejepa_wm.experiments.quick_look import NO_CONTROL_TAG
 from lejepa_wm.overrides import config_toml, parse_settings
-from lejepa_wm.sweep.driver import DEFAULT_OUT, check_launch, print_result, run_sweep
+from lejepa_wm.sweep.driver import check_launch, run_sweep
 from lejepa_wm.sweep.state import plan_sweep, refuse_if_busy
 
+COMMON_OPTIONS = ("scale", "seed", "out", "config", "device")
 CONTROL = "alignment_only"
 NO_CONTROL_LINE = (f"{NO_CONTROL_TAG} this launch trains no λ = 0 control: its results are a quick look, not "
                    "evidence, and its figure and headline say so")
@@ -47,13 +47,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="set any config key for this launch, after the defaults and --config (e.g. dims=16 "
                              "max_steps=300 methods=sigreg; lists as a,b or [a, b]; steps and n are short for "
                              "max_steps and dims); --print-config lists the keys")
-    parser.add_argument("--scale", choices=SCALES, default="quick", help="experiment scale (default: quick)")
-    parser.add_argument("--seed", type=int, default=0,
-                        help="seed offset S (default: 0): the runs' seeds are the config's first_seed + S, "
-                             "first_seed + S + 1, ... (--dry-run lists them)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"results root (default: {DEFAULT_OUT})")
-    parser.add_argument("--config", type=Path, default=None, help="TOML file overriding the defaults")
-    parser.add_argument("--device", choices=DEVICE_CHOICES, default="cpu", help="torch device (default: cpu)")
     parser.add_argument("--restart", action="store_true", help="discard earlier results of this experiment")
     parser.add_argument("--no-control", action="store_true",
                         help="train no λ = 0 control (a quick look: every output says so; not evidence)")
@@ -100,13 +93,13 @@ def main(args: argparse.Namespace) -> int:
         config = get_experiment(args.experiment).load_config(args.scale, args.config, overrides)
         print(config_toml(config, f"lejepa-wm run {args.experiment} --scale {args.scale}: the settings of this "
                                   "launch\n(defaults, then --config, then KEY=VALUE); --config reads this file"))
-        return 0
+        return exits.OK
     if args.dry_run:
         plan = plan_sweep(args.experiment, args.scale, args.out, args.seed, args.config, overrides)
         print(describe_plan(plan))
         if args.no_control:
             print(NO_CONTROL_LINE)
-        return 0
+        return exits.OK
     check_launch(args.out, "serial", None, args.seed, args.device)
     if args.no_control:
         print(NO_CONTROL_LINE, flush=True)

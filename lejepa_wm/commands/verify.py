@@ -2,8 +2,7 @@
 
 Each row is a :class:`lejepa_wm.records.CheckResult`: a measured value against
 its :class:`~lejepa_wm.records.Bound`, or a logical condition stated in words.
-A check module that raises is reported as a failed row carrying the error, so
-one broken check never hides the others.
+The checks themselves run in :func:`lejepa_wm.numerics.checks.run_verify`.
 
 Exit status: 0 every check passed; 1 a check failed (or its module raised);
 2 bad input, found before any check runs (an unknown claim id, a ``--json``
@@ -14,77 +13,26 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import tempfile
 import textwrap
 import time
-import traceback
 from pathlib import Path
-from typing import Any
-
-from threadpoolctl import threadpool_limits
 
 from lejepa_wm import __version__
 from lejepa_wm.atomic import atomic_write_json
-from lejepa_wm.claims import CLAIMS, CLAIMS_BY_ID, Claim
+from lejepa_wm.claims import CLAIMS_BY_ID
+from lejepa_wm.commands import exits
+from lejepa_wm.numerics.checks import run_verify, select_claims
 from lejepa_wm.records import CheckResult, short_requirement
+from lejepa_wm.validation import check_writable_dir
 
 DEFAULT_JSON = Path("results") / "verify.json"
 MIN_WIDTH = 60
 """The narrowest table ``verify`` prints, whatever the terminal."""
-EXIT_CODES = """exit status:
-  0  every check passed
-  1  a check failed, or a check module raised (shown as a failed row)
-  2  bad input, before any check runs: an unknown claim id, a --json path that cannot be written"""
-
-
-def select_claims(claim_ids: list[str] | None) -> list[Claim]:
-    """The claims named by ``claim_ids`` (all by default); ``ValueError`` names an unknown id."""
-    for claim_id in claim_ids or ():
-        if claim_id not in CLAIMS_BY_ID:
-            near = [known for known in CLAIMS_BY_ID if known.lower() == claim_id.lower()]
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise ValueError(f"unknown claim {claim_id!r}{hint}; known claims: {', '.join(CLAIMS_BY_ID)}")
-    return [CLAIMS_BY_ID[claim_id] for claim_id in claim_ids] if claim_ids else list(CLAIMS)
-
-
-def check_writable_dir(folder: Path, what: str) -> Path:
-    """Create ``folder`` if needed and make sure a file can be written in it; ``ValueError`` says why not."""
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise ValueError(f"{what} {folder} is a file, not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder, prefix=".write-test-"):
-            pass
-    except OSError as exc:
-        raise ValueError(f"{what} {folder} is not writable: {exc.strerror or exc}") from None
-    return folder
-
-
-def run_verify(claim_ids: list[str] | None = None) -> dict[str, Any]:
-    """Run the checks of the selected claims (all by default); return the JSON-ready summary.
-
-    The summary is ``{"passed", "rows": [CheckResult.to_dict()], "seconds_per_claim"}``.
-    The checks solve many small dense problems; multi-threaded BLAS makes those
-    slower (and on a busy machine far slower), so they run with one BLAS thread.
-    """
-    rows: list[CheckResult] = []
-    timings: dict[str, float] = {}
-    for claim in select_claims(claim_ids):
-        start = time.perf_counter()
-        try:
-            with threadpool_limits(1, "blas"):
-                results = claim.run_checks()
-            if not results:
-                raise RuntimeError(f"claim {claim.id} has no numerical checks")
-        except Exception as exc:  # reported as a failed row, never swallowed
-            results = [CheckResult.logical(claim.id, "error", f"{type(exc).__name__}: {exc}", False,
-                                           "the check module runs without raising",
-                                           details={"traceback": traceback.format_exc()})]
-        timings[claim.id] = time.perf_counter() - start
-        rows.extend(results)
-    return {"passed": all(row.passed for row in rows), "rows": [row.to_dict() for row in rows],
-            "seconds_per_claim": timings}
+EXIT_CODES = f"""exit status:
+  {exits.OK}  every check passed
+  {exits.FAILED}  a check failed, or a check module raised (shown as a failed row)
+  {exits.BAD_INPUT}  bad input, before any check runs: an unknown claim id, a --json path that cannot be written"""
+COMMON_OPTIONS: tuple[str, ...] = ()
 
 
 def format_table(rows: list[CheckResult], width: int | None = None) -> str:
@@ -141,4 +89,4 @@ def main(args: argparse.Namespace) -> int:
           f"in {summary['wall_time_s']:.1f} s; wrote {args.json}")
     for name in failed:
         print(f"FAILED: {name}")
-    return 1 if failed else 0
+    return exits.FAILED if failed else exits.OK

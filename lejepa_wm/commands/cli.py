@@ -1,13 +1,16 @@
 """The ``lejepa-wm`` command line.
 
-Each subcommand lives in its own module, which defines
-``add_arguments(parser)`` and ``main(args) -> int`` (the exit status); every
-module is imported when the parser is built, to add its options.
+Each subcommand lives in its own module of :mod:`lejepa_wm.commands`, which
+defines ``COMMON_OPTIONS`` (the shared options it takes, :mod:`.options`),
+``add_arguments(parser)`` and ``main(args) -> int`` (the exit status,
+:mod:`.exits`).
 
-One error boundary for every subcommand: an expected failure (bad input, a
-path that cannot be read or written, a missing dependency, a damaged file)
-prints one line naming what is wrong and exits 2; any other exception is a bug:
-its traceback is shown with a line asking to report it, and the exit status is 3.
+One error boundary for every subcommand: an expected failure (a bad value,
+``ValueError``; a path that cannot be read or written, ``OSError``; a missing
+dependency, ``ImportError``; what this machine lacks,
+:class:`~lejepa_wm.validation.EnvironmentUnavailable`) prints one line naming
+what is wrong and exits 2; any other exception is a bug: its traceback is shown
+with a line asking to report it, and the exit status is 3.
 
 Signals and output: Ctrl-C (SIGINT) and SIGTERM both stop the command the same
 way (each run's claim is released, finished results are kept) and each has its
@@ -20,38 +23,30 @@ Every path option refuses an empty path.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import signal
 import sys
 import traceback
 from pathlib import Path
-from types import FrameType
+from types import FrameType, ModuleType
 
 from lejepa_wm import __version__
+from lejepa_wm.commands import audit_lean, exits, report, reproduce, run, sweep, verify
+from lejepa_wm.commands.options import common_options, path_argument
+from lejepa_wm.validation import EnvironmentUnavailable
 
-SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "verify": ("lejepa_wm.verify", "run every numerical claim check and print a verdict table"),
-    "run": ("lejepa_wm.experiments.runner", "train and evaluate one experiment (resumable)"),
-    "sweep": ("lejepa_wm.sweep", "run an experiment's grid on a process pool or SLURM"),
-    "report": ("lejepa_wm.report", "gather results into results/report.md and report.html"),
-    "audit-lean": ("lejepa_wm.lean_audit", "static audit of the Lean sources in LeJEPAProofs/"),
-    "reproduce": ("lejepa_wm.reproduce", "verify + quick experiments + report, from a fresh clone"),
+SUBCOMMANDS: dict[str, tuple[ModuleType, str]] = {
+    "verify": (verify, "run every numerical claim check and print a verdict table"),
+    "run": (run, "train and evaluate one experiment (resumable)"),
+    "sweep": (sweep, "run an experiment's grid on a process pool or SLURM"),
+    "report": (report, "gather results into results/report.md and report.html"),
+    "audit-lean": (audit_lean, "static audit of the Lean sources in LeJEPAProofs/"),
+    "reproduce": (reproduce, "verify + quick experiments + report, from a fresh clone"),
 }
 
-EXIT_CODES = """exit status (every subcommand):
-  0  success
-  1  a check failed (verify), or a claim failed under reproduce --strict
-  2  bad input or environment (one line names the value or file)
-  3  a run or a part crashed (sweep, reproduce), or an unexpected error (a bug: please report it)
-  130  interrupted (Ctrl-C); finished results are kept
-  141  the output was closed (e.g. piped into head); the work was done
-  143  terminated (SIGTERM); finished results are kept"""
-EXIT_BAD_INPUT, EXIT_BUG, EXIT_INTERRUPTED, EXIT_OUTPUT_CLOSED, EXIT_TERMINATED = 2, 3, 130, 141, 143
-
-# Failures a user can fix: the package raises these for bad values, unreadable or
-# unwritable paths, damaged files, missing dependencies and unusable devices.
-EXPECTED_ERRORS = (ValueError, OSError, ImportError, RuntimeError)
+EXPECTED_ERRORS = (ValueError, OSError, ImportError, EnvironmentUnavailable)
+"""Failures a user can fix: bad values, unreadable or unwritable paths, damaged files, missing dependencies,
+what this machine lacks. Every other exception is a bug."""
 
 
 class Terminated(KeyboardInterrupt):
@@ -66,26 +61,20 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise Terminated()
 
 
-def path_argument(text: str) -> Path:
-    """The type of every path option: a ``Path``, refusing the empty string (which would mean the current folder)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError(f"{text!r} is an empty path; give a file or folder name")
-    return Path(text)
-
-
 def build_parser() -> argparse.ArgumentParser:
     """Parser with one sub-parser per subcommand (each module adds its own options)."""
     parser = argparse.ArgumentParser(
         prog="lejepa-wm",
         description="Checks and experiments for 'When Does LeJEPA Learn a World Model?'",
-        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=exits.EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"lejepa-wm {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, (module_name, help_text) in SUBCOMMANDS.items():
-        sub_parser = sub.add_parser(name, help=help_text, description=help_text)
-        sub_parser.set_defaults(_module=module_name)
-        importlib.import_module(module_name).add_arguments(sub_parser)
+    for name, (module, help_text) in SUBCOMMANDS.items():
+        sub_parser = sub.add_parser(name, help=help_text, description=help_text,
+                                    parents=[common_options(*module.COMMON_OPTIONS)])
+        sub_parser.set_defaults(_command=module)
+        module.add_arguments(sub_parser)
         sub_parser.register("type", Path, path_argument)  # every ``type=Path`` option of the subcommand
     return parser
 
@@ -126,10 +115,9 @@ def _say(line: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``lejepa-wm`` console script; exit status as in :data:`EXIT_CODES`."""
+    """Entry point of the ``lejepa-wm`` console script; exit status as in :data:`~.exits.EXIT_CODES`."""
     _escape_unencodable_output()
     args = build_parser().parse_args(argv)
-    module = importlib.import_module(args._module)
     # A command started in the background by a non-interactive shell inherits SIGINT ignored, and Python then
     # installs no handler: Ctrl-C or `kill -INT` must still stop it, keeping finished results (exit 130).
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -138,28 +126,28 @@ def main(argv: list[str] | None = None) -> int:
         out = getattr(args, "out", None)
         if isinstance(out, Path) and out.exists() and not out.is_dir():
             raise ValueError(f"--out {out} is a file, not a folder; give a folder for the results")
-        status = int(module.main(args))
+        status = int(args._command.main(args))
         sys.stdout.flush()  # a closed output shows here, inside the boundary, not at interpreter exit
         return status
     except BrokenPipeError:  # the reader of our output went away: not bad input, and the work is done
         _discard_stdout()
-        return EXIT_OUTPUT_CLOSED
+        return exits.OUTPUT_CLOSED
     except EXPECTED_ERRORS as exc:
         _say(f"lejepa-wm {args.command}: error: {one_line(exc)}")
-        return EXIT_BAD_INPUT
+        return exits.BAD_INPUT
     except Terminated:
         _say(f"lejepa-wm {args.command}: terminated (SIGTERM); finished results are kept, and the same command "
              "continues where it stopped")
-        return EXIT_TERMINATED
+        return exits.TERMINATED
     except KeyboardInterrupt:
         _say(f"lejepa-wm {args.command}: interrupted; finished results are kept, and the same command "
              "continues where it stopped")
-        return EXIT_INTERRUPTED
+        return exits.INTERRUPTED
     except Exception:
         traceback.print_exc()
         _say(f"lejepa-wm {args.command}: unexpected error (a bug in lejepa-wm); please report it with the "
              "traceback above")
-        return EXIT_BUG
+        return exits.CRASHED
     finally:
         signal.signal(signal.SIGTERM, previous_sigterm)
 
