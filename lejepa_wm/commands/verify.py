@@ -25,8 +25,10 @@ from lejepa_wm.numerics.checks import run_verify, select_claims
 from lejepa_wm.records import CheckResult, short_requirement
 from lejepa_wm.validation import check_writable_dir
 
-DEFAULT_JSON = Path("results") / "verify.json"
-MIN_WIDTH = 60
+__all__ = ["EXIT_CODES", "COMMON_OPTIONS", "format_table", "add_arguments", "main"]
+
+_DEFAULT_JSON = Path("results") / "verify.json"
+_MIN_WIDTH = 60
 """The narrowest table ``verify`` prints, whatever the terminal."""
 EXIT_CODES = f"""exit status:
   {exits.OK}  every check passed
@@ -39,10 +41,10 @@ def format_table(rows: list[CheckResult], width: int | None = None) -> str:
     """Text table (claim, check, measured, requirement, verdict) at most ``width`` characters wide.
 
     ``width`` defaults to the terminal's (``COLUMNS``; 100 when the output is
-    not a terminal), never below :data:`MIN_WIDTH`. Long cells wrap onto more
+    not a terminal), never below :data:`_MIN_WIDTH`. Long cells wrap onto more
     lines of their row instead of being cut, so nothing measured is lost.
     """
-    width = max(MIN_WIDTH, width or shutil.get_terminal_size((100, 24)).columns)
+    width = max(_MIN_WIDTH, width or shutil.get_terminal_size((100, 24)).columns)
     header = ("claim", "check", "measured", "requirement", "verdict")
     lines = [(row.claim, row.name, row.measured, short_requirement(row), "PASS" if row.passed else "FAIL")
              for row in rows]
@@ -68,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = EXIT_CODES
     parser.add_argument("--claims", nargs="+", metavar="ID",
                         help=f"only these claim ids (case-sensitive): {', '.join(CLAIMS_BY_ID)}")
-    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help=f"JSON output (default {DEFAULT_JSON})")
+    parser.add_argument("--json", type=Path, default=_DEFAULT_JSON, help=f"JSON output (default {_DEFAULT_JSON})")
 
 
 def main(args: argparse.Namespace) -> int:

@@ -15,10 +15,12 @@ from typing import Any
 
 from lejepa_wm.machine import cpu_model, gpus, usable_cores
 
-PACKAGES = ("lejepa-wm", "numpy", "scipy", "sympy", "matplotlib", "torch", "tqdm", "pillow")
+__all__ = ["load_average", "collect_environment"]
+
+_PACKAGES = ("lejepa-wm", "numpy", "scipy", "sympy", "matplotlib", "torch", "tqdm", "pillow")
 
 
-def package_versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str]:
+def _package_versions(names: tuple[str, ...] = _PACKAGES) -> dict[str, str]:
     """Installed version of each distribution, or ``"not installed"``."""
     versions = {}
     for name in names:
@@ -42,7 +44,7 @@ def collect_environment() -> dict[str, Any]:
     return {
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "platform": platform.platform(),
-        "packages": package_versions(),
+        "packages": _package_versions(),
         "cpu": cpu_model(),
         "cores": usable_cores(),
         "gpus": gpus(),
