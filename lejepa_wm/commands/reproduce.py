@@ -22,7 +22,7 @@ empty with ``current_part`` set, and the report shows either as interrupted.
 the experiments' folders; each experiment's own check of this machine
 (Reacher's rendering back-end) runs before any part too.
 
-Exit status (:data:`EXIT_CODES`): a claim that does not hold is a finding of the
+Exit status (:data:`_EXIT_CODES`): a claim that does not hold is a finding of the
 report, not an error: the exit status is 0 whenever every part ran and the
 report was written; 3 when a part crashed; ``--strict`` makes a failed claim
 exit 1; bad input exits 2 before any part starts.
@@ -60,17 +60,14 @@ from lejepa_wm.sweep.worker import error_line
 from lejepa_wm.numerics.checks import run_verify
 from lejepa_wm.validation import check_choice
 
-__all__ = [
-    "REPRODUCED_EXPERIMENTS", "COMMON_OPTIONS", "EXIT_CODES", "reusable_verify", "exit_status", "reproduce",
-    "add_arguments", "main"
-]
+__all__ = ["REPRODUCED_EXPERIMENTS", "COMMON_OPTIONS", "reusable_verify", "reproduce", "add_arguments", "main"]
 
 _SERIAL_EXPERIMENTS = ("reacher",)
 """Experiments whose runs share data made by the first of them: run one at a time."""
 
 REPRODUCED_EXPERIMENTS: tuple[str, ...] = (*SYNTHETIC_EXPERIMENTS, "reacher")
 COMMON_OPTIONS = ("out", "scale", "seed", "device")
-EXIT_CODES = f"""exit status:
+_EXIT_CODES = f"""exit status:
   {exits.OK}  every part ran and the report was written, whatever the verdicts
      (a claim that does not hold is a finding shown in the report)
   {exits.FAILED}  --strict only: every part ran, but a claim failed
@@ -212,7 +209,7 @@ def _run_part(name: str, kind: str, action: Callable[[], tuple[str, bool]]) -> P
     return PartOutcome(name, kind, "ok", time.perf_counter() - start, detail, reused)
 
 
-def exit_status(parts: list[PartOutcome], claims: dict[str, str], strict: bool) -> int:
+def _exit_status(parts: list[PartOutcome], claims: dict[str, str], strict: bool) -> int:
     """3 if a part crashed; else 1 if ``strict`` and a claim failed; else 0."""
     if not parts or not all(part.ok for part in parts):
         return exits.CRASHED
@@ -284,7 +281,7 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
             claims = _claim_statuses(written[0].gathered if written else None, out, scale)
             record.update(finished_at=_stamp(), claims=claims,
                           all_claims_held=bool(claims) and all(s == HELD for s in claims.values()),
-                          exit_status=exit_status([*parts, outcome], claims, strict))
+                          exit_status=_exit_status([*parts, outcome], claims, strict))
         parts.append(outcome)
         save()
         verdict = "done" if outcome.ok else "FAILED"
@@ -337,7 +334,7 @@ def _summary_lines(record: dict[str, Any], out: Path) -> list[str]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``lejepa-wm reproduce``."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EXIT_CODES
+    parser.epilog = _EXIT_CODES
     parser.add_argument("--fresh", action="store_true",
                         help="recompute everything instead of reusing finished results")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a claim failed (default: exit 0)")
@@ -347,7 +344,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Reproduce, print the summary and where the report is; exit status as in :data:`EXIT_CODES`."""
+    """Reproduce, print the summary and where the report is; exit status as in :data:`_EXIT_CODES`."""
     record = reproduce(args.out, args.scale, args.seed, args.device, args.fresh, strict=args.strict, jobs=args.jobs)
     print("\n".join(_summary_lines(record, args.out)))
     return int(record["exit_status"])

@@ -53,7 +53,7 @@ from lejepa_wm.experiments.training import numpy64
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.records import Bound, HeadlineEntry
 
-__all__ = ["OutputDimConfig", "predicted_r2", "gap_bound_entry", "EXPERIMENT"]
+__all__ = ["OutputDimConfig", "gap_bound_entry", "EXPERIMENT"]
 
 _METHODS = ("whitened", "whitening", "sigreg", "alignment_only", "supervised")
 
@@ -80,7 +80,7 @@ class OutputDimConfig(TrainingConfig):
         self.require_methods(_METHODS, "judged_methods", control=False)
 
 
-def predicted_r2(m: int, n: int) -> float:
+def _predicted_r2(m: int, n: int) -> float:
     """M1's held-out probe R² for isotropic latents: ``min(m, n) / n``."""
     return min(m, n) / n
 
@@ -113,7 +113,8 @@ class _OutputDimExperiment(SyntheticExperiment):
     figure_file = "decodability_vs_m.png"
 
     def derived(self, row: dict[str, Any], config: OutputDimConfig) -> dict[str, Any]:
-        return {"predicted_r2": predicted_r2(row["m"], row["n"]), **gap_columns(row.get("objective_gap"), row["method"])}
+        return {"predicted_r2": _predicted_r2(row["m"], row["n"]),
+                **gap_columns(row.get("objective_gap"), row["method"])}
 
     def draw(self, rows: list[dict[str, Any]], config: OutputDimConfig) -> tuple[Figure, str]:
         """One panel: the probe R² against m, every objective, the λ = 0 control, the raw observation and M1's
@@ -122,7 +123,7 @@ class _OutputDimExperiment(SyntheticExperiment):
         ax = axes[0][0]
         plot_series(ax, series(rows, "method", "m", "probe_r2"))
         ms = sorted({row["m"] for row in rows})
-        ax.plot(ms, [predicted_r2(m, config.n) for m in ms], color="black", ls="-.", lw=1.2,
+        ax.plot(ms, [_predicted_r2(m, config.n) for m in ms], color="black", ls="-.", lw=1.2,
                 label="M1 prediction min(m, n)/n")
         plot_raw(ax, rows, "m")
         target_line(ax, config.n, "m = n", horizontal=False)
@@ -225,11 +226,12 @@ def gap_bound_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: s
     where the allowance is below the prediction itself (a run far above the answer's objective is allowed
     any R²)."""
     judged = [r for r in rows if r["optimum_reading"] is not None and not _escaped_constraint(r)]
-    excess = {r["run_id"]: abs(predicted_r2(r["m"], r["n"]) - r["probe_r2"]) - _gap_allowance(r, config.rho)[0]
+    excess = {r["run_id"]: abs(_predicted_r2(r["m"], r["n"]) - r["probe_r2"]) - _gap_allowance(r, config.rho)[0]
               - 2.0 * _gap_allowance(r, config.rho)[1] for r in judged}
     over = [run for run, value in excess.items() if value > 0]
-    informative = [r for r in judged if _gap_allowance(r, config.rho)[0] < predicted_r2(r["m"], r["n"])]
-    detail = "; ".join(f"m={r['m']} seed {r['seed']}: |deficit| {abs(predicted_r2(r['m'], r['n']) - r['probe_r2']):.4f}"
+    informative = [r for r in judged if _gap_allowance(r, config.rho)[0] < _predicted_r2(r["m"], r["n"])]
+    detail = "; ".join(f"m={r['m']} seed {r['seed']}: "
+                       f"|deficit| {abs(_predicted_r2(r['m'], r['n']) - r['probe_r2']):.4f}"
                        f" ≤ {_gap_allowance(r, config.rho)[0]:.4f} ± {_gap_allowance(r, config.rho)[1]:.4f}"
                        for r in sorted(judged, key=lambda r: (r["m"], r["seed"])))
     return HeadlineEntry(
@@ -250,12 +252,12 @@ def _m1_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: str, ju
     per_m = {}
     for m in sorted({r["m"] for r in rows}):
         summary = over_seeds(by_seed(rows, "probe_r2", m=m))
-        per_m[m] = (abs(summary.mean - predicted_r2(m, config.n)), summary)
+        per_m[m] = (abs(summary.mean - _predicted_r2(m, config.n)), summary)
     worst = max(per_m, key=lambda m: per_m[m][0])
     gap, summary = per_m[worst]
     shortfall = 1.0 - ceiling.mean if ceiling is not None else 0.0  # without a ceiling: not resolved (below)
-    allowance = predicted_r2(worst, config.n) * shortfall
-    text = "; ".join(f"m={m}: R² {s.describe(4)} (pred {predicted_r2(m, config.n):.3f}, raw "
+    allowance = _predicted_r2(worst, config.n) * shortfall
+    text = "; ".join(f"m={m}: R² {s.describe(4)} (pred {_predicted_r2(m, config.n):.3f}, raw "
                      f"{over_seeds(by_seed(rows, 'raw_observation_r2', m=m)).mean:.3f})" for m, (_, s) in per_m.items())
     met = ceiling is not None and ceiling.mean >= config.ceiling_floor
     return HeadlineEntry(

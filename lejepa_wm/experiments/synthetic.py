@@ -53,8 +53,8 @@ from lejepa_wm.records import HeadlineEntry
 from lejepa_wm.seeds import SEED_LIMIT, SeedStreams, spawn_seeds
 
 __all__ = [
-    "check_seed_offset", "TrainingConfig", "pair_correlation", "SyntheticExperiment", "embedding_of", "TrainedRun",
-    "train_synthetic", "write_headline"
+    "check_seed_offset", "TrainingConfig", "SyntheticExperiment", "embedding_of", "TrainedRun", "train_synthetic",
+    "write_headline"
 ]
 
 _CONFIG_DIR = Path(__file__).parent / "configs"
@@ -241,7 +241,7 @@ class TrainingConfig:
                                   labels={"method": method, "seed": run_seed, **labels})
 
 
-def pair_correlation(z: torch.Tensor, z_pos: torch.Tensor) -> list[float]:
+def _pair_correlation(z: torch.Tensor, z_pos: torch.Tensor) -> list[float]:
     """Per-coordinate sample correlation of the two views."""
     a, b = numpy64(z), numpy64(z_pos)
     a, b = a - a.mean(0), b - b.mean(0)
@@ -332,7 +332,7 @@ class SyntheticExperiment:
             return {**final, "split": "test", "raw_observation_r2": raw_r2,
                     "residual_ratio": residual_ratio(final["probe_r2"], raw_r2),
                     "validation_r2": result.final["probe_r2"], "rho": list(params.world.rho),
-                    "pair_correlation": pair_correlation(samples.test.z, samples.test.z_pos),
+                    "pair_correlation": _pair_correlation(samples.test.z, samples.test.z_pos),
                     "steps": result.steps, "train_seconds": result.seconds,
                     "steps_to_target": result.steps_to_target, "seconds_to_target": result.seconds_to_target,
                     "resumed_from": result.resumed_from, "history": _slim_history(result.history),

@@ -15,7 +15,7 @@ from typing import Any
 
 from lejepa_wm.machine import cpu_model, gpus, usable_cores
 
-__all__ = ["load_average", "collect_environment"]
+__all__ = ["collect_environment"]
 
 _PACKAGES = ("lejepa-wm", "numpy", "scipy", "sympy", "matplotlib", "torch", "tqdm", "pillow")
 
@@ -31,7 +31,7 @@ def _package_versions(names: tuple[str, ...] = _PACKAGES) -> dict[str, str]:
     return versions
 
 
-def load_average() -> list[float] | None:
+def _load_average() -> list[float] | None:
     """The system's load average over 1, 5 and 15 minutes (``None`` where the platform has none)."""
     try:
         return [round(value, 2) for value in os.getloadavg()]
@@ -48,5 +48,5 @@ def collect_environment() -> dict[str, Any]:
         "cpu": cpu_model(),
         "cores": usable_cores(),
         "gpus": gpus(),
-        "load_average": load_average(),
+        "load_average": _load_average(),
     }

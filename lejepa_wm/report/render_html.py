@@ -18,7 +18,7 @@ from typing import Any, Callable
 from lejepa_wm.report.blocks import (Anchor, Badge, Block, BulletList, Code, CodeBlock, CsvBlock, FigureBlock, Heading,
                                      Line, Link, Paragraph, Strong, Table, Text, cell)
 
-__all__ = ["line", "table", "figure", "render_html"]
+__all__ = ["render_html"]
 
 _CSV_ROW_LIMIT = 200
 _MIME_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg": "image/svg+xml"}
@@ -56,15 +56,15 @@ _INLINE: dict[type, Callable[[Any], str]] = {
 }
 
 
-def line(pieces: Line) -> str:
+def _line(pieces: Line) -> str:
     """A line of inline pieces."""
     return "".join(_INLINE[type(piece)](piece) for piece in pieces)
 
 
-def table(item: Table) -> str:
+def _table(item: Table) -> str:
     """A table; a cell's lines are separated by ``<br>``."""
     head = "<tr>" + "".join(f"<th>{escape(title)}</th>" for title in item.header) + "</tr>"
-    body = "".join("<tr>" + "".join("<td>" + "<br>".join(map(line, content)) + "</td>" for content in row) + "</tr>"
+    body = "".join("<tr>" + "".join("<td>" + "<br>".join(map(_line, content)) + "</td>" for content in row) + "</tr>"
                    for row in item.rows)
     return f"<table><thead>{head}</thead><tbody>{body}</tbody></table>"
 
@@ -81,10 +81,10 @@ def _csv_table(path: Path) -> str:
     header, body = rows[0], rows[1:]
     note = f" (first {_CSV_ROW_LIMIT} of {len(body)} rows)" if len(body) > _CSV_ROW_LIMIT else f" ({len(body)} rows)"
     shown = Table(tuple(header), tuple(tuple(map(cell, row)) for row in body[:_CSV_ROW_LIMIT]))
-    return f"<details><summary>All runs: <code>{escape(path.name)}</code>{note}</summary>{table(shown)}</details>"
+    return f"<details><summary>All runs: <code>{escape(path.name)}</code>{note}</summary>{_table(shown)}</details>"
 
 
-def figure(item: FigureBlock) -> str:
+def _figure(item: FigureBlock) -> str:
     """A figure embedded as a base64 ``data:`` URI (type from its suffix), with its numbered caption."""
     mime = _MIME_TYPES.get(item.path.suffix.lower())
     if mime is None:
@@ -98,12 +98,12 @@ def figure(item: FigureBlock) -> str:
 
 _BLOCKS: dict[type, Callable[[Any], str]] = {
     Heading: lambda item: f'<h{item.level} id="{escape(item.anchor)}">{escape(item.text)}</h{item.level}>',
-    Paragraph: lambda item: f"<p>{line(item.content)}</p>",
-    BulletList: lambda item: "<ul>" + "".join(f"<li>{line(entry)}</li>" for entry in item.items) + "</ul>",
-    Table: table,
+    Paragraph: lambda item: f"<p>{_line(item.content)}</p>",
+    BulletList: lambda item: "<ul>" + "".join(f"<li>{_line(entry)}</li>" for entry in item.items) + "</ul>",
+    Table: _table,
     CodeBlock: lambda item: (f'<p class="error-title">{escape(item.title)}</p>' if item.title else "")
                             + f"<pre>{escape(item.text)}</pre>",
-    FigureBlock: figure,
+    FigureBlock: _figure,
     CsvBlock: lambda item: _csv_table(item.path),
 }
 

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from lejepa_wm.report.blocks import (Anchor, Badge, Block, BulletList, Code, CodeBlock, CsvBlock, FigureBlock, Heading,
                                      Line, Link, Paragraph, Strong, Table, Text)
 
-__all__ = ["escape", "line", "table", "render_markdown"]
+__all__ = ["escape", "render_markdown"]
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<|])")
 
@@ -35,7 +35,7 @@ _INLINE: dict[type, Callable[[Any], str]] = {
 }
 
 
-def line(pieces: Line) -> str:
+def _line(pieces: Line) -> str:
     """A line of inline pieces, newlines folded to spaces."""
     return "".join(_INLINE[type(piece)](piece) for piece in pieces).replace("\n", " ")
 
@@ -47,18 +47,18 @@ def _fenced(text: str) -> str:
     return f"{fence}text\n{text.rstrip()}\n{fence}"
 
 
-def table(item: Table) -> str:
+def _table(item: Table) -> str:
     """A table; a cell's lines are joined by ``<br>``."""
     head = "| " + " | ".join(map(escape, item.header)) + " |"
-    rows = ["| " + " | ".join("<br>".join(map(line, content)) or " " for content in row) + " |" for row in item.rows]
+    rows = ["| " + " | ".join("<br>".join(map(_line, content)) or " " for content in row) + " |" for row in item.rows]
     return "\n".join([head, "|" + "---|" * len(item.header), *rows])
 
 
 _BLOCKS: dict[type, Callable[[Any], str]] = {
     Heading: lambda item: f'<a id="{item.anchor}"></a>\n\n{"#" * item.level} {escape(item.text)}',
-    Paragraph: lambda item: line(item.content),
-    BulletList: lambda item: "\n".join(f"- {line(entry)}" for entry in item.items),
-    Table: table,
+    Paragraph: lambda item: _line(item.content),
+    BulletList: lambda item: "\n".join(f"- {_line(entry)}" for entry in item.items),
+    Table: _table,
     CodeBlock: lambda item: (f"**{escape(item.title)}:**\n\n" if item.title else "") + _fenced(item.text),
     FigureBlock: lambda item: (f'<a id="figure-{item.number}"></a>\n\n![Figure {item.number}]({item.relative})\n\n'
                                f"*Figure {item.number}.* {escape(item.caption)}"),

@@ -24,7 +24,7 @@ from typing import Any, Mapping
 from lejepa_wm.experiments.base import RunSpec, read_metrics, run_compute_seconds
 from lejepa_wm.sweep.state import RunState, describe_owner, plan_sweep, run_state
 
-__all__ = ["SweepStatus", "sweep_status", "format_duration", "format_status"]
+__all__ = ["SweepStatus", "sweep_status", "format_status"]
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def _cost_group(spec: RunSpec) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((str(key), str(value)) for key, value in labels.items() if key != "seed"))
 
 
-def format_duration(seconds: float) -> str:
+def _format_duration(seconds: float) -> str:
     """``seconds`` as ``1h02m``, ``3m05s`` or ``12s``."""
     hours, rest = divmod(round(seconds), 3600)
     minutes, secs = divmod(rest, 60)
@@ -124,8 +124,8 @@ def format_status(status: SweepStatus, jobs: int) -> str:
         lines.append(f"{status.runs_left} runs left; no finished run yet to estimate their time")
     else:
         wall = status.wall_left_s(jobs)
-        lines.append(f"{status.runs_left} runs left: about {format_duration(status.compute_left_s)} of compute "
+        lines.append(f"{status.runs_left} runs left: about {_format_duration(status.compute_left_s)} of compute "
                      f"(each run costed as the finished runs of its grid point; mean "
-                     f"{format_duration(status.mean_wall_s or 0.0)} per finished run), "
-                     f"about {format_duration(wall or 0.0)} with {jobs} runs at a time")
+                     f"{_format_duration(status.mean_wall_s or 0.0)} per finished run), "
+                     f"about {_format_duration(wall or 0.0)} with {jobs} runs at a time")
     return "\n".join(lines)

@@ -71,7 +71,7 @@ from lejepa_wm.experiments.metrics import linear_probe_r2
 from lejepa_wm.validation import check_positive_int
 
 __all__ = [
-    "JOINTS", "RIDGE_GRID", "wrap", "sincos", "probe_report", "flatten_pixels", "PixelBasis", "pixel_baselines",
+    "JOINTS", "RIDGE_GRID", "wrap", "probe_report", "flatten_pixels", "PixelBasis", "pixel_baselines",
     "pair_diagnostics", "interpolate", "knn_decode", "path_metrics", "plan"
 ]
 
@@ -88,7 +88,7 @@ def wrap(angles: np.ndarray) -> np.ndarray:
     return np.mod(np.asarray(angles, dtype=np.float64) + np.pi, 2.0 * np.pi) - np.pi
 
 
-def sincos(angles: np.ndarray) -> np.ndarray:
+def _sincos(angles: np.ndarray) -> np.ndarray:
     """(sin θ₁, cos θ₁, sin θ₂, cos θ₂) for angles of shape (N, 2)."""
     angles = np.asarray(angles, dtype=np.float64)
     return np.stack([np.sin(angles), np.cos(angles)], axis=2).reshape(len(angles), 4)
@@ -98,7 +98,7 @@ def probe_report(h_fit: np.ndarray, angles_fit: np.ndarray, h_eval: np.ndarray,
                  angles_eval: np.ndarray) -> dict[str, float]:
     """Angle and (sin, cos) probe R² (see the module docstring), probe fitted on ``*_fit``, scored on ``*_eval``."""
     total, per_joint = linear_probe_r2(h_fit, wrap(angles_fit), h_eval, wrap(angles_eval))
-    return _report(total, per_joint, linear_probe_r2(h_fit, sincos(angles_fit), h_eval, sincos(angles_eval))[0])
+    return _report(total, per_joint, linear_probe_r2(h_fit, _sincos(angles_fit), h_eval, _sincos(angles_eval))[0])
 
 
 def _report(total: float, per_joint: Sequence[float], sincos_total: float) -> dict[str, float]:
@@ -177,13 +177,13 @@ def pixel_baselines(fit: tuple[np.ndarray, np.ndarray], validation: tuple[np.nda
             split: probe_report(h_fit, fit[1], basis.project(frames, k_used), angles)
             for split, (frames, angles) in samples.items()}}
     coordinates = {split: basis.project(frames) for split, (frames, _) in {"fit": fit, **samples}.items()}
-    targets = (wrap(fit[1]), sincos(fit[1]))
+    targets = (wrap(fit[1]), _sincos(fit[1]))
 
     def ridge_report(split: str, penalty: float) -> dict[str, float]:
         angles = samples[split][1]
         angle_hat, sincos_hat = (_ridge(coordinates["fit"], basis.singular, target, penalty, coordinates[split])
                                  for target in targets)
-        return _report(*_r2_scores(angle_hat, wrap(angles)), _r2_scores(sincos_hat, sincos(angles))[0])
+        return _report(*_r2_scores(angle_hat, wrap(angles)), _r2_scores(sincos_hat, _sincos(angles))[0])
 
     scale = float(basis.singular[0] ** 2)
     scores = {c: ridge_report("validation", c * scale)["r2_total"] for c in RIDGE_GRID}

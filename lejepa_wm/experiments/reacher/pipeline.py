@@ -49,10 +49,10 @@ from lejepa_wm.experiments.reacher.rendering import ReacherRenderer
 from lejepa_wm.experiments.training import DatasetPairs, train
 from lejepa_wm.seeds import SeedStreams, spawn_seeds
 
-__all__ = ["SPLITS", "KINDS", "PLAN_BASELINE", "data_seeds", "prepare_data", "mixture", "run_model"]
+__all__ = ["SPLITS", "PLAN_BASELINE", "data_seeds", "prepare_data", "mixture", "run_model"]
 
 SPLITS = ("fit", "validation", "test")
-KINDS = ("ou", "traj")
+_KINDS = ("ou", "traj")
 _WORLD_SEEDS = ("policy", "policy_eval", "ou_train", "traj_train", "traj_heldout", "traj_split", "plans")
 _SAMPLE_FRAMES = 8
 PLAN_BASELINE = "pca2"
@@ -125,7 +125,7 @@ def _plan_all(h_test: np.ndarray, h_fit: np.ndarray, data: Mapping[str, Any], co
 def _baselines(data: Mapping[str, Any], config: ReacherConfig, seeds: Mapping[str, int]) -> dict[str, Any]:
     """Pixel probes of both kinds of held-out data, the planning endpoints and the PCA-2 planner."""
     out: dict[str, Any] = {}
-    for kind in KINDS:
+    for kind in _KINDS:
         samples = [(data[f"{kind}_{split}"]["frames"], data[f"{kind}_{split}"]["angles"]) for split in SPLITS]
         basis = PixelBasis.fit(samples[0][0])
         out[kind] = pixel_baselines(*samples, config.pca_components, basis)
@@ -187,7 +187,7 @@ def mixture(ou: Mapping[str, np.ndarray], traj: Mapping[str, np.ndarray], ou_fra
 def _baseline_metrics(baselines: Mapping[str, Any]) -> dict[str, Any]:
     """Flat metric keys of the pixel baselines: ``<kind>_<probe>_<split>_r2_<quantity>`` and the chosen probe."""
     metrics: dict[str, Any] = {}
-    for kind in KINDS:
+    for kind in _KINDS:
         found = baselines[kind]
         best = found["best"]
         metrics[f"{kind}_baseline"] = best
@@ -241,7 +241,7 @@ def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float
     if losses:
         metrics["final_loss"] = {key[5:]: value for key, value in losses[-1].items() if key.startswith("loss_")}
     metrics.update(_baseline_metrics(data["baselines"]))
-    for kind in KINDS:
+    for kind in _KINDS:
         for split in ("validation", "test"):
             metrics.update({f"{kind}_{split}_{key}": value for key, value in probe(kind, split).items()})
         metrics[f"{kind}_residual_ratio"] = residual_ratio(metrics[f"{kind}_test_r2_total"],
@@ -254,6 +254,6 @@ def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float
     step = max(1, len(mixed["frames"]) // _SAMPLE_FRAMES)
     save_npz(run_dir / "samples.npz", {"frames": mixed["frames"][::step][:_SAMPLE_FRAMES]})
     metrics["heldout"] = {f"{kind}_{split}": int(len(data[f"{kind}_{split}"]["angles"]))
-                          for kind in KINDS for split in SPLITS}
+                          for kind in _KINDS for split in SPLITS}
     metrics["heldout"]["traj_episodes_per_split"] = config.heldout_episodes
     return metrics
