@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import lejepa_wm
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "lejepa_wm"
 
@@ -87,3 +89,19 @@ def test_a_module_without_all_is_caught(sources: dict[str, str], exported: dict[
     path = "lejepa_wm/seeds.py"
     without = "\n".join(line for line in sources[path].splitlines() if not line.startswith("__all__"))
     assert violations(path, without, exported[path]) == [f"{path}: defines no __all__"]
+
+
+def test_the_package_exports_the_building_blocks_a_researcher_imports() -> None:
+    blocks = {
+        "worlds": {"GaussianWorld", "GeneralizedNormalWorld", "rates_to_rho"},
+        "renderers": {"make_renderer", "RENDERERS"},
+        "encoders": {"build_encoder", "MLPEncoder", "ENCODERS"},
+        "objectives": {"SIGReg", "build_objective", "alignment_loss", "whitening_loss", "infonce_loss"},
+        "training": {"train", "TrainSettings", "WorldPairs", "DatasetPairs"},
+        "metrics": {"HeldOutSamples", "embed", "reported_metrics", "linear_probe_r2", "procrustes_error"},
+        "verdict rule": {"Bound", "HeadlineEntry", "verdict_of"},
+        "run parameters": {"SyntheticRunParams", "RendererParams", "EncoderParams", "ObjectiveParams"},
+    }
+    assert {group: sorted(names - set(lejepa_wm.__all__)) for group, names in blocks.items()} == {
+        group: [] for group in blocks}
+    assert all(not name.startswith("_") or name == "__version__" for name in lejepa_wm.__all__)

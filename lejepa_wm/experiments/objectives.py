@@ -16,7 +16,7 @@ Main definitions
   covariance (the hard constraint of ``"whitened"``, as in W-MSE);
   :class:`Whitened`: an encoder trained so, followed by that whitening with
   statistics estimated on a sample (its embedding).
-- :func:`_supervised_loss`: ``mean_i ||h_i - z_i||^2``, regression onto the
+- :func:`supervised_objective`: ``mean_i ||h_i - z_i||^2``, regression onto the
   true latents (the capacity ceiling; not a self-supervised objective).
 - :func:`infonce_loss`: symmetric InfoNCE with a Gaussian kernel.
 - :func:`build_objective`: ``alignment + weight * regularizer`` by name.
