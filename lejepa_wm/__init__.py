@@ -17,10 +17,12 @@ Groups (``__all__`` lists every public name):
 - objectives: :class:`SIGReg` (a drop-in ``torch.nn.Module``), :func:`build_objective`,
   :func:`alignment_loss`, :func:`whitening_loss`, :func:`infonce_loss`;
 - training: :func:`train`, :class:`TrainSettings`, :class:`WorldPairs`, :class:`DatasetPairs`;
-- measuring: :class:`HeldOutSamples`, :func:`reported_metrics`, :func:`raw_observation_r2`,
+- measuring: :class:`HeldOutSamples`, :func:`embed`, :func:`reported_metrics`, :func:`raw_observation_r2`,
   :func:`linear_probe_r2`, :func:`residual_ratio`, :func:`over_seeds`, :func:`difference`;
 - the verdict rule: :class:`Bound`, :class:`HeadlineEntry`, :func:`verdict_of`;
 - the evidence protocol for your own world or objective: :func:`evaluate`;
+- a synthetic run's parameters, as its ``spec.json`` stores them: :class:`SyntheticRunParams` and its
+  :class:`RendererParams`, :class:`EncoderParams`, :class:`ObjectiveParams`;
 - experiments: :func:`run_sweep` (what ``lejepa-wm run`` does), :func:`register_experiment`,
   :func:`register_world`, :func:`get_experiment`, :func:`load_run` (a run's trained encoder);
 - the theory: :data:`CLAIMS`, :func:`get_claim`; :class:`SeedStreams` for named seeds.
@@ -46,13 +48,15 @@ _EXPORTS: dict[str, str] = {
                     "lejepa_wm.experiments.objectives"),
     **dict.fromkeys(("train", "TrainSettings", "TrainResult", "WorldPairs", "DatasetPairs"),
                     "lejepa_wm.experiments.training"),
-    **dict.fromkeys(("HeldOutSamples", "reported_metrics", "validation_metrics", "raw_observation_r2"),
+    **dict.fromkeys(("HeldOutSamples", "embed", "reported_metrics", "validation_metrics", "raw_observation_r2"),
                     "lejepa_wm.experiments.heldout"),
     **dict.fromkeys(("linear_probe_r2", "procrustes_error", "ProcrustesFit"), "lejepa_wm.experiments.metrics"),
     **dict.fromkeys(("residual_ratio", "over_seeds", "difference"), "lejepa_wm.experiments.evidence"),
     **dict.fromkeys(("Bound", "HeadlineEntry", "CheckResult", "verdict_of"), "lejepa_wm.records"),
     **dict.fromkeys(("evaluate", "Evaluation", "ObjectiveFunction", "alignment_only"),
                     "lejepa_wm.experiments.protocol"),
+    **dict.fromkeys(("RendererParams", "EncoderParams", "ObjectiveParams", "SyntheticRunParams"),
+                    "lejepa_wm.experiments.run_params"),
     **dict.fromkeys(("register_experiment", "get_experiment"), "lejepa_wm.experiments"),
     **dict.fromkeys(("load_run", "LoadedRun"), "lejepa_wm.experiments.encoder_file"),
     "run_sweep": "lejepa_wm.sweep.driver",

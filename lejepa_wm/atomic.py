@@ -50,11 +50,17 @@ from typing import Any, Iterator, Mapping
 
 from filelock import FileLock, Timeout
 
-JSON_LIMIT = 64 * 2**20
+__all__ = [
+    "PUBLISHED_FILE", "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_torch_save",
+    "NotRegularFile", "read_regular", "read_json", "PublicationError", "Publication", "Stage", "read_publication",
+    "publishing"
+]
+
+_JSON_LIMIT = 64 * 2**20
 """The largest JSON result file read (bytes)."""
 PUBLISHED_FILE = "published.json"
-LOCK_FILE = ".publish.lock"
-LOCK_TIMEOUT_S = 300.0
+_LOCK_FILE = ".publish.lock"
+_LOCK_TIMEOUT_S = 300.0
 
 
 def _current_umask() -> int:
@@ -167,7 +173,7 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def read_json(path: str | os.PathLike[str], limit: int = JSON_LIMIT) -> Any:
+def read_json(path: str | os.PathLike[str], limit: int = _JSON_LIMIT) -> Any:
     """Read a JSON file written by :func:`atomic_write_json` (a regular file of at most ``limit`` bytes).
 
     ``ValueError`` names ``path`` for a file that is not UTF-8 JSON or holds ``NaN``, ``Infinity`` or a
@@ -226,11 +232,11 @@ def _stage_dir(folder: Path, manifest: str, generation: str) -> Path:
 @contextlib.contextmanager
 def _locked(folder: Path) -> Iterator[None]:
     """Hold the folder's publication lock (``OSError`` naming it if it cannot be had in time)."""
-    lock = FileLock(str(folder / LOCK_FILE), timeout=LOCK_TIMEOUT_S)
+    lock = FileLock(str(folder / _LOCK_FILE), timeout=_LOCK_TIMEOUT_S)
     try:
         lock.acquire()
     except Timeout:
-        raise OSError(f"{folder / LOCK_FILE} is held by another process for more than {LOCK_TIMEOUT_S:.0f} s "
+        raise OSError(f"{folder / _LOCK_FILE} is held by another process for more than {_LOCK_TIMEOUT_S:.0f} s "
                       "(a publication still running elsewhere?)") from None
     try:
         yield

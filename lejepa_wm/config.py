@@ -20,7 +20,9 @@ from typing import Any, Mapping, TypeVar
 
 from lejepa_wm.atomic import read_regular
 
-T = TypeVar("T")
+__all__ = ["SCALES", "CONFIG_LIMIT", "config_from_mapping", "read_toml", "load_scaled_config"]
+
+_T = TypeVar("_T")
 
 SCALES = ("quick", "full")
 CONFIG_LIMIT = 2**20
@@ -55,7 +57,7 @@ def _coerce(key: str, value: Any, annotation: Any) -> Any:
     return value
 
 
-def config_from_mapping(cls: type[T], mapping: Mapping[str, Any]) -> T:
+def config_from_mapping(cls: type[_T], mapping: Mapping[str, Any]) -> _T:
     """Build dataclass ``cls`` from ``mapping``; unknown keys and wrong types raise ``ValueError``."""
     fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(mapping) - set(fields))
@@ -99,8 +101,8 @@ def _scale_table(data: dict[str, Any], scale: str, path: Path) -> dict[str, Any]
     return merged
 
 
-def load_scaled_config(cls: type[T], defaults: Path, scale: str, path: Path | None = None,
-                       overrides: Mapping[str, Any] | None = None) -> T:
+def load_scaled_config(cls: type[_T], defaults: Path, scale: str, path: Path | None = None,
+                       overrides: Mapping[str, Any] | None = None) -> _T:
     """Load ``cls`` for ``scale``: the defaults' ``[common]`` then ``[scale]`` table, a user file, overrides.
 
     Both files hold a ``[common]`` table (keys of every scale) and one table per

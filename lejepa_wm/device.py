@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from lejepa_wm.validation import EnvironmentUnavailable, check_choice
 
+__all__ = ["DEVICE_CHOICES", "select_device"]
+
 DEVICE_CHOICES = ("cpu", "cuda", "auto")
 
 

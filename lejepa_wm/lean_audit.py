@@ -11,7 +11,7 @@ and character literals, ``«»`` names), so every command is seen whatever the l
   axioms behind it), ``set_option debug.*``, ``#exit``, ``opaque``, ``unsafe``,
   ``implemented_by`` or ``extern``, anywhere;
 - ``meta``: no ``macro``, ``elab``, ``syntax``, ``run_cmd``, ``#eval`` or other metaprogram
-  (elaborator attributes included) outside :data:`META_ALLOWED` (the order-free axiom check of
+  (elaborator attributes included) outside :data:`_META_ALLOWED` (the order-free axiom check of
   the audit file);
 - ``layout``: every declaration and every ``#`` command starts on a line of its own;
 - ``ledger``: the axioms declared in the sources are exactly those listed in
@@ -54,41 +54,47 @@ from pathlib import Path
 
 from lejepa_wm.claims import CLAIMS, Claim
 
-LEAN_DIR = "LeJEPAProofs"
-ROOT_MODULE = f"{LEAN_DIR}.lean"
-AUDIT_FILE = f"{LEAN_DIR}/Audit.lean"
-LEDGER = Path(LEAN_DIR) / "AXIOMS.md"
-LEDGER_HEADER = ("Axiom", "File", "Statement", "Reference", "Python test")
-TEST_ID = re.compile(r"tests/[\w/.-]+\.py::test_\w+")
-LEAN_NAME = re.compile(r"`(LeJEPA\.[A-Za-z_][\w.']*)`")
-DOC_FILES = ("README.md", "docs/THEORY.md", str(LEDGER))
-LAKEFILE = "lakefile.lean"
-MATHLIB_REQUIRE = re.compile(r'require\s+mathlib\s+from\s+git\s+"([^"]+)"\s*@\s*"([^"]+)"')
-MANIFEST = "lake-manifest.json"
-GIT_REVISION = re.compile(r"[0-9a-f]{40}")
-AUTO_IMPLICIT_OFF = re.compile(r"⟨`autoImplicit,\s*false⟩")
-MAX_LINE = 100
-TYPE_KEYWORDS = ("structure", "class", "inductive")
-LEAN_AXIOMS = ("propext", "Classical.choice", "Quot.sound")
+__all__ = [
+    "AUDIT_FILE", "LEDGER", "Token", "tokenize", "Declaration", "LeanFile", "declarations", "read_lean", "Finding",
+    "LedgerRow", "AxiomPin", "lean_sources", "read_ledger", "test_exists", "lean_name_order", "axiom_pins",
+    "audit_with_pins", "audit", "probe_source", "check_axiom_log", "default_root"
+]
 
-DECLARATION_KEYWORDS = ("theorem", "lemma", "def", "axiom", "structure", "abbrev", "instance",
+_LEAN_DIR = "LeJEPAProofs"
+_ROOT_MODULE = f"{_LEAN_DIR}.lean"
+AUDIT_FILE = f"{_LEAN_DIR}/Audit.lean"
+LEDGER = Path(_LEAN_DIR) / "AXIOMS.md"
+_LEDGER_HEADER = ("Axiom", "File", "Statement", "Reference", "Python test")
+_TEST_ID = re.compile(r"tests/[\w/.-]+\.py::test_\w+")
+_LEAN_NAME = re.compile(r"`(LeJEPA\.[A-Za-z_][\w.']*)`")
+_DOC_FILES = ("README.md", "docs/THEORY.md", str(LEDGER))
+_LAKEFILE = "lakefile.lean"
+_MATHLIB_REQUIRE = re.compile(r'require\s+mathlib\s+from\s+git\s+"([^"]+)"\s*@\s*"([^"]+)"')
+_MANIFEST = "lake-manifest.json"
+_GIT_REVISION = re.compile(r"[0-9a-f]{40}")
+_AUTO_IMPLICIT_OFF = re.compile(r"⟨`autoImplicit,\s*false⟩")
+_MAX_LINE = 100
+_TYPE_KEYWORDS = ("structure", "class", "inductive")
+_LEAN_AXIOMS = ("propext", "Classical.choice", "Quot.sound")
+
+_DECLARATION_KEYWORDS = ("theorem", "lemma", "def", "axiom", "structure", "abbrev", "instance",
                         "class", "inductive", "opaque", "example")
-MODIFIERS = frozenset({"private", "protected", "noncomputable", "partial", "nonrec", "unsafe"})
-IN_PREFIX_COMMANDS = frozenset({"set_option", "open", "omit", "include", "variable", "#guard_msgs"})
-FORBIDDEN_WORDS = frozenset({"sorry", "admit", "native_decide", "native", "#exit", "opaque",
+_MODIFIERS = frozenset({"private", "protected", "noncomputable", "partial", "nonrec", "unsafe"})
+_IN_PREFIX_COMMANDS = frozenset({"set_option", "open", "omit", "include", "variable", "#guard_msgs"})
+_FORBIDDEN_WORDS = frozenset({"sorry", "admit", "native_decide", "native", "#exit", "opaque",
                              "unsafe", "implemented_by", "extern"})
-FORBIDDEN_NAMES = frozenset({"sorryAx", "ofReduceBool", "ofReduceNat", "reduceBool", "reduceNat",
+_FORBIDDEN_NAMES = frozenset({"sorryAx", "ofReduceBool", "ofReduceNat", "reduceBool", "reduceNat",
                              "trustCompiler"})
-META_WORDS = frozenset({"macro", "macro_rules", "elab", "elab_rules", "syntax", "declare_syntax_cat",
+_META_WORDS = frozenset({"macro", "macro_rules", "elab", "elab_rules", "syntax", "declare_syntax_cat",
                         "run_cmd", "run_tac", "run_elab", "run_meta", "by_elab", "initialize",
                         "builtin_initialize", "simproc", "dsimproc", "#eval", "#eval!"})
-META_ATTRIBUTES = frozenset({"command_elab", "term_elab", "tactic", "macro", "init", "builtin_init",
+_META_ATTRIBUTES = frozenset({"command_elab", "term_elab", "tactic", "macro", "init", "builtin_init",
                              "csimp"})
-META_ALLOWED = {AUDIT_FILE: frozenset({"run_cmd"})}
-PIN_SHAPE = ("(", "whitespace", ":=", "lax", ")", "in", "#print", "axioms")
-PIN_INFO = re.compile(r"info:\s*'(?P<name>\S+?)'\s+(?:depends on axioms:\s*\[(?P<axioms>[^\]]*)\]"
+_META_ALLOWED = {AUDIT_FILE: frozenset({"run_cmd"})}
+_PIN_SHAPE = ("(", "whitespace", ":=", "lax", ")", "in", "#print", "axioms")
+_PIN_INFO = re.compile(r"info:\s*'(?P<name>\S+?)'\s+(?:depends on axioms:\s*\[(?P<axioms>[^\]]*)\]"
                       r"|does not depend on any axioms)\s*", re.S)
-AXIOM_REPORT = re.compile(r"'(?P<name>\S+?)'\s+(?:depends on axioms:\s*\[(?P<axioms>[^\]]*)\]"
+_AXIOM_REPORT = re.compile(r"'(?P<name>\S+?)'\s+(?:depends on axioms:\s*\[(?P<axioms>[^\]]*)\]"
                           r"|does not depend on any axioms)")
 
 
@@ -133,9 +139,9 @@ def _id_rest(c: str) -> bool:
             or 0x1D62 <= cp <= 0x1D6A)
 
 
-CHAR_LITERAL = re.compile(r"'(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)|[^\\'\n])'")
-NUMBER = re.compile(r"0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|[0-9][0-9_]*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-RAW_STRING = re.compile(r'(#*)"')
+_CHAR_LITERAL = re.compile(r"'(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)|[^\\'\n])'")
+_NUMBER = re.compile(r"0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|[0-9][0-9_]*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_RAW_STRING = re.compile(r'(#*)"')
 
 
 class _Lexer:
@@ -229,7 +235,7 @@ class _Lexer:
                 end = self.string_end(i, interpolated)
                 self.emit("string", i, end)
                 i = end
-            elif ch == "'" and (match := CHAR_LITERAL.match(source, i)):
+            elif ch == "'" and (match := _CHAR_LITERAL.match(source, i)):
                 self.emit("char", i, match.end())
                 i = match.end()
             elif ch == "`" and i + 1 < n and (source[i + 1] == "`" or _id_first(source[i + 1])
@@ -248,7 +254,7 @@ class _Lexer:
                 i = end
             elif _id_first(ch) or ch == "«":
                 end, value, quoted = self.ident_end(i)
-                raw = RAW_STRING.match(source, end) if value == "r" and not quoted else None
+                raw = _RAW_STRING.match(source, end) if value == "r" and not quoted else None
                 if raw:
                     close = source.find('"' + raw.group(1), raw.end())
                     close = n if close == -1 else close + 1 + len(raw.group(1))
@@ -258,7 +264,7 @@ class _Lexer:
                     self.emit("ident", i, end, value, quoted)
                     i = end
             elif ch.isdigit():
-                match = NUMBER.match(source, i)
+                match = _NUMBER.match(source, i)
                 end = match.end() if match else i + 1
                 self.emit("number", i, end)
                 i = end
@@ -317,9 +323,9 @@ def _attribute_open(tokens: Sequence[Token], close: int) -> int | None:
 def _prefix_command(tokens: Sequence[Token], in_index: int) -> int | None:
     """Index of the ``set_option``/``open``/``#guard_msgs``… whose ``in`` is at ``in_index``."""
     for k in range(in_index - 1, max(in_index - 40, -1), -1):
-        if _is_word(tokens[k], *IN_PREFIX_COMMANDS):
+        if _is_word(tokens[k], *_IN_PREFIX_COMMANDS):
             return k
-        if tokens[k].kind in ("doc", "moddoc") or _is_word(tokens[k], *DECLARATION_KEYWORDS):
+        if tokens[k].kind in ("doc", "moddoc") or _is_word(tokens[k], *_DECLARATION_KEYWORDS):
             return None
     return None
 
@@ -332,14 +338,14 @@ def _header_start(tokens: Sequence[Token], index: int) -> int:
         opener = _attribute_open(tokens, k - 1) if previous.kind == "symbol" and previous.text == "]" else None
         if opener is not None:
             k = opener
-        elif _is_word(previous, *MODIFIERS):
+        elif _is_word(previous, *_MODIFIERS):
             k -= 1
         else:
             break
     return k
 
 
-def command_start(tokens: Sequence[Token], index: int) -> int:
+def _command_start(tokens: Sequence[Token], index: int) -> int:
     """Index of the first token of the command whose keyword is at ``index``: its doc comment,
     attributes, modifiers and every ``set_option … in``-style prefix."""
     start = index
@@ -388,13 +394,13 @@ class LeanFile:
                      if _is_word(self.tokens[k], "import") and self.tokens[k + 1].kind == "ident")
 
 
-def declaration_keywords(tokens: Sequence[Token]) -> list[int]:
+def _declaration_keywords(tokens: Sequence[Token]) -> list[int]:
     """Indices of the declaration keywords (``theorem``, ``axiom``, …, ``example``) of a file,
     wherever they stand; keywords inside attributes and ``deriving instance`` are not declarations."""
     attributes = _attribute_tokens(tokens)
     found = []
     for index, token in enumerate(tokens):
-        if index in attributes or not _is_word(token, *DECLARATION_KEYWORDS):
+        if index in attributes or not _is_word(token, *_DECLARATION_KEYWORDS):
             continue
         previous = tokens[index - 1] if index else None
         if previous is not None and (_is_word(previous, "deriving") or
@@ -407,8 +413,8 @@ def declaration_keywords(tokens: Sequence[Token]) -> list[int]:
 def _boundary(token: Token) -> bool:
     """Whether a token can only start a new command (it ends the statement of an axiom)."""
     return (token.kind in ("doc", "moddoc", "command") or token.text == "@["
-            or _is_word(token, *DECLARATION_KEYWORDS, "namespace", "section", "end", "open", "variable",
-                        "universe", "set_option", "attribute", "mutual", *META_WORDS))
+            or _is_word(token, *_DECLARATION_KEYWORDS, "namespace", "section", "end", "open", "variable",
+                        "universe", "set_option", "attribute", "mutual", *_META_WORDS))
 
 
 def _signature(tokens: Sequence[Token], start: int) -> list[Token]:
@@ -433,7 +439,7 @@ def _namespaces(tokens: Sequence[Token]) -> dict[int, str]:
         prefix[index] = ".".join(name for kind, name in stack if kind == "namespace" and name)
         following = tokens[index + 1] if index + 1 < len(tokens) else None
         named = (following is not None and following.kind == "ident" and following.line == token.line
-                 and not _is_word(following, *DECLARATION_KEYWORDS, "variable", "open", "universe"))
+                 and not _is_word(following, *_DECLARATION_KEYWORDS, "variable", "open", "universe"))
         if _is_word(token, "namespace") and following is not None:
             stack.append(("namespace", following.value))
         elif _is_word(token, "section", "mutual"):
@@ -447,7 +453,7 @@ def declarations(path: Path, tokens: Sequence[Token]) -> list[Declaration]:
     """All named declarations of one Lean file, with qualified names, statements and doc comments."""
     prefixes = _namespaces(tokens)
     result = []
-    for index in declaration_keywords(tokens):
+    for index in _declaration_keywords(tokens):
         keyword, name_index = tokens[index].value, index + 1
         if keyword == "class" and name_index < len(tokens) and _is_word(tokens[name_index], "inductive"):
             name_index += 1
@@ -503,8 +509,8 @@ class AxiomPin:
 
 def lean_sources(root: Path) -> list[LeanFile]:
     """The project's Lean sources: the root module, then everything under ``LeJEPAProofs/``."""
-    top = root / ROOT_MODULE
-    paths = ([top] if top.exists() else []) + sorted((root / LEAN_DIR).rglob("*.lean"))
+    top = root / _ROOT_MODULE
+    paths = ([top] if top.exists() else []) + sorted((root / _LEAN_DIR).rglob("*.lean"))
     return [read_lean(path) for path in paths]
 
 
@@ -518,14 +524,14 @@ def read_ledger(root: Path) -> list[LedgerRow]:
     for line in path.read_text(encoding="utf-8").splitlines():
         cells = tuple(cell.strip() for cell in line.strip().strip("|").split("|"))
         is_row = line.strip().startswith("|")
-        if not is_row or cells == LEDGER_HEADER:  # a table ends at a line that is not a row; ours starts at its header
+        if not is_row or cells == _LEDGER_HEADER:  # a table ends at a line that is not a row; ours starts at its header
             in_table = is_row
             continue
         if not in_table or set("".join(cells)) <= set("-: "):
             continue
-        if len(cells) != len(LEDGER_HEADER):
-            raise ValueError(f"ledger row has {len(cells)} cells, expected {len(LEDGER_HEADER)}: {line!r}")
-        rows.append(LedgerRow(cells[0].strip("`"), cells[1].strip("`"), tuple(TEST_ID.findall(cells[4]))))
+        if len(cells) != len(_LEDGER_HEADER):
+            raise ValueError(f"ledger row has {len(cells)} cells, expected {len(_LEDGER_HEADER)}: {line!r}")
+        rows.append(LedgerRow(cells[0].strip("`"), cells[1].strip("`"), tuple(_TEST_ID.findall(cells[4]))))
     return rows
 
 
@@ -558,7 +564,7 @@ def _check_forbidden(root: Path, files: Sequence[LeanFile]) -> list[Finding]:
                 continue
             last = token.value.rsplit(".", 1)[-1]
             following = lean.tokens[index + 1] if index + 1 < len(lean.tokens) else None
-            if token.value in FORBIDDEN_WORDS or last in FORBIDDEN_NAMES:
+            if token.value in _FORBIDDEN_WORDS or last in _FORBIDDEN_NAMES:
                 found.append(Finding("forbidden", _where(root, lean, token), f"contains '{token.text}'"))
             elif (_is_word(token, "set_option") and following is not None
                   and following.value.split(".", 1)[0] == "debug"):
@@ -571,10 +577,10 @@ def _check_meta(root: Path, files: Sequence[LeanFile]) -> list[Finding]:
     """Metaprograms (which can add declarations unseen by this audit) outside the allow-list."""
     found = []
     for lean in files:
-        allowed = META_ALLOWED.get(str(lean.path.relative_to(root)), frozenset())
+        allowed = _META_ALLOWED.get(str(lean.path.relative_to(root)), frozenset())
         attributes = _attribute_tokens(lean.tokens)
         for index, token in enumerate(lean.tokens):
-            word = _is_word(token, *META_WORDS) or (index in attributes and _is_word(token, *META_ATTRIBUTES))
+            word = _is_word(token, *_META_WORDS) or (index in attributes and _is_word(token, *_META_ATTRIBUTES))
             if word and token.value not in allowed:
                 found.append(Finding("meta", _where(root, lean, token),
                                      f"'{token.text}' is a metaprogram; only {AUDIT_FILE} may run one "
@@ -587,9 +593,9 @@ def _check_layout(root: Path, files: Sequence[LeanFile]) -> list[Finding]:
     found = []
     for lean in files:
         tokens = lean.tokens
-        keywords = set(declaration_keywords(tokens)) | {k for k, t in enumerate(tokens) if t.kind == "command"}
+        keywords = set(_declaration_keywords(tokens)) | {k for k, t in enumerate(tokens) if t.kind == "command"}
         for index in sorted(keywords):
-            start = command_start(tokens, index)
+            start = _command_start(tokens, index)
             if start > 0 and tokens[start - 1].end_line == tokens[start].line:
                 found.append(Finding("layout", _where(root, lean, tokens[index]),
                                      f"'{tokens[index].text}' starts on the line where the previous command "
@@ -598,9 +604,9 @@ def _check_layout(root: Path, files: Sequence[LeanFile]) -> list[Finding]:
 
 
 def _check_style(root: Path, files: Sequence[LeanFile]) -> list[Finding]:
-    """No line longer than :data:`MAX_LINE` characters."""
-    return [Finding("style", where, f"line has {len(line)} characters (max {MAX_LINE})")
-            for where, line in _numbered_lines(root, [lean.path for lean in files]) if len(line) > MAX_LINE]
+    """No line longer than :data:`_MAX_LINE` characters."""
+    return [Finding("style", where, f"line has {len(line)} characters (max {_MAX_LINE})")
+            for where, line in _numbered_lines(root, [lean.path for lean in files]) if len(line) > _MAX_LINE]
 
 
 def _check_axioms(root: Path, decls: list[Declaration], ledger: dict[str, LedgerRow]) -> list[Finding]:
@@ -610,14 +616,14 @@ def _check_axioms(root: Path, decls: list[Declaration], ledger: dict[str, Ledger
              for name in sorted(set(axioms) - set(ledger))]
     found += [Finding("ledger", name, "listed in the ledger but not declared in the sources")
               for name in sorted(set(ledger) - set(axioms))]
-    type_names = {d.name for d in decls if d.keyword in TYPE_KEYWORDS}
+    type_names = {d.name for d in decls if d.keyword in _TYPE_KEYWORDS}
     short_names = {name.rsplit(".", 1)[-1]: name for name in type_names}
     for name, decl in sorted(axioms.items()):
         where = f"{decl.path.relative_to(root)}:{decl.line}"
         row = ledger.get(name)
         if row is not None and row.file != str(decl.path.relative_to(root)):
             found.append(Finding("ledger", name, f"ledger says file {row.file}, declared in {where}"))
-        doc_tests = tuple(TEST_ID.findall(decl.docstring or ""))
+        doc_tests = tuple(_TEST_ID.findall(decl.docstring or ""))
         if not decl.docstring:
             found.append(Finding("axiom-docs", where, f"axiom {name} has no doc comment"))
         elif not doc_tests:
@@ -657,12 +663,12 @@ def axiom_pins(audit_file: LeanFile, root: Path) -> tuple[list[AxiomPin], list[F
     for index, token in enumerate(tokens):
         if not _is_word(token, "#guard_msgs"):
             continue
-        shape = tokens[index + 1:index + 1 + len(PIN_SHAPE)]
-        target = tokens[index + 1 + len(PIN_SHAPE)] if index + 1 + len(PIN_SHAPE) < len(tokens) else None
+        shape = tokens[index + 1:index + 1 + len(_PIN_SHAPE)]
+        target = tokens[index + 1 + len(_PIN_SHAPE)] if index + 1 + len(_PIN_SHAPE) < len(tokens) else None
         doc = tokens[index - 1] if index > 0 and tokens[index - 1].kind == "doc" else None
-        info = PIN_INFO.fullmatch(doc.value) if doc is not None else None
+        info = _PIN_INFO.fullmatch(doc.value) if doc is not None else None
         where = _where(root, audit_file, token)
-        if tuple(t.text for t in shape) != PIN_SHAPE or target is None or target.kind != "ident":
+        if tuple(t.text for t in shape) != _PIN_SHAPE or target is None or target.kind != "ident":
             found.append(Finding("gate", where, "a #guard_msgs that is not "
                                  "'(whitespace := lax) in #print axioms NAME'"))
         elif info is None:
@@ -684,13 +690,13 @@ def _check_gate(root: Path, files: Sequence[LeanFile], decls: list[Declaration],
     if audit_file is None:
         return [], [Finding("gate", AUDIT_FILE, "the audit file is missing")]
     pins, found = axiom_pins(audit_file, root)
-    root_file = by_path.get(ROOT_MODULE)
+    root_file = by_path.get(_ROOT_MODULE)
     audit_module = AUDIT_FILE.removesuffix(".lean").replace("/", ".")
     if root_file is None or audit_module not in root_file.imports:
-        found.append(Finding("gate", ROOT_MODULE, f"does not import {audit_module}, so lake build "
+        found.append(Finding("gate", _ROOT_MODULE, f"does not import {audit_module}, so lake build "
                              f"would not run the axiom gate"))
     declared = {d.name for d in decls}
-    allowed = set(LEAN_AXIOMS) | set(ledger)
+    allowed = set(_LEAN_AXIOMS) | set(ledger)
     for pin in pins:
         where = f"{AUDIT_FILE}:{pin.line}"
         order = sorted(set(pin.axioms), key=functools.cmp_to_key(lean_name_order))
@@ -728,42 +734,42 @@ def _module_path(module: str) -> str:
 def _check_sources(root: Path, files: Sequence[LeanFile]) -> list[Finding]:
     """Every file under ``LeJEPAProofs/`` is imported, directly or not, by the root module."""
     by_path = {str(lean.path.relative_to(root)): lean for lean in files}
-    reached, todo = set(), [ROOT_MODULE]
+    reached, todo = set(), [_ROOT_MODULE]
     while todo:
         path = todo.pop()
         if path in reached or path not in by_path:
             continue
         reached.add(path)
         todo.extend(_module_path(module) for module in by_path[path].imports)
-    return [Finding("sources", path, f"not imported by {ROOT_MODULE}, so lake build does not compile it")
+    return [Finding("sources", path, f"not imported by {_ROOT_MODULE}, so lake build does not compile it")
             for path in sorted(set(by_path) - reached)]
 
 
 def _check_docs(root: Path, decls: list[Declaration]) -> list[Finding]:
     """Every backticked ``LeJEPA.*`` name in the README, docs/THEORY.md and the ledger is declared."""
     declared = {d.name for d in decls}
-    docs = [root / relative for relative in DOC_FILES if (root / relative).exists()]
+    docs = [root / relative for relative in _DOC_FILES if (root / relative).exists()]
     return [Finding("docs", where, f"names Lean declaration {name}, which does not exist")
             for where, line in _numbered_lines(root, docs)
-            for name in (found.rstrip(".'") for found in LEAN_NAME.findall(line)) if name not in declared]
+            for name in (found.rstrip(".'") for found in _LEAN_NAME.findall(line)) if name not in declared]
 
 
 def _check_config(root: Path) -> list[Finding]:
     """One Lake configuration, Mathlib at the toolchain's release, autoImplicit off, no debug option."""
-    toolchain_path, lakefile = root / "lean-toolchain", root / LAKEFILE
+    toolchain_path, lakefile = root / "lean-toolchain", root / _LAKEFILE
     if not toolchain_path.exists() or not lakefile.exists():
-        return [Finding("config", ".", f"lean-toolchain and {LAKEFILE} are both required")]
+        return [Finding("config", ".", f"lean-toolchain and {_LAKEFILE} are both required")]
     toolchain = toolchain_path.read_text(encoding="utf-8").strip()
     lake = lakefile.read_text(encoding="utf-8")
     version = toolchain.rpartition(":")[2]
-    rev = MATHLIB_REQUIRE.search(lake)
+    rev = _MATHLIB_REQUIRE.search(lake)
     problems = [
-        ((root / "lakefile.toml").exists(), "lakefile.toml", f"two Lake configurations; keep only {LAKEFILE}"),
+        ((root / "lakefile.toml").exists(), "lakefile.toml", f"two Lake configurations; keep only {_LAKEFILE}"),
         (not toolchain.startswith("leanprover/lean4:v"), "lean-toolchain", f"unexpected toolchain {toolchain!r}"),
-        (rev is None or rev.group(2) != version, LAKEFILE,
+        (rev is None or rev.group(2) != version, _LAKEFILE,
          f"Mathlib rev {rev.group(2) if rev else None!r} differs from toolchain {version!r}"),
-        (not AUTO_IMPLICIT_OFF.search(lake), LAKEFILE, "autoImplicit must be set to false"),
-        ("debug." in lake, LAKEFILE, "sets a debug.* option"),
+        (not _AUTO_IMPLICIT_OFF.search(lake), _LAKEFILE, "autoImplicit must be set to false"),
+        ("debug." in lake, _LAKEFILE, "sets a debug.* option"),
     ]
     found = [Finding("config", where, problem) for failed, where, problem in problems if failed]
     return found + ([] if rev is None else _check_manifest(root, rev.group(1), rev.group(2)))
@@ -772,29 +778,29 @@ def _check_config(root: Path) -> list[Finding]:
 def _check_manifest(root: Path, url: str, input_rev: str) -> list[Finding]:
     """``lake-manifest.json`` is tracked and locks the build: Mathlib as the lakefile requires it (same URL
     and tag), and every package, Mathlib's own dependencies included, at an exact 40-hex git revision."""
-    path = root / MANIFEST
+    path = root / _MANIFEST
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
         packages = {entry["name"]: entry for entry in manifest["packages"]}
     except FileNotFoundError:
-        return [Finding("config", MANIFEST, "missing: without it the build is not locked to exact revisions")]
+        return [Finding("config", _MANIFEST, "missing: without it the build is not locked to exact revisions")]
     except (ValueError, KeyError, TypeError) as exc:
-        return [Finding("config", MANIFEST, f"unreadable ({type(exc).__name__}: {exc})")]
+        return [Finding("config", _MANIFEST, f"unreadable ({type(exc).__name__}: {exc})")]
     mathlib = packages.get("mathlib", {})
     problems = [(mathlib.get("url") != url or mathlib.get("inputRev") != input_rev,
-                 f"Mathlib must be locked as {LAKEFILE} requires it ({url} @ {input_rev}); the manifest has "
+                 f"Mathlib must be locked as {_LAKEFILE} requires it ({url} @ {input_rev}); the manifest has "
                  f"{mathlib.get('url')!r} @ {mathlib.get('inputRev')!r}"),
                 (len(packages) != len(manifest["packages"]), "a package is listed twice")]
-    problems += [(not GIT_REVISION.fullmatch(str(entry.get("rev"))), f"package {name} has no exact revision "
+    problems += [(not _GIT_REVISION.fullmatch(str(entry.get("rev"))), f"package {name} has no exact revision "
                   f"(rev {entry.get('rev')!r})") for name, entry in packages.items()]
-    return [Finding("config", MANIFEST, problem) for failed, problem in problems if failed]
+    return [Finding("config", _MANIFEST, problem) for failed, problem in problems if failed]
 
 
 def audit_with_pins(root: Path, claims: Sequence[Claim]) -> tuple[list[AxiomPin], list[Finding]]:
     """The pins of the audit file and every finding of every check."""
     files = lean_sources(root)
     if not files:
-        return [], [Finding("sources", LEAN_DIR, "no Lean sources found")]
+        return [], [Finding("sources", _LEAN_DIR, "no Lean sources found")]
     decls = [d for lean in files for d in lean.declarations]
     try:
         ledger = {row.axiom: row for row in read_ledger(root)}
@@ -814,13 +820,13 @@ def audit(root: Path, claims: Sequence[Claim] = CLAIMS) -> list[Finding]:
 
 def probe_source(pins: Sequence[AxiomPin]) -> str:
     """A Lean file that prints the axioms of every pinned declaration (``lake env lean`` runs it)."""
-    return "\n".join([f"import {LEAN_DIR}", ""] + [f"#print axioms {pin.name}" for pin in pins]) + "\n"
+    return "\n".join([f"import {_LEAN_DIR}", ""] + [f"#print axioms {pin.name}" for pin in pins]) + "\n"
 
 
 def check_axiom_log(log: str, pins: Sequence[AxiomPin]) -> list[Finding]:
     """Read Lean's output for :func:`probe_source` as a whole (a long list wraps over lines) and
     check that every pinned declaration was printed with exactly its pinned axioms."""
-    printed = {match["name"]: _axiom_list(match["axioms"] or "") for match in AXIOM_REPORT.finditer(log)}
+    printed = {match["name"]: _axiom_list(match["axioms"] or "") for match in _AXIOM_REPORT.finditer(log)}
     found = [Finding("axiom-log", pin.name, "no '#print axioms' output for it") for pin in pins
              if pin.name not in printed]
     found += [Finding("axiom-log", pin.name, f"Lean printed [{', '.join(printed[pin.name])}], "
@@ -834,4 +840,4 @@ def check_axiom_log(log: str, pins: Sequence[AxiomPin]) -> list[Finding]:
 def default_root() -> Path:
     """The repository root: the current folder if it holds the Lean project, else the package's parent."""
     cwd = Path.cwd()
-    return cwd if (cwd / LEAN_DIR).is_dir() else Path(__file__).resolve().parents[1]
+    return cwd if (cwd / _LEAN_DIR).is_dir() else Path(__file__).resolve().parents[1]

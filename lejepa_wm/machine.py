@@ -16,6 +16,8 @@ from typing import Any, Mapping
 
 from lejepa_wm.device import select_device
 
+__all__ = ["cpu_model", "usable_cores", "gpus", "run_machine", "describe_machine"]
+
 
 def cpu_model() -> str:
     """The CPU's model name (Linux ``/proc/cpuinfo``), else what :mod:`platform` reports."""

@@ -8,7 +8,7 @@ value is read by the type of the field it sets:
 - a list: ``[2, 8, 16]`` (TOML), or items separated by commas (``sigreg,whitening``), or one item (``16``);
 - ``none`` for a field that may be unset.
 
-:data:`ALIASES` accepts a few short names (``steps`` for ``max_steps``, ``n``
+:data:`_ALIASES` accepts a few short names (``steps`` for ``max_steps``, ``n``
 for ``dims``) where the config has the long one and not the short one.
 Everything is then validated by the config class like a file's values, so a
 bad value is refused with the key, the value and the rule it breaks.
@@ -27,9 +27,9 @@ import types
 import typing
 from typing import Any, Iterable, Mapping
 
-__all__ = ["ALIASES", "parse_settings", "config_toml"]
+__all__ = ["parse_settings", "config_toml"]
 
-ALIASES: dict[str, str] = {"steps": "max_steps", "n": "dims"}
+_ALIASES: dict[str, str] = {"steps": "max_steps", "n": "dims"}
 """Short name → config key, used only where the config has the key and not the short name."""
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NONE = ("none", "null")
@@ -74,7 +74,7 @@ def _scalar(text: str, annotation: Any) -> Any:
         return text
 
 
-def parse_value(text: str, annotation: Any) -> Any:
+def _parse_value(text: str, annotation: Any) -> Any:
     """``text`` as a value of a config field annotated ``annotation`` (see the module docstring)."""
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin in (typing.Union, types.UnionType):
@@ -86,7 +86,7 @@ def parse_value(text: str, annotation: Any) -> Any:
         if text.startswith("["):
             return _toml_value(text)
         item = args[0] if args else Any
-        return tuple(parse_value(part.strip(), item) for part in text.split(",") if part.strip())
+        return tuple(_parse_value(part.strip(), item) for part in text.split(",") if part.strip())
     return _scalar(text, annotation)
 
 
@@ -95,21 +95,21 @@ def parse_settings(settings: Iterable[str], config_class: type) -> dict[str, Any
 
     ``ValueError`` names a setting that is not ``KEY=VALUE``, a key the config
     does not have (with the known keys) and a key given twice. Values are typed
-    by the fields (:func:`parse_value`); their rules are the config's to check.
+    by the fields (:func:`_parse_value`); their rules are the config's to check.
     """
     hints = typing.get_type_hints(config_class)
     fields = [item.name for item in dataclasses.fields(config_class)]
     parsed: dict[str, Any] = {}
     for text in settings:
         key, value = _split(text)
-        if key not in hints and ALIASES.get(key) in hints:
-            key = ALIASES[key]
+        if key not in hints and _ALIASES.get(key) in hints:
+            key = _ALIASES[key]
         if key not in hints:
             raise ValueError(f"setting {text!r}: {config_class.__name__} has no key {key!r}; known keys: "
                              f"{', '.join(fields)}")
         if key in parsed:
             raise ValueError(f"setting {text!r}: {key!r} is given twice")
-        parsed[key] = parse_value(value, hints[key])
+        parsed[key] = _parse_value(value, hints[key])
     return parsed
 
 

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
-__all__ = ["LineProgress", "progress_bar", "format_duration"]
+__all__ = ["format_duration", "LineProgress", "progress_bar"]
 
 
 def format_duration(seconds: float) -> str:

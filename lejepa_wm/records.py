@@ -31,11 +31,13 @@ import math
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
-__all__ = ["HELD", "FAILED", "NOT_RUN", "MEASURED", "UNRESOLVED", "VERDICTS", "Bound", "verdict_of", "combine",
-           "CheckResult", "HeadlineEntry", "PartOutcome", "short_requirement", "number_text", "json_object",
-           "checked", "records_from_list"]
+__all__ = [
+    "HELD", "FAILED", "NOT_RUN", "MEASURED", "UNRESOLVED", "VERDICTS", "number_text", "json_object", "checked",
+    "records_from_list", "METRIC_FIELDS", "check_metrics", "nonfinite_item", "Bound", "verdict_of", "combine",
+    "CheckResult", "HeadlineEntry", "short_requirement", "PartOutcome"
+]
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 HELD = "held"
 FAILED = "failed"
@@ -44,9 +46,9 @@ MEASURED = "measured"
 UNRESOLVED = "not resolved"
 VERDICTS = (HELD, FAILED, UNRESOLVED, MEASURED, NOT_RUN)
 
-COMPARISONS = ("<=", ">=", "<", ">")
-INTERVAL = "in"
-SYMBOLS = {"<=": "≤", ">=": "≥", "<": "<", ">": ">"}
+_COMPARISONS = ("<=", ">=", "<", ">")
+_INTERVAL = "in"
+_SYMBOLS = {"<=": "≤", ">=": "≥", "<": "<", ">": ">"}
 
 
 def _is(value: Any, types: type | tuple[type, ...]) -> bool:
@@ -109,7 +111,7 @@ def checked(value: Any, annotation: str, label: str) -> Any:
     return convert(value)
 
 
-def records_from_list(data: Any, from_dict: Callable[[Any], T], what: str) -> list[T]:
+def records_from_list(data: Any, from_dict: Callable[[Any], _T], what: str) -> list[_T]:
     """Each item of the JSON list ``data`` read with ``from_dict``; ``ValueError`` names ``what[index]``."""
     if not isinstance(data, list):
         raise ValueError(f"{what} must be a JSON list; got {type(data).__name__}")
@@ -206,11 +208,11 @@ class Bound:
     upper: float | None = None
 
     def __post_init__(self) -> None:
-        if self.op not in COMPARISONS + (INTERVAL,):
-            raise ValueError(f"bound operator must be one of {COMPARISONS + (INTERVAL,)}; got {self.op!r}")
+        if self.op not in _COMPARISONS + (_INTERVAL,):
+            raise ValueError(f"bound operator must be one of {_COMPARISONS + (_INTERVAL,)}; got {self.op!r}")
         if not math.isfinite(checked(self.value, "float", "bound value")):
             raise ValueError(f"bound value must be finite; got {self.value!r}")
-        if self.op == INTERVAL:
+        if self.op == _INTERVAL:
             upper = checked(self.upper, "float", "bound upper end")
             if not (math.isfinite(upper) and upper >= self.value):
                 raise ValueError(f"interval [{self.value!r}, {self.upper!r}] must be finite and ordered")
@@ -224,11 +226,11 @@ class Bound:
 
     @classmethod
     def between(cls, low: float, high: float) -> "Bound":
-        return cls(INTERVAL, float(low), float(high))
+        return cls(_INTERVAL, float(low), float(high))
 
     def margin(self, x: float) -> float:
         """Signed distance of ``x`` from the boundary: positive inside, negative outside (NaN stays NaN)."""
-        if self.op == INTERVAL:
+        if self.op == _INTERVAL:
             return min(x - self.value, float(self.upper) - x)
         return self.value - x if self.op in ("<=", "<") else x - self.value
 
@@ -239,9 +241,9 @@ class Bound:
     def describe(self, quantity: str = "") -> str:
         """Readable form, e.g. ``R² ≥ 0.999`` or ``in [0.9, 1.1]``; numbers exact (never rounded to look equal)."""
         prefix = f"{quantity} " if quantity else ""
-        if self.op == INTERVAL:
+        if self.op == _INTERVAL:
             return f"{prefix}in [{number_text(self.value)}, {number_text(float(self.upper))}]"
-        return f"{prefix}{SYMBOLS[self.op]} {number_text(self.value)}"
+        return f"{prefix}{_SYMBOLS[self.op]} {number_text(self.value)}"
 
     def to_dict(self) -> dict[str, Any]:
         """``op`` and ``value``, and ``upper`` for an interval."""
@@ -430,7 +432,7 @@ def short_requirement(record: CheckResult | HeadlineEntry) -> str:
     return record.bound.describe() if record.bound is not None else record.requirement
 
 
-PART_STATUSES = ("ok", "failed")
+_PART_STATUSES = ("ok", "failed")
 
 
 @dataclass(frozen=True)
@@ -450,8 +452,8 @@ class PartOutcome(_Record):
     _read_defaults = {"wall_time_s": None, "detail": ""}
 
     def __post_init__(self) -> None:
-        if self.status not in PART_STATUSES:
-            raise ValueError(f"part status must be one of {PART_STATUSES}; got {self.status!r}")
+        if self.status not in _PART_STATUSES:
+            raise ValueError(f"part status must be one of {_PART_STATUSES}; got {self.status!r}")
 
     @property
     def ok(self) -> bool:

@@ -12,6 +12,11 @@ import math
 import tempfile
 from pathlib import Path
 
+__all__ = [
+    "EnvironmentUnavailable", "check_rho", "check_positive_int", "check_nonnegative_int", "check_choice",
+    "check_writable_dir"
+]
+
 
 class EnvironmentUnavailable(RuntimeError):
     """This machine lacks what was asked for: the message names what is missing and how to get it."""

@@ -4,6 +4,7 @@ and the workflow's reading of Lean's ``#print axioms`` output fails closed."""
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import subprocess
 import sys
@@ -315,7 +316,7 @@ def test_tokenizer_reads_comments_literals_and_quoted_names() -> None:
 
 def test_lean_name_order_is_the_order_lean_prints() -> None:
     names = ["Quot.sound", "LeJEPA.procrustes", "Classical.choice", "sorryAx", "LeJEPA.hermite", "propext"]
-    ordered = sorted(names, key=lean_audit.functools.cmp_to_key(lean_audit.lean_name_order))
+    ordered = sorted(names, key=functools.cmp_to_key(lean_audit.lean_name_order))
     assert ordered == ["propext", "sorryAx", "Classical.choice", "LeJEPA.hermite", "LeJEPA.procrustes",
                        "Quot.sound"]
 

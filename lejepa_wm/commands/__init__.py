@@ -8,3 +8,5 @@ statuses. Each subcommand module (:mod:`.verify`, :mod:`.run`, :mod:`.sweep`,
 library, prints and returns the exit status. The library never imports this
 package.
 """
+
+__all__: list[str] = []

@@ -14,6 +14,8 @@ from lejepa_wm.claims import CLAIMS
 from lejepa_wm.commands import exits
 from lejepa_wm.lean_audit import AUDIT_FILE, audit_with_pins, check_axiom_log, default_root, lean_sources, probe_source
 
+__all__ = ["COMMON_OPTIONS", "add_arguments", "main"]
+
 COMMON_OPTIONS: tuple[str, ...] = ()
 
 

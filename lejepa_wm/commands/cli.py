@@ -35,6 +35,8 @@ from lejepa_wm.commands import audit_lean, exits, report, reproduce, run, sweep,
 from lejepa_wm.commands.options import common_options, path_argument
 from lejepa_wm.validation import EnvironmentUnavailable
 
+__all__ = ["SUBCOMMANDS", "build_parser", "main"]
+
 SUBCOMMANDS: dict[str, tuple[ModuleType, str]] = {
     "verify": (verify, "run every numerical claim check and print a verdict table"),
     "run": (run, "train and evaluate one experiment (resumable)"),
@@ -44,12 +46,12 @@ SUBCOMMANDS: dict[str, tuple[ModuleType, str]] = {
     "reproduce": (reproduce, "verify + quick experiments + report, from a fresh clone"),
 }
 
-EXPECTED_ERRORS = (ValueError, OSError, ImportError, EnvironmentUnavailable)
+_EXPECTED_ERRORS = (ValueError, OSError, ImportError, EnvironmentUnavailable)
 """Failures a user can fix: bad values, unreadable or unwritable paths, damaged files, missing dependencies,
 what this machine lacks. Every other exception is a bug."""
 
 
-class Terminated(KeyboardInterrupt):
+class _Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread as Ctrl-C raises ``KeyboardInterrupt`` (so every cleanup runs)."""
 
     def __init__(self) -> None:
@@ -58,7 +60,7 @@ class Terminated(KeyboardInterrupt):
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the cleanup short
-    raise Terminated()
+    raise _Terminated()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def one_line(exc: BaseException) -> str:
+def _one_line(exc: BaseException) -> str:
     """The error as one line (multi-line messages joined); a file system error names its path."""
     if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
         paths = " -> ".join(str(name) for name in (exc.filename, exc.filename2) if name is not None)
@@ -132,10 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of our output went away: not bad input, and the work is done
         _discard_stdout()
         return exits.OUTPUT_CLOSED
-    except EXPECTED_ERRORS as exc:
-        _say(f"lejepa-wm {args.command}: error: {one_line(exc)}")
+    except _EXPECTED_ERRORS as exc:
+        _say(f"lejepa-wm {args.command}: error: {_one_line(exc)}")
         return exits.BAD_INPUT
-    except Terminated:
+    except _Terminated:
         _say(f"lejepa-wm {args.command}: terminated (SIGTERM); finished results are kept, and the same command "
              "continues where it stopped")
         return exits.TERMINATED

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+__all__ = ["OK", "FAILED", "BAD_INPUT", "CRASHED", "EXIT_CODES"]
+
 OK = 0
 FAILED = 1
 """A check failed (``verify``), the Lean audit found a problem, or a claim failed under ``reproduce --strict``."""

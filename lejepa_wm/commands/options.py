@@ -15,14 +15,16 @@ from lejepa_wm.config import SCALES
 from lejepa_wm.device import DEVICE_CHOICES
 from lejepa_wm.sweep.driver import DEFAULT_OUT
 
-SEED_HELP = ("seed offset S (default: 0), added to every run's seed: a synthetic experiment's runs use seeds "
+__all__ = ["common_options", "path_argument"]
+
+_SEED_HELP = ("seed offset S (default: 0), added to every run's seed: a synthetic experiment's runs use seeds "
              "first_seed + S, first_seed + S + 1, ... (first_seed is a config key, 0 unless the config sets "
              "it; `run --print-config` shows it); Reacher's data world w uses data seed S + w and its models "
              "seeds S + w * seeds onwards. `run --dry-run` lists a launch's runs")
 
-COMMON: dict[str, dict[str, Any]] = {
+_COMMON: dict[str, dict[str, Any]] = {
     "scale": {"choices": SCALES, "default": "quick", "help": "experiment scale (default: quick)"},
-    "seed": {"type": int, "default": 0, "help": SEED_HELP},
+    "seed": {"type": int, "default": 0, "help": _SEED_HELP},
     "out": {"type": Path, "default": DEFAULT_OUT, "help": f"results root (default: {DEFAULT_OUT})"},
     "device": {"choices": DEVICE_CHOICES, "default": "cpu", "help": "torch device (default: cpu)"},
     "config": {"type": Path, "default": None, "help": "TOML file overriding the experiment's defaults"},
@@ -31,10 +33,10 @@ COMMON: dict[str, dict[str, Any]] = {
 
 
 def common_options(*names: str) -> argparse.ArgumentParser:
-    """A parent parser holding the shared options ``names`` (keys of :data:`COMMON`), in that order."""
+    """A parent parser holding the shared options ``names`` (keys of :data:`_COMMON`), in that order."""
     parent = argparse.ArgumentParser(add_help=False)
     for name in names:
-        parent.add_argument(f"--{name}", **COMMON[name])
+        parent.add_argument(f"--{name}", **_COMMON[name])
     return parent
 
 

@@ -11,6 +11,8 @@ from lejepa_wm.report.document import claim_summary
 from lejepa_wm.report.readme import read_readme, update_readme
 from lejepa_wm.validation import check_writable_dir
 
+__all__ = ["COMMON_OPTIONS", "add_arguments", "main"]
+
 COMMON_OPTIONS = ("out", "scale")
 
 

@@ -22,7 +22,7 @@ empty with ``current_part`` set, and the report shows either as interrupted.
 the experiments' folders; each experiment's own check of this machine
 (Reacher's rendering back-end) runs before any part too.
 
-Exit status (:data:`EXIT_CODES`): a claim that does not hold is a finding of the
+Exit status (:data:`_EXIT_CODES`): a claim that does not hold is a finding of the
 report, not an error: the exit status is 0 whenever every part ran and the
 report was written; 3 when a part crashed; ``--strict`` makes a failed claim
 exit 1; bad input exits 2 before any part starts.
@@ -60,12 +60,14 @@ from lejepa_wm.sweep.worker import error_line
 from lejepa_wm.numerics.checks import run_verify
 from lejepa_wm.validation import check_choice
 
-SERIAL_EXPERIMENTS = ("reacher",)
+__all__ = ["REPRODUCED_EXPERIMENTS", "COMMON_OPTIONS", "reusable_verify", "reproduce", "add_arguments", "main"]
+
+_SERIAL_EXPERIMENTS = ("reacher",)
 """Experiments whose runs share data made by the first of them: run one at a time."""
 
 REPRODUCED_EXPERIMENTS: tuple[str, ...] = (*SYNTHETIC_EXPERIMENTS, "reacher")
 COMMON_OPTIONS = ("out", "scale", "seed", "device")
-EXIT_CODES = f"""exit status:
+_EXIT_CODES = f"""exit status:
   {exits.OK}  every part ran and the report was written, whatever the verdicts
      (a claim that does not hold is a finding shown in the report)
   {exits.FAILED}  --strict only: every part ran, but a claim failed
@@ -74,7 +76,7 @@ EXIT_CODES = f"""exit status:
   {exits.CRASHED}  a part crashed (its error and traceback are in reproduce.json and the report)"""
 
 
-class PartFailed(Exception):
+class _PartFailed(Exception):
     """A part that ended without raising but did not finish its job; ``details`` is shown as its traceback."""
 
     def __init__(self, message: str, details: str | None = None) -> None:
@@ -109,7 +111,7 @@ def reusable_verify(path: Path) -> tuple[bool, str]:
     return True, f"reused {path} (written by this package version, {__version__})"
 
 
-def check_same_seed(out: Path, scale: str, seed: int) -> None:
+def _check_same_seed(out: Path, scale: str, seed: int) -> None:
     """Refuse to mix runs of two seed offsets: finished runs are reused by run id, whatever their seed."""
     path = Path(out) / REPRODUCE_FILE
     if not path.exists():
@@ -123,7 +125,7 @@ def check_same_seed(out: Path, scale: str, seed: int) -> None:
                          "pass --fresh to recompute them or choose another --out")
 
 
-def verify_part(out: Path, fresh: bool, progress: bool) -> tuple[str, bool]:
+def _verify_part(out: Path, fresh: bool, progress: bool) -> tuple[str, bool]:
     """Run (or reuse) every claim's checks, one claim at a time with a progress bar; write ``verify.json``."""
     path = Path(out) / VERIFY_FILE
     why = "--fresh"
@@ -153,7 +155,7 @@ def _run_traceback(folder: Path, run_id: str) -> str:
         return f"see {path}"
 
 
-def check_before_parts(out: Path, scale: str, seed: int, device: str, fresh: bool,
+def _check_before_parts(out: Path, scale: str, seed: int, device: str, fresh: bool,
                        experiments: tuple[str, ...]) -> None:
     """Refuse, before any part: ``--fresh`` while a live launch or run uses an experiment's folder, and a
     machine that cannot execute an experiment with runs left (its ``check_environment``)."""
@@ -166,14 +168,14 @@ def check_before_parts(out: Path, scale: str, seed: int, device: str, fresh: boo
             check_environment(plan, device)
 
 
-def experiment_part(name: str, out: Path, scale: str, seed: int, device: str, fresh: bool,
+def _experiment_part(name: str, out: Path, scale: str, seed: int, device: str, fresh: bool,
                     progress: bool, jobs: int | None = None) -> tuple[str, bool]:
     """Run (or resume) one experiment at ``scale`` through the sweep driver; say what was executed and reused."""
     folder = experiment_dir(out, name, scale)
     if fresh and folder.exists():
         refuse_if_busy(folder, "--fresh")
         shutil.rmtree(folder)
-    serial = name in SERIAL_EXPERIMENTS or device != "cpu" or jobs == 1
+    serial = name in _SERIAL_EXPERIMENTS or device != "cpu" or jobs == 1
     result = run_sweep(name, scale, out, executor="serial" if serial else "local", jobs=None if serial else jobs,
                        seed=seed, device=device, progress=progress)
     if result.failed:
@@ -181,33 +183,33 @@ def experiment_part(name: str, out: Path, scale: str, seed: int, device: str, fr
                                                                       for run_id, error in result.errors)
         details = "\n".join(f"--- run {run_id}: {error}\n{_run_traceback(folder, run_id)}"
                             for run_id, error in result.errors)
-        raise PartFailed(message, details)
+        raise _PartFailed(message, details)
     if not result.aggregated and result.elsewhere:
         run_id, owner = result.elsewhere[0]
-        raise PartFailed(f"{len(result.elsewhere)} run(s) of {name} are running in another process (e.g. {run_id}, "
+        raise _PartFailed(f"{len(result.elsewhere)} run(s) of {name} are running in another process (e.g. {run_id}, "
                          f"{owner}); run reproduce again once they finish")
     if not result.aggregated:
-        raise PartFailed(f"not every run of {name} finished, so nothing was aggregated")
+        raise _PartFailed(f"not every run of {name} finished, so nothing was aggregated")
     executed, reused = len(result.executed), len(result.reused)
     if executed == 0 and reused:
         return f"reused {reused} finished run(s), nothing recomputed", True
     return f"executed {executed} run(s)" + (f", reused {reused} finished run(s)" if reused else ""), False
 
 
-def run_part(name: str, kind: str, action: Callable[[], tuple[str, bool]]) -> PartOutcome:
+def _run_part(name: str, kind: str, action: Callable[[], tuple[str, bool]]) -> PartOutcome:
     """Run one part; an exception becomes a failed outcome carrying the error and its traceback."""
     start = time.perf_counter()
     try:
         detail, reused = action()
     except Exception as exc:  # recorded and reported; the next part still runs
-        planned = isinstance(exc, PartFailed)
+        planned = isinstance(exc, _PartFailed)
         error = str(exc) if planned else error_line(exc)
         details = (exc.details or None) if planned else traceback.format_exc()
         return PartOutcome(name, kind, "failed", time.perf_counter() - start, error, False, error, details)
     return PartOutcome(name, kind, "ok", time.perf_counter() - start, detail, reused)
 
 
-def exit_status(parts: list[PartOutcome], claims: dict[str, str], strict: bool) -> int:
+def _exit_status(parts: list[PartOutcome], claims: dict[str, str], strict: bool) -> int:
     """3 if a part crashed; else 1 if ``strict`` and a claim failed; else 0."""
     if not parts or not all(part.ok for part in parts):
         return exits.CRASHED
@@ -235,8 +237,8 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
     out = check_launch(out, "local", jobs, seed, device)
     progress = sys.stderr.isatty() if progress is None else progress
     if not fresh:
-        check_same_seed(out, scale, seed)
-    check_before_parts(out, scale, seed, device, fresh, experiments)
+        _check_same_seed(out, scale, seed)
+    _check_before_parts(out, scale, seed, device, fresh, experiments)
     start = time.perf_counter()
     parts: list[PartOutcome] = []
     record: dict[str, Any] = {"package_version": __version__, "scale": scale, "seed": seed, "device": device,
@@ -250,9 +252,9 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
 
     save()
     steps: list[tuple[str, str, Callable[[], tuple[str, bool]]]] = [
-        ("verify", "verify", lambda: verify_part(out, fresh, progress))]
+        ("verify", "verify", lambda: _verify_part(out, fresh, progress))]
     steps += [(name, "experiment",
-               lambda name=name: experiment_part(name, out, scale, seed, device, fresh, progress, jobs))
+               lambda name=name: _experiment_part(name, out, scale, seed, device, fresh, progress, jobs))
               for name in experiments]
     written: list[Any] = []
 
@@ -268,7 +270,7 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
         record["current_part"] = {"name": name, "kind": kind}
         save()
         try:
-            outcome = run_part(name, kind, action)
+            outcome = _run_part(name, kind, action)
         except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: say so in the record, then stop
             record["interrupted"] = (f"{'terminated (SIGTERM)' if str(exc) == 'SIGTERM' else 'interrupted (Ctrl-C)'}"
                                      f" during part {name}, at {_stamp()}")
@@ -279,7 +281,7 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
             claims = _claim_statuses(written[0].gathered if written else None, out, scale)
             record.update(finished_at=_stamp(), claims=claims,
                           all_claims_held=bool(claims) and all(s == HELD for s in claims.values()),
-                          exit_status=exit_status([*parts, outcome], claims, strict))
+                          exit_status=_exit_status([*parts, outcome], claims, strict))
         parts.append(outcome)
         save()
         verdict = "done" if outcome.ok else "FAILED"
@@ -299,7 +301,7 @@ def _claim_statuses(gathered: Gathered | None, out: Path, scale: str) -> dict[st
     return {verdict.claim.id: verdict.status for verdict in gathered.claims}
 
 
-def summary_lines(record: dict[str, Any], out: Path) -> list[str]:
+def _summary_lines(record: dict[str, Any], out: Path) -> list[str]:
     """The closing summary: every claim by verdict, the parts that failed, where the report is, the exit status."""
     claims: dict[str, str] = record.get("claims") or {}
     groups = []
@@ -332,7 +334,7 @@ def summary_lines(record: dict[str, Any], out: Path) -> list[str]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``lejepa-wm reproduce``."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EXIT_CODES
+    parser.epilog = _EXIT_CODES
     parser.add_argument("--fresh", action="store_true",
                         help="recompute everything instead of reusing finished results")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a claim failed (default: exit 0)")
@@ -342,7 +344,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Reproduce, print the summary and where the report is; exit status as in :data:`EXIT_CODES`."""
+    """Reproduce, print the summary and where the report is; exit status as in :data:`_EXIT_CODES`."""
     record = reproduce(args.out, args.scale, args.seed, args.device, args.fresh, strict=args.strict, jobs=args.jobs)
-    print("\n".join(summary_lines(record, args.out)))
+    print("\n".join(_summary_lines(record, args.out)))
     return int(record["exit_status"])

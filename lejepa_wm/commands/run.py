@@ -34,9 +34,11 @@ from lejepa_wm.overrides import config_toml, parse_settings
 from lejepa_wm.sweep.driver import check_launch, run_sweep
 from lejepa_wm.sweep.state import plan_sweep, refuse_if_busy
 
+__all__ = ["COMMON_OPTIONS", "add_arguments", "main"]
+
 COMMON_OPTIONS = ("scale", "seed", "out", "config", "device")
-CONTROL = "alignment_only"
-NO_CONTROL_LINE = (f"{NO_CONTROL_TAG} this launch trains no λ = 0 control: its results are a quick look, not "
+_CONTROL = "alignment_only"
+_NO_CONTROL_LINE = (f"{NO_CONTROL_TAG} this launch trains no λ = 0 control: its results are a quick look, not "
                    "evidence, and its figure and headline say so")
 
 
@@ -56,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="list the runs this launch would execute, with an estimate of their compute, and stop")
 
 
-def launch_overrides(args: argparse.Namespace) -> dict[str, Any]:
+def _launch_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The ``KEY=VALUE`` settings typed by the experiment's config; with ``--no-control`` the control is dropped.
 
     ``ValueError`` names a malformed setting, an unknown key, and ``--no-control``
@@ -69,8 +71,8 @@ def launch_overrides(args: argparse.Namespace) -> dict[str, Any]:
             raise ValueError(f"--no-control: experiment {args.experiment!r} has no λ = 0 control to drop")
         overrides["control"] = False
         methods = overrides.get("methods", getattr(defaults, "methods", ()))
-        if CONTROL in methods:
-            overrides["methods"] = tuple(method for method in methods if method != CONTROL)
+        if _CONTROL in methods:
+            overrides["methods"] = tuple(method for method in methods if method != _CONTROL)
     return overrides
 
 
@@ -88,7 +90,7 @@ def main(args: argparse.Namespace) -> int:
     Bad options and settings are refused before anything is deleted or run;
     ``--restart`` refuses to delete a folder that a live launch or run is using.
     """
-    overrides = launch_overrides(args)
+    overrides = _launch_overrides(args)
     if args.print_config:
         config = get_experiment(args.experiment).load_config(args.scale, args.config, overrides)
         print(config_toml(config, f"lejepa-wm run {args.experiment} --scale {args.scale}: the settings of this "
@@ -98,16 +100,16 @@ def main(args: argparse.Namespace) -> int:
         plan = plan_sweep(args.experiment, args.scale, args.out, args.seed, args.config, overrides)
         print(describe_plan(plan))
         if args.no_control:
-            print(NO_CONTROL_LINE)
+            print(_NO_CONTROL_LINE)
         return exits.OK
     check_launch(args.out, "serial", None, args.seed, args.device)
     if args.no_control:
-        print(NO_CONTROL_LINE, flush=True)
+        print(_NO_CONTROL_LINE, flush=True)
     if args.restart:
         _restart(args)
     result = run_sweep(args.experiment, args.scale, args.out, executor="serial", seed=args.seed,
                        device=args.device, config_path=args.config, overrides=overrides)
     status = print_result(result, args.out)
     if args.no_control:
-        print(NO_CONTROL_LINE)
+        print(_NO_CONTROL_LINE)
     return status

@@ -19,9 +19,11 @@ from lejepa_wm.sweep.state import plan_sweep
 from lejepa_wm.sweep.status import format_status, sweep_status
 from lejepa_wm.validation import check_nonnegative_int, check_positive_int, check_writable_dir
 
+__all__ = ["COMMON_OPTIONS", "add_arguments", "main", "print_result"]
+
 COMMON_OPTIONS = ("scale", "seed", "out", "config", "device")
 
-SLURM_OPTIONS = {"partition": (str, None), "time_min": (int, "wall-clock limit of one run in minutes"),
+_SLURM_OPTIONS = {"partition": (str, None), "time_min": (int, "wall-clock limit of one run in minutes"),
                  "cpus_per_run": (int, None), "gpus_per_run": (int, None), "mem_gb": (float, None),
                  "array_parallelism": (int, "most runs of the array at once")}
 """Resources of one run on SLURM, each an option ``--time-min`` etc.: its type and help."""
@@ -41,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="aggregate the runs finished so far, start nothing")
     slurm = parser.add_argument_group("slurm", "resources of one run (defaults: the [slurm] table of slurm.toml)")
     slurm.add_argument("--slurm-config", type=Path, default=None, help="TOML file with a [slurm] table")
-    for name, (kind, help_text) in SLURM_OPTIONS.items():
+    for name, (kind, help_text) in _SLURM_OPTIONS.items():
         slurm.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=help_text)
 
 
@@ -73,7 +75,7 @@ def main(args: argparse.Namespace) -> int:
         return exits.OK
     result = run_sweep(args.experiment, args.scale, args.out, args.executor, args.jobs, args.seed, args.device,
                        args.config, slurm_config=args.slurm_config,
-                       slurm_overrides={name: getattr(args, name) for name in SLURM_OPTIONS})
+                       slurm_overrides={name: getattr(args, name) for name in _SLURM_OPTIONS})
     return print_result(result, args.out)
 
 

@@ -25,10 +25,12 @@ from lejepa_wm.numerics.checks import run_verify, select_claims
 from lejepa_wm.records import CheckResult, short_requirement
 from lejepa_wm.validation import check_writable_dir
 
-DEFAULT_JSON = Path("results") / "verify.json"
-MIN_WIDTH = 60
+__all__ = ["COMMON_OPTIONS", "format_table", "add_arguments", "main"]
+
+_DEFAULT_JSON = Path("results") / "verify.json"
+_MIN_WIDTH = 60
 """The narrowest table ``verify`` prints, whatever the terminal."""
-EXIT_CODES = f"""exit status:
+_EXIT_CODES = f"""exit status:
   {exits.OK}  every check passed
   {exits.FAILED}  a check failed, or a check module raised (shown as a failed row)
   {exits.BAD_INPUT}  bad input, before any check runs: an unknown claim id, a --json path that cannot be written"""
@@ -39,10 +41,10 @@ def format_table(rows: list[CheckResult], width: int | None = None) -> str:
     """Text table (claim, check, measured, requirement, verdict) at most ``width`` characters wide.
 
     ``width`` defaults to the terminal's (``COLUMNS``; 100 when the output is
-    not a terminal), never below :data:`MIN_WIDTH`. Long cells wrap onto more
+    not a terminal), never below :data:`_MIN_WIDTH`. Long cells wrap onto more
     lines of their row instead of being cut, so nothing measured is lost.
     """
-    width = max(MIN_WIDTH, width or shutil.get_terminal_size((100, 24)).columns)
+    width = max(_MIN_WIDTH, width or shutil.get_terminal_size((100, 24)).columns)
     header = ("claim", "check", "measured", "requirement", "verdict")
     lines = [(row.claim, row.name, row.measured, short_requirement(row), "PASS" if row.passed else "FAIL")
              for row in rows]
@@ -65,14 +67,14 @@ def format_table(rows: list[CheckResult], width: int | None = None) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``lejepa-wm verify``."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EXIT_CODES
+    parser.epilog = _EXIT_CODES
     parser.add_argument("--claims", nargs="+", metavar="ID",
                         help=f"only these claim ids (case-sensitive): {', '.join(CLAIMS_BY_ID)}")
-    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help=f"JSON output (default {DEFAULT_JSON})")
+    parser.add_argument("--json", type=Path, default=_DEFAULT_JSON, help=f"JSON output (default {_DEFAULT_JSON})")
 
 
 def main(args: argparse.Namespace) -> int:
-    """Print the table, write the JSON; exit status as in :data:`EXIT_CODES`."""
+    """Print the table, write the JSON; exit status as in :data:`_EXIT_CODES`."""
     select_claims(args.claims)  # bad input is refused before any check runs, as is a --json that cannot be written
     if args.json.is_dir():
         raise ValueError(f"--json {args.json} is a folder; give a file name")

@@ -11,7 +11,7 @@ A user's own experiment joins them in one of two ways:
 - :func:`register_experiment` (``register_experiment("my_world", "my_pkg.my_world")``)
   in the process that runs it, e.g. a script that then calls
   :func:`lejepa_wm.sweep.driver.run_sweep`;
-- an entry point of the group :data:`ENTRY_POINT_GROUP` in the user's
+- an entry point of the group :data:`_ENTRY_POINT_GROUP` in the user's
   package metadata (``my_world = "my_pkg.my_world"``), which makes
   ``lejepa-wm run my_world`` work from the command line.
 
@@ -28,13 +28,14 @@ from importlib.metadata import entry_points
 
 from lejepa_wm.experiments.base import Experiment
 
-__all__ = ["SYNTHETIC_EXPERIMENTS", "EXPERIMENT_MODULES", "ENTRY_POINT_GROUP", "register_experiment",
-           "registered_experiments", "get_experiment"]
+__all__ = [
+    "SYNTHETIC_EXPERIMENTS", "EXPERIMENT_MODULES", "register_experiment", "registered_experiments", "get_experiment"
+]
 
 SYNTHETIC_EXPERIMENTS: tuple[str, ...] = ("scaling", "distribution", "anisotropic", "bounds", "output_dim")
 EXPERIMENT_MODULES: dict[str, str] = {name: f"lejepa_wm.experiments.{name}"
                                       for name in (*SYNTHETIC_EXPERIMENTS, "reacher")}
-ENTRY_POINT_GROUP = "lejepa_wm.experiments"
+_ENTRY_POINT_GROUP = "lejepa_wm.experiments"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
@@ -78,8 +79,8 @@ def _load(name: str, module: str) -> Experiment:
 
 
 def _entry_point_modules() -> dict[str, str]:
-    """Experiments that installed packages declare in the entry-point group :data:`ENTRY_POINT_GROUP`."""
-    return {point.name: point.value.split(":")[0] for point in entry_points(group=ENTRY_POINT_GROUP)}
+    """Experiments that installed packages declare in the entry-point group :data:`_ENTRY_POINT_GROUP`."""
+    return {point.name: point.value.split(":")[0] for point in entry_points(group=_ENTRY_POINT_GROUP)}
 
 
 def registered_experiments() -> dict[str, str]:

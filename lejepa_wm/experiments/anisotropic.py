@@ -46,8 +46,10 @@ from lejepa_wm.experiments.training import numpy64
 from lejepa_wm.experiments.worlds import GaussianWorld, rates_to_rho
 from lejepa_wm.records import Bound, HeadlineEntry
 
-METHODS = ("whitening", "sigreg", "alignment_only")
-PAPER = "fast latent must be less than twice as fast as the slowest"
+__all__ = ["AnisotropicConfig", "EXPERIMENT"]
+
+_METHODS = ("whitening", "sigreg", "alignment_only")
+_PAPER = "fast latent must be less than twice as fast as the slowest"
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ class AnisotropicConfig(TrainingConfig):
     worlds: tuple[tuple[int, ...], ...] = ((2, 1),)
     ratios: tuple[float, ...] = (1.25, 1.5, 3.0, 4.0)
     tau: float = 0.693
-    methods: tuple[str, ...] = METHODS
+    methods: tuple[str, ...] = _METHODS
     high_r2: float = 0.9
     low_r2: float = 0.5
     unjudged_band: float = 0.1
@@ -70,29 +72,29 @@ class AnisotropicConfig(TrainingConfig):
         self.require_probe_sample(max(n for n, _ in self.worlds))
         self.require(bool(self.ratios) and all(r >= 1.0 for r in self.ratios), "ratios", "must be numbers >= 1")
         self.require(self.tau > 0, "tau", "must be positive")
-        self.require_methods(METHODS)
+        self.require_methods(_METHODS)
         if not 0.0 < self.low_r2 < self.high_r2 <= 1.0:
             raise ValueError(f"need 0 < low_r2 < high_r2 <= 1; got {self.low_r2!r}, {self.high_r2!r}")
         self.require(0.0 <= self.unjudged_band < 1.0, "unjudged_band", "must lie in [0, 1)")
 
 
-def slow_harmonic(z: torch.Tensor, fast: int) -> np.ndarray:
+def _slow_harmonic(z: torch.Tensor, fast: int) -> np.ndarray:
     """``H_2`` of every slow coordinate (all but the last ``fast``): ``(z² − 1)/√2``."""
     slow = numpy64(z[:, :-fast])
     return (slow**2 - 1.0) / np.sqrt(2.0)
 
 
-def fast_count(rho: list[float]) -> int:
+def _fast_count(rho: list[float]) -> int:
     """How many coordinates are fast: those whose pair correlation is below the largest (the slow ones')."""
     return sum(r < max(rho) for r in rho)
 
 
-def harmonic_ceiling(n: int, fast: int) -> float:
+def _harmonic_ceiling(n: int, fast: int) -> float:
     """The largest ``slow_harmonic_r2`` once ``fast`` coordinates are replaced: ``fast/(n − fast)``, at most 1."""
     return min(1.0, fast / (n - fast))
 
 
-class AnisotropicExperiment(SyntheticExperiment):
+class _AnisotropicExperiment(SyntheticExperiment):
     name = "anisotropic"
     description = "P5: fast-coordinate probe R^2 vs rate ratio kappa_max/kappa_min (threshold 2)"
     config_class = AnisotropicConfig
@@ -110,10 +112,10 @@ class AnisotropicExperiment(SyntheticExperiment):
                 in product(config.worlds, config.ratios, config.run_seeds(seed), config.methods)]
 
     def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples, params: SyntheticRunParams) -> dict[str, Any]:
-        fast = fast_count(list(params.world.rho))
+        fast = _fast_count(list(params.world.rho))
         h_fit, h_test = embed(encoder, samples.fit.x), embed(encoder, samples.test.x)
-        harmonic_r2, _ = linear_probe_r2(h_fit, slow_harmonic(samples.fit.z, fast), h_test,
-                                         slow_harmonic(samples.test.z, fast))
+        harmonic_r2, _ = linear_probe_r2(h_fit, _slow_harmonic(samples.fit.z, fast), h_test,
+                                         _slow_harmonic(samples.test.z, fast))
         _, raw_per_coord = linear_probe_r2(numpy64(samples.fit.x), numpy64(samples.fit.z), numpy64(samples.test.x),
                                            numpy64(samples.test.z))
         return {"slow_harmonic_r2": float(harmonic_r2), "raw_fast_r2": float(np.mean(raw_per_coord[-fast:]))}
@@ -125,7 +127,7 @@ class AnisotropicExperiment(SyntheticExperiment):
 
     def derived(self, row: dict[str, Any], config: AnisotropicConfig) -> dict[str, Any]:
         """The world ``(n, fast)`` and the mean test R² of its fast and of its slow coordinates."""
-        per_coord, fast = row["probe_r2_per_coord"], fast_count(row["rho"])
+        per_coord, fast = row["probe_r2_per_coord"], _fast_count(row["rho"])
         return {"n": len(per_coord), "fast": fast, "fast_r2": float(np.mean(per_coord[-fast:])),
                 "slow_r2": float(np.mean(per_coord[:-fast]))}
 
@@ -144,7 +146,7 @@ class AnisotropicExperiment(SyntheticExperiment):
                      title=f"P5, n = {n} with {fast} fast: the fast latents are lost past ratio 2")
             plot_series(harmonic, series([r for r in mine if r["method"] != "alignment_only"], "method", "ratio",
                                          "slow_harmonic_r2"))
-            target_line(harmonic, harmonic_ceiling(n, fast), f"H₂ ceiling fast/(n − fast) = {fast}/{n - fast}")
+            target_line(harmonic, _harmonic_ceiling(n, fast), f"H₂ ceiling fast/(n − fast) = {fast}/{n - fast}")
             harmonic.set(ylabel="H₂(slow coordinates): test R²", title="…and harmonics of the slow ones take over")
             for ax in (main, harmonic):
                 target_line(ax, 2.0, "predicted threshold, ratio", horizontal=False)
@@ -184,13 +186,13 @@ class AnisotropicExperiment(SyntheticExperiment):
                           f"{min(r['raw_fast_r2'] for r in mine):.3f} ({len(below) + len(above)} runs, every seed); "
                           f"H₂ of the slow coordinates above the band: max R² "
                           f"{max(r['slow_harmonic_r2'] for r in above):.3f} against a ceiling of "
-                          f"{harmonic_ceiling(n, fast):.3f}" + band_text),
+                          f"{_harmonic_ceiling(n, fast):.3f}" + band_text),
                 seeds=tuple(sorted({int(r["seed"]) for r in mine})),
                 scope=None if judged else ("no prediction: P5 is proved for the second-moment constraint "
                                            "(whitening); SIGReg constrains the whole law, under which H₂ of a slow "
                                            "latent is not admissible"),
-                paper=PAPER, figures=("fast_r2_vs_ratio.png",)))
+                paper=_PAPER, figures=("fast_r2_vs_ratio.png",)))
         return entries
 
 
-EXPERIMENT = AnisotropicExperiment()
+EXPERIMENT = _AnisotropicExperiment()

@@ -36,9 +36,16 @@ from lejepa_wm.atomic import Stage, atomic_write_json, publishing, read_json
 from lejepa_wm.machine import run_machine
 from lejepa_wm.records import check_metrics, nonfinite_item
 
+__all__ = [
+    "CHECKPOINT_FILE", "METRICS_FILE", "SPEC_FILE", "HEADLINE_FILE", "SUMMARY_FILE", "DeterministicRunError",
+    "DETERMINISTIC_ERRORS", "RunTakenOver", "RunSpec", "experiment_dir", "Experiment", "StaleRunError", "read_run",
+    "read_metrics", "is_done", "execute_run", "run_compute_seconds", "folder_labels", "misplaced",
+    "publish_results", "load_finished_metrics"
+]
+
 CHECKPOINT_FILE = "checkpoint.pt"
 
-RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.=+-]+$")
+_RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.=+-]+$")
 METRICS_FILE = "metrics.json"
 SPEC_FILE = "spec.json"
 HEADLINE_FILE = "headline.json"
@@ -72,8 +79,8 @@ class RunSpec:
     params: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not RUN_ID_PATTERN.match(self.run_id):
-            raise ValueError(f"run_id {self.run_id!r} must match {RUN_ID_PATTERN.pattern}")
+        if not _RUN_ID_PATTERN.match(self.run_id):
+            raise ValueError(f"run_id {self.run_id!r} must match {_RUN_ID_PATTERN.pattern}")
         json.dumps(dict(self.params), allow_nan=False)
 
     def run_dir(self, out: Path) -> Path:
@@ -123,7 +130,7 @@ class StaleRunError(ValueError):
     """A run folder holds results (or checkpoints) computed with different parameters."""
 
 
-def check_stored_spec(spec: RunSpec, out: Path) -> None:
+def _check_stored_spec(spec: RunSpec, out: Path) -> None:
     """Raise :class:`StaleRunError` if the run's folder was started with other parameters.
 
     Resuming or reusing a run is only sound when it is the same run: a changed
@@ -178,7 +185,7 @@ def is_done(spec: RunSpec, out: Path) -> bool:
     """
     if read_metrics(spec, out) is None:
         return False
-    check_stored_spec(spec, out)
+    _check_stored_spec(spec, out)
     return True
 
 
@@ -205,7 +212,7 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
         return read_metrics(spec, out)
     run_dir = spec.run_dir(out)
     try:
-        check_stored_spec(spec, out)
+        _check_stored_spec(spec, out)
     except StaleRunError:  # an unfinished run with other settings: its checkpoints do not apply
         for entry in run_dir.iterdir():
             if entry.name not in keep:

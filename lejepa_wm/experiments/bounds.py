@@ -46,8 +46,10 @@ from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.numerics.t3 import error_bound, isotropic_rho
 from lejepa_wm.records import Bound, HeadlineEntry
 
-METHODS = ("sigreg", "whitening", "alignment_only")
-FLOOR = 1e-6
+__all__ = ["BoundsConfig", "error_allowance", "evaluation_points", "EXPERIMENT"]
+
+_METHODS = ("sigreg", "whitening", "alignment_only")
+_FLOOR = 1e-6
 """Values below this are drawn at it (log axes)."""
 
 
@@ -57,7 +59,7 @@ class BoundsConfig(TrainingConfig):
 
     dims: tuple[int, ...] = (4,)
     rho: float = 0.8
-    methods: tuple[str, ...] = METHODS
+    methods: tuple[str, ...] = _METHODS
     encoders: tuple[str, ...] = ("published_scaled",)
 
     def __post_init__(self) -> None:
@@ -65,17 +67,17 @@ class BoundsConfig(TrainingConfig):
         self.require_even("dims")
         self.require_probe_sample(max(self.dims))
         self.require_unit_interval("rho")
-        self.require_methods(METHODS, control=False)
+        self.require_methods(_METHODS, control=False)
         self.require(bool(self.encoders) and all(e in ENCODERS for e in self.encoders), "encoders",
                      f"must name encoders from {ENCODERS}")
 
 
-FAMILY_LEVEL = 0.05
+_FAMILY_LEVEL = 0.05
 
 
 def error_allowance(runs: int) -> float:
     """``z_R = Φ⁻¹(1 − 0.05/R)``: standard errors of the measured error allowed over ``R`` runs (one-sided, 5%)."""
-    return float(norm.ppf(1.0 - FAMILY_LEVEL / max(runs, 1)))
+    return float(norm.ppf(1.0 - _FAMILY_LEVEL / max(runs, 1)))
 
 
 def evaluation_points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -99,7 +101,7 @@ def evaluation_points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return points
 
 
-class BoundsExperiment(SyntheticExperiment):
+class _BoundsExperiment(SyntheticExperiment):
     name = "bounds"
     description = "T3: Procrustes error vs the bound D + (eps + D)^2 along training"
     config_class = BoundsConfig
@@ -124,15 +126,15 @@ class BoundsExperiment(SyntheticExperiment):
         with the line error = bound; beside it the ratio error / bound along training, one faint line per run."""
         fig, axes = figure_grid(1, 2, gridspec_kw={"width_ratios": [3, 2]})
         main, along = axes[0]
-        methods = sorted({p["method"] for p in points}, key=list(METHODS).index)
+        methods = sorted({p["method"] for p in points}, key=list(_METHODS).index)
         for method in methods:
             mine = [p for p in points if p["method"] == method]
             look = style_of(method)
-            main.scatter([max(p["bound"], FLOOR) for p in mine], [max(p["error"], FLOOR) for p in mine], s=8,
+            main.scatter([max(p["bound"], _FLOOR) for p in mine], [max(p["error"], _FLOOR) for p in mine], s=8,
                          alpha=0.5, linewidths=0.8, color=look["color"], marker=look["marker"],
                          label=display_label(method))
         if points:
-            lo = min(min(max(p["bound"], FLOOR), max(p["error"], FLOOR)) for p in points)
+            lo = min(min(max(p["bound"], _FLOOR), max(p["error"], _FLOOR)) for p in points)
             hi = max(max(p["bound"], p["error"]) for p in points)
             main.plot([lo, hi], [lo, hi], color="black", ls=":", lw=1, label="error = bound (T3: points stay below)")
         main.set(xscale="log", yscale="log", xlabel="bound D + (ε + D)² (test sample)",
@@ -143,7 +145,7 @@ class BoundsExperiment(SyntheticExperiment):
                 runs.setdefault(point["run_id"], []).append(point)
         for run in runs.values():
             look = style_of(run[0]["method"])
-            along.plot([p["step"] for p in run], [max(p["error"] / p["bound"], FLOOR) for p in run], lw=0.8,
+            along.plot([p["step"] for p in run], [max(p["error"] / p["bound"], _FLOOR) for p in run], lw=0.8,
                        alpha=0.5, color=look["color"], label=display_label(run[0]["method"]))
         along.axhline(1.0, color="black", ls=":", lw=1, label="error = bound (T3: points stay below)")
         along.set(yscale="log", xlabel="training step", ylabel="error / bound", title="along training, every run")
@@ -184,4 +186,4 @@ class BoundsExperiment(SyntheticExperiment):
         return entries
 
 
-EXPERIMENT = BoundsExperiment()
+EXPERIMENT = _BoundsExperiment()

@@ -41,10 +41,12 @@ from lejepa_wm.experiments.training import numpy64
 from lejepa_wm.experiments.worlds import GeneralizedNormalWorld
 from lejepa_wm.records import Bound, HeadlineEntry
 
+__all__ = ["METHODS", "DistributionConfig", "peak_entry", "EXPERIMENT"]
+
 METHODS = ("sigreg", "sigreg_lejepa", "whitening", "infonce", "alignment_only")
-KURTOSIS_SAMPLE = 32768
-JUDGED = ("sigreg", "whitening")
-NOT_JUDGED = {
+_KURTOSIS_SAMPLE = 32768
+_JUDGED = ("sigreg", "whitening")
+_NOT_JUDGED = {
     "infonce": "no prediction: T2 is a statement about LeJEPA's objective (SIGReg, whitening)",
     "sigreg_lejepa": ("measured beside the judged SIGReg form: LeJEPA's own statistic penalizes softly, and the "
                       "optimum of its penalty is shrunk and bent (the V-statistic's 1/N term pulls the scale, its "
@@ -93,7 +95,7 @@ class DistributionConfig(TrainingConfig):
         return super().objective(method, n)
 
 
-class DistributionExperiment(SyntheticExperiment):
+class _DistributionExperiment(SyntheticExperiment):
     name = "distribution"
     description = "T2: probe R^2 vs generalized-normal shape beta (stationary MALA pairs and the shortcut)"
     config_class = DistributionConfig
@@ -106,13 +108,13 @@ class DistributionExperiment(SyntheticExperiment):
                 for beta, run_seed, (method, channel) in product(config.betas, config.run_seeds(seed), runs)]
 
     def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples, params: SyntheticRunParams) -> dict[str, Any]:
-        """Excess kurtosis of both views on ``KURTOSIS_SAMPLE`` fresh pairs of the test stream.
+        """Excess kurtosis of both views on ``_KURTOSIS_SAMPLE`` fresh pairs of the test stream.
 
         Kurtosis is a fourth moment: on the 4096-point test sample its standard
         error at β = 1.5 is about 0.1, as large as the effect to be seen, so the
         channel's law is measured on a sample of its own (no encoder involved).
         """
-        z, z_pos = params.world.sample_pairs(KURTOSIS_SAMPLE, params.seeds.torch_generator("test"))
+        z, z_pos = params.world.sample_pairs(_KURTOSIS_SAMPLE, params.seeds.torch_generator("test"))
         z, z_pos = numpy64(z).ravel(), numpy64(z_pos).ravel()
         return {"excess_kurtosis_z": float(kurtosis(z)), "excess_kurtosis_z_pos": float(kurtosis(z_pos))}
 
@@ -180,9 +182,9 @@ def peak_entry(rows: list[dict[str, Any]], method: str, converged_ratio: float =
     value, se = difference(ratios[rival], ratios[2.0])
     r2 = {beta: over_seeds(by_seed(rows, "probe_r2", beta=beta, method=method)) for beta in betas}
     raw = {beta: over_seeds(by_seed(rows, "raw_observation_r2", beta=beta, method=method)).mean for beta in betas}
-    judged = method in JUDGED
+    judged = method in _JUDGED
     at_gaussian = over_seeds(ratios[2.0]).mean
-    scope = None if judged else NOT_JUDGED.get(method, NOT_JUDGED["infonce"])
+    scope = None if judged else _NOT_JUDGED.get(method, _NOT_JUDGED["infonce"])
     return HeadlineEntry(
         claim="T2", name=f"distribution ({method}): linear identifiability peaks at β = 2",
         quantity=f"residual ratio at β = {rival:g} (the best other β) minus at β = 2", value=value,
@@ -197,4 +199,4 @@ def peak_entry(rows: list[dict[str, Any]], method: str, converged_ratio: float =
         precondition_met=bool(at_gaussian <= converged_ratio))
 
 
-EXPERIMENT = DistributionExperiment()
+EXPERIMENT = _DistributionExperiment()

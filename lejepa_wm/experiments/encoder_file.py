@@ -31,7 +31,7 @@ from lejepa_wm.experiments.worlds import World
 __all__ = ["ENCODER_FILE", "LoadedRun", "save_encoder", "load_run"]
 
 ENCODER_FILE = "encoder.pt"
-FORMAT = 1
+_FORMAT = 1
 
 
 @dataclass
@@ -58,7 +58,7 @@ class LoadedRun:
 def save_encoder(run_dir: Path, encoder: nn.Module, params: SyntheticRunParams) -> Path:
     """Write ``encoder.pt`` in ``run_dir`` atomically: the weights (on the CPU) and the run's parameters."""
     state = {key: value.detach().cpu() for key, value in encoder.state_dict().items()}
-    return atomic_torch_save(Path(run_dir) / ENCODER_FILE, {"format": FORMAT, "params": params.to_dict(),
+    return atomic_torch_save(Path(run_dir) / ENCODER_FILE, {"format": _FORMAT, "params": params.to_dict(),
                                                             "state_dict": state})
 
 
@@ -77,8 +77,8 @@ def load_run(run_dir: Path) -> LoadedRun:
         stored: Any = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many kinds for a damaged file
         raise ValueError(f"{path} is not a readable encoder file ({type(exc).__name__}: {exc})") from None
-    if not isinstance(stored, dict) or stored.get("format") != FORMAT or "state_dict" not in stored:
-        raise ValueError(f"{path} is not an encoder file of format {FORMAT}")
+    if not isinstance(stored, dict) or stored.get("format") != _FORMAT or "state_dict" not in stored:
+        raise ValueError(f"{path} is not an encoder file of format {_FORMAT}")
     spec_path = Path(run_dir) / SPEC_FILE
     if spec_path.is_file() and read_json(spec_path).get("params") != json.loads(json.dumps(stored["params"])):
         raise ValueError(f"{path} was saved by a run with other parameters than {spec_path}")

@@ -48,8 +48,10 @@ from torch import nn
 from lejepa_wm.experiments.flows import Conditioner, CouplingFlow, TanhShift, uncouple
 from lejepa_wm.validation import check_choice, check_positive_int
 
-__all__ = ["ENCODERS", "InverseCouplingEncoder", "MLPEncoder", "HeadEncoder", "initialize", "build_encoder",
-           "published_inverse"]
+__all__ = [
+    "ENCODERS", "InverseCouplingEncoder", "MLPEncoder", "HeadEncoder", "initialize", "build_encoder",
+    "published_inverse"
+]
 
 ENCODERS = ("published", "published_scaled", "published_head", "matched", "matched_additive", "matched_scaled",
             "mlp")

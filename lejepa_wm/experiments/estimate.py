@@ -22,10 +22,10 @@ from lejepa_wm.lean_audit import default_root
 from lejepa_wm.machine import describe_machine
 from lejepa_wm.progress import format_duration
 
-__all__ = ["Measured", "measured_runs", "estimate_seconds", "describe_plan"]
+__all__ = ["Measured", "estimate_seconds", "describe_plan"]
 
-REFERENCE = "reference"
-UNRECORDED = describe_machine(None)
+_REFERENCE = "reference"
+_UNRECORDED = describe_machine(None)
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def _budget(spec: RunSpec) -> int | None:
     return steps if isinstance(steps, int) and steps > 0 else None
 
 
-def measured_runs(folders: Iterable[Path]) -> list[Measured]:
+def _measured_runs(folders: Iterable[Path]) -> list[Measured]:
     """The finished runs below each ``<folder>/runs`` with a recorded compute time."""
     found = []
     for folder in folders:
@@ -79,8 +79,8 @@ def estimate_seconds(spec: RunSpec, measured: list[Measured]) -> float | None:
 
 def describe_plan(plan: Any) -> str:
     """The runs of a :class:`~lejepa_wm.sweep.state.SweepPlan`: which are finished, and the compute of the others."""
-    folders = [experiment_dir(default_root() / REFERENCE, plan.name, plan.scale), plan.exp_dir]
-    measured = measured_runs(folder for folder in dict.fromkeys(path.resolve() for path in folders) if folder.is_dir())
+    folders = [experiment_dir(default_root() / _REFERENCE, plan.name, plan.scale), plan.exp_dir]
+    measured = _measured_runs(folder for folder in dict.fromkeys(path.resolve() for path in folders) if folder.is_dir())
     lines, total, unknown = [], 0.0, 0
     width = max((len(spec.run_id) for spec in plan.specs), default=6)
     for spec in plan.specs:
@@ -96,7 +96,7 @@ def describe_plan(plan: Any) -> str:
     todo = len(plan.specs) - sum(line.endswith("reused") for line in lines)
     seeds = sorted({spec.params["labels"]["seed"] for spec in plan.specs
                     if isinstance(spec.params.get("labels"), Mapping) and "seed" in spec.params["labels"]})
-    machines = sorted({run.machine for run in measured} - {UNRECORDED}) or ["a machine that was not recorded"]
+    machines = sorted({run.machine for run in measured} - {_UNRECORDED}) or ["a machine that was not recorded"]
     head = (f"{plan.name} at scale {plan.scale}: {len(plan.specs)} run(s), {todo} to execute "
             f"(seeds {', '.join(map(str, seeds)) or 'not labelled'}); results in {plan.exp_dir}")
     source = (f"estimated from {len(measured)} measured run(s) on {'; '.join(machines)}, one run at a time "

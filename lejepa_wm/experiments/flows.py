@@ -42,11 +42,13 @@ from torch import nn
 
 from lejepa_wm.validation import check_choice, check_positive_int
 
-__all__ = ["RENDERERS", "PUBLISHED_LAYERS", "Conditioner", "TanhShift", "CouplingFlow", "uncouple", "make_mixing",
-           "jacobian_condition", "make_renderer"]
+__all__ = [
+    "RENDERERS", "Conditioner", "TanhShift", "CouplingFlow", "uncouple", "make_mixing", "jacobian_condition",
+    "make_renderer"
+]
 
 RENDERERS = ("published", "coupling")
-PUBLISHED_LAYERS = 4
+_PUBLISHED_LAYERS = 4
 
 
 def _check_dim(n: int) -> int:
@@ -176,7 +178,7 @@ def jacobian_condition(flow: CouplingFlow, z: torch.Tensor) -> np.ndarray:
     return np.asarray([float(values.max() / values.min()) for values in singular])
 
 
-def make_renderer(kind: str, n: int, seed: int, layers: int = PUBLISHED_LAYERS, hidden: int = 16,
+def make_renderer(kind: str, n: int, seed: int, layers: int = _PUBLISHED_LAYERS, hidden: int = 16,
                   shift_gain: float = 0.5, log_scale_gain: float = 0.0) -> CouplingFlow:
     """Renderer ``kind`` (``published`` or ``coupling``) of dimension ``n`` from ``seed``, frozen.
 

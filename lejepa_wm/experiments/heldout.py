@@ -31,6 +31,11 @@ from lejepa_wm.experiments.training import TrainingDivergedError, numpy64
 from lejepa_wm.numerics.t3 import nonlinear_energy_bound
 from lejepa_wm.seeds import SeedStreams
 
+__all__ = [
+    "SPLITS", "MIN_SAMPLE", "Sample", "HeldOutSamples", "embed", "validation_metrics", "reported_metrics",
+    "raw_observation_r2", "delta_standard_error"
+]
+
 SPLITS = ("fit", "validation", "test")
 MIN_SAMPLE = 32
 """Smallest held-out sample: the standard error of T3's δ uses 16 chunks of at least 2 points."""

@@ -24,8 +24,13 @@ import scipy.linalg
 from lejepa_wm.numerics.procrustes import polar_factor, whitening_defect
 from lejepa_wm.numerics.t3 import error_bound, isotropic_rho, nonlinear_energy_bound
 
+__all__ = [
+    "linear_probe_r2", "procrustes_error", "ProcrustesFit", "orthogonality_error", "alignment_terms",
+    "t3_from_samples"
+]
 
-def as_float64(array: Any, name: str) -> np.ndarray:
+
+def _as_float64(array: Any, name: str) -> np.ndarray:
     """``array`` (numpy or torch) as a finite float64 ``(samples, dim)`` numpy array, else ``ValueError``."""
     if hasattr(array, "detach"):
         array = array.detach().cpu().numpy()
@@ -38,25 +43,25 @@ def as_float64(array: Any, name: str) -> np.ndarray:
 
 
 def _paired(a: Any, b: Any, a_name: str, b_name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Both arrays through :func:`as_float64`; ``ValueError`` unless they have the same number of samples."""
-    a, b = as_float64(a, a_name), as_float64(b, b_name)
+    """Both arrays through :func:`_as_float64`; ``ValueError`` unless they have the same number of samples."""
+    a, b = _as_float64(a, a_name), _as_float64(b, b_name)
     if a.shape[0] != b.shape[0]:
         raise ValueError(f"{a_name} and {b_name} must have the same number of samples; got {a.shape[0]} and "
                          f"{b.shape[0]}")
     return a, b
 
 
-NORMAL_EQUATIONS_MAX_CONDITION = 1e6
+_NORMAL_EQUATIONS_MAX_CONDITION = 1e6
 """Largest ratio of Cholesky diagonal entries (about √cond(DᵀD) = cond(D)) for the normal equations."""
 
 
-def least_squares(design: np.ndarray, target: np.ndarray) -> np.ndarray:
+def _least_squares(design: np.ndarray, target: np.ndarray) -> np.ndarray:
     """``argmin_W ||design W − target||²``, by the normal equations when they are well conditioned.
 
     The normal equations ``(DᵀD) W = Dᵀ target`` with a Cholesky solve cost one
     ``D``-sized product (5× faster than ``lstsq``'s orthogonal factorization at
     8192 × 1025); they square the condition number, so when the Cholesky
-    diagonal spans more than :data:`NORMAL_EQUATIONS_MAX_CONDITION` (``cond(D) >
+    diagonal spans more than :data:`_NORMAL_EQUATIONS_MAX_CONDITION` (``cond(D) >
     1e6``, a relative error up to ``1e-4``) or the factorization fails, the
     least-norm solution of ``scipy.linalg.lstsq`` is used instead.
     """
@@ -64,7 +69,7 @@ def least_squares(design: np.ndarray, target: np.ndarray) -> np.ndarray:
     try:
         factor, lower = scipy.linalg.cho_factor(gram, check_finite=False)
         diagonal = np.abs(np.diag(factor))
-        if diagonal.min() > 0 and diagonal.max() / diagonal.min() <= NORMAL_EQUATIONS_MAX_CONDITION:
+        if diagonal.min() > 0 and diagonal.max() / diagonal.min() <= _NORMAL_EQUATIONS_MAX_CONDITION:
             return scipy.linalg.cho_solve((factor, lower), design.T @ target, check_finite=False)
     except scipy.linalg.LinAlgError:
         pass
@@ -95,7 +100,7 @@ def linear_probe_r2(h_fit: Any, z_fit: Any, h_eval: Any, z_eval: Any) -> tuple[f
                          f"(embedding dimension {h_fit.shape[1]} plus the intercept), or the probe is not "
                          f"determined by it; got {h_fit.shape[0]} rows")
     design = np.hstack([h_fit, np.ones((h_fit.shape[0], 1))])
-    coef = least_squares(design, z_fit)
+    coef = _least_squares(design, z_fit)
     prediction = np.hstack([h_eval, np.ones((h_eval.shape[0], 1))]) @ coef
     sse = np.sum((z_eval - prediction) ** 2, axis=0)
     sst = np.sum((z_eval - z_eval.mean(axis=0)) ** 2, axis=0)
@@ -175,7 +180,7 @@ class ProcrustesFit:
 
 def orthogonality_error(a: Any) -> float:
     """``||A^T A - I||_F`` for a ``(m, n)`` matrix ``A`` (zero iff the columns are orthonormal)."""
-    return float(whitening_defect(as_float64(a, "A").T))
+    return float(whitening_defect(_as_float64(a, "A").T))
 
 
 def alignment_terms(h: Any, h_pos: Any, rho: Any) -> tuple[float, float, float]:
@@ -185,7 +190,7 @@ def alignment_terms(h: Any, h_pos: Any, rho: Any) -> tuple[float, float, float]:
     gap ``delta = loss − 2 (1 − rho) s``; ``rho`` as in :func:`t3_from_samples`.
     """
     rho = isotropic_rho(rho)
-    h, h_pos = as_float64(h, "h"), as_float64(h_pos, "h_pos")
+    h, h_pos = _as_float64(h, "h"), _as_float64(h_pos, "h_pos")
     if h.shape != h_pos.shape:
         raise ValueError(f"h and h_pos must have the same shape; got {h.shape} and {h_pos.shape}")
     mean = h.mean(axis=0)

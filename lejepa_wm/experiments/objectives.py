@@ -16,7 +16,7 @@ Main definitions
   covariance (the hard constraint of ``"whitened"``, as in W-MSE);
   :class:`Whitened`: an encoder trained so, followed by that whitening with
   statistics estimated on a sample (its embedding).
-- :func:`supervised_loss`: ``mean_i ||h_i - z_i||^2``, regression onto the
+- :func:`supervised_objective`: ``mean_i ||h_i - z_i||^2``, regression onto the
   true latents (the capacity ceiling; not a self-supervised objective).
 - :func:`infonce_loss`: symmetric InfoNCE with a Gaussian kernel.
 - :func:`build_objective`: ``alignment + weight * regularizer`` by name.
@@ -121,6 +121,13 @@ from torch import Tensor
 
 from lejepa_wm.validation import check_choice, check_positive_int
 
+__all__ = [
+    "OBJECTIVES", "SIGREG_STATISTICS", "alignment_loss", "whitening_loss", "WHITENING_RIDGE", "batch_whiten",
+    "Whitened", "infonce_loss", "epps_pulley_knots", "random_directions", "sigreg_reference",
+    "epps_pulley_gaussian_mean", "sigreg_statistic", "batch_standardize", "scale_statistic", "SIGReg",
+    "RegularizedLoss", "Objective", "supervised_objective", "build_objective"
+]
+
 OBJECTIVES: tuple[str, ...] = ("sigreg", "whitening", "infonce", "whitened")
 SIGREG_STATISTICS: tuple[str, ...] = ("lejepa", "unbiased")
 """``"lejepa"``: LeJEPA's V-statistic (the default); ``"unbiased"``: the U-statistic without the ``i = j`` pairs."""
@@ -177,7 +184,7 @@ WHITENING_RIDGE = 1e-4
 """Ridge of :func:`batch_whiten`, added to the batch's correlation matrix (so the map stays scale-free)."""
 
 
-def whitening_map(rows: Tensor, ridge: float = WHITENING_RIDGE) -> tuple[Tensor, Tensor]:
+def _whitening_map(rows: Tensor, ridge: float = WHITENING_RIDGE) -> tuple[Tensor, Tensor]:
     """``(mu, W)`` such that ``(rows - mu) @ W`` is white: ``W = S^{-1/2} (R + ridge I)^{-1/2}``.
 
     ``mu`` is the mean of ``rows``, ``S`` the diagonal of their (1/N) variances
@@ -201,7 +208,7 @@ def whitening_map(rows: Tensor, ridge: float = WHITENING_RIDGE) -> tuple[Tensor,
 def batch_whiten(h: Tensor, h_pos: Tensor, ridge: float = WHITENING_RIDGE) -> tuple[Tensor, Tensor]:
     """Both views whitened with the pooled statistics of the batch: ``(h - mu) W``, ``(h' - mu) W``.
 
-    ``(mu, W)`` is :func:`whitening_map` of the ``2N`` rows of both views, so
+    ``(mu, W)`` is :func:`_whitening_map` of the ``2N`` rows of both views, so
     the alignment of the whitened views is blind to every coordinate's scale (an
     encoder's learned output scales get no gradient, and a collapse lowers
     nothing). Gradients flow through ``mu`` and ``W`` (as in W-MSE). Needs
@@ -209,7 +216,7 @@ def batch_whiten(h: Tensor, h_pos: Tensor, ridge: float = WHITENING_RIDGE) -> tu
     eigenvalues spread by Marchenko–Pastur's law), so keep ``2N`` several times ``m``.
     """
     _check_pair(h, h_pos)
-    mean, whitener = whitening_map(torch.cat([h, h_pos]), ridge)
+    mean, whitener = _whitening_map(torch.cat([h, h_pos]), ridge)
     return (h - mean) @ whitener, (h_pos - mean) @ whitener
 
 
@@ -218,7 +225,7 @@ class Whitened(torch.nn.Module):
 
     A run trained with the ``"whitened"`` objective learns ``f`` whose batches
     are whitened before the loss; its embedding is ``(f(x) - mu) W`` with
-    ``(mu, W)`` the :func:`whitening_map` of ``f`` on a sample of observations
+    ``(mu, W)`` the :func:`_whitening_map` of ``f`` on a sample of observations
     (the ``fit`` sample: whatever is fitted is fitted there), in place of the
     batch statistics used in training.
     """
@@ -227,7 +234,7 @@ class Whitened(torch.nn.Module):
         super().__init__()
         self.encoder = encoder
         with torch.no_grad():
-            mean, whitener = whitening_map(encoder(x))
+            mean, whitener = _whitening_map(encoder(x))
         self.register_buffer("mean", mean)
         self.register_buffer("whitener", whitener)
 
@@ -235,7 +242,7 @@ class Whitened(torch.nn.Module):
         return (self.encoder(x) - self.mean) @ self.whitener
 
 
-def supervised_loss(h: Tensor, z: Tensor) -> Tensor:
+def _supervised_loss(h: Tensor, z: Tensor) -> Tensor:
     """``(1/N) sum_i ||h_i - z_i||^2``: regression of the embedding onto the true latents."""
     _check_pair(h, z)
     return (h - z).square().sum(dim=1).mean()
@@ -294,7 +301,7 @@ def random_directions(dim: int, num_slices: int, generator: torch.Generator,
     return directions / directions.norm(dim=0, keepdim=True)
 
 
-UNIT_TOLERANCE = 1e-4
+_UNIT_TOLERANCE = 1e-4
 """How far from 1 the norm of a given SIGReg direction may be (float32 rounding of a normalized vector is ~1e-7)."""
 
 
@@ -305,7 +312,7 @@ def _check_directions(directions: Tensor, h: Tensor) -> None:
         raise ValueError(f"directions must be a (dim, slices) tensor with dim = {h.shape[1]}; got {shape}")
     norms = directions.detach().double().norm(dim=0)
     worst = int((norms - 1.0).abs().nan_to_num(float("inf")).argmax()) if norms.numel() else 0
-    if norms.numel() and not abs(float(norms[worst]) - 1.0) <= UNIT_TOLERANCE:
+    if norms.numel() and not abs(float(norms[worst]) - 1.0) <= _UNIT_TOLERANCE:
         raise ValueError(f"directions must be unit vectors (SIGReg projects on the unit sphere); column {worst} "
                          f"has norm {float(norms[worst])!r}")
 
@@ -600,7 +607,7 @@ def _view_average(**terms: Callable[[Tensor, torch.Generator], Tensor]) -> Regul
 
 
 def supervised_objective() -> Objective:
-    """Regression onto the true latents, ``mean ||f(x) - z||^2`` (:func:`supervised_loss`): the capacity ceiling.
+    """Regression onto the true latents, ``mean ||f(x) - z||^2`` (:func:`_supervised_loss`): the capacity ceiling.
 
     It is :func:`alignment_loss` between the embedding and ``z`` (weight 0, so
     the total is that term alone); ``targets`` tells the training loop to pass

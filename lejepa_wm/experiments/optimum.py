@@ -16,7 +16,7 @@ points, on the same validation batches with the same random SIGReg directions:
   penalty's optimum among linear embeddings is shrunk; ``c = 1`` is among the
   candidates). For the λ = 0 control (alignment alone) the answer is the
   collapse itself: ``J(c z) = c² L(z)`` has its infimum 0 at ``c = 0``, which no
-  embedding can undercut (:func:`control_answer`). A rotation ``Q`` changes nothing: every objective here is
+  embedding can undercut (:func:`_control_answer`). A rotation ``Q`` changes nothing: every objective here is
   invariant in law under rotations of the embedding (SIGReg's directions are
   uniform on the sphere), so ``J(cQz)`` and ``J(cz)`` have the same expectation. For ``m ≠ n`` the world is
   isotropic (``output_dim``): every choice of ``m`` coordinates, and of ``m − n`` degree-2 harmonics (all
@@ -50,6 +50,8 @@ from torch import Tensor, nn
 
 from lejepa_wm.experiments.heldout import Sample
 from lejepa_wm.experiments.objectives import Objective
+
+__all__ = ["largest_answer_dim", "answer_features", "ObjectiveGap", "objective_gap", "gap_columns", "optimum_reading"]
 
 SCALE_MIN, SCALE_MAX = 1e-3, 2.0
 """The range searched for the answer's scale ``c`` (the λ = 0 control's optimum is the lower end: collapse)."""
@@ -165,7 +167,7 @@ def objective_gap(encoder: nn.Module, objective: Objective, fit: Sample, validat
                         batches=len(differences))
 
 
-def control_answer(trained: float) -> tuple[float, float]:
+def _control_answer(trained: float) -> tuple[float, float]:
     """``(answer, gap)`` of the λ = 0 control: the alignment loss of ``c z`` is ``c² L(z)``, whose infimum over
     ``c ≥ 0`` is 0 (the collapse), so the gap is the trained objective itself, with the standard error of the
     trained objective's batch means (the answer is a constant). Runs recorded before the answer's scale could
@@ -175,11 +177,11 @@ def control_answer(trained: float) -> tuple[float, float]:
 
 def gap_columns(gap: dict[str, Any] | None, method: str) -> dict[str, Any]:
     """A run's stored objective gap as summary columns (``None`` values where it has none), the λ = 0
-    control's answer taken as the collapse at exactly 0 (:func:`control_answer`), and where it sits
+    control's answer taken as the collapse at exactly 0 (:func:`_control_answer`), and where it sits
     (:func:`optimum_reading`)."""
     gap = dict(gap or {})
     if gap and method == "alignment_only":
-        gap["answer"], gap["gap"] = control_answer(gap["trained"])
+        gap["answer"], gap["gap"] = _control_answer(gap["trained"])
         gap["answer_scale"] = 0.0
     return {"objective_trained": gap.get("trained"), "objective_answer": gap.get("answer"),
             "answer_scale": gap.get("answer_scale"), "gap_to_answer": gap.get("gap"),

@@ -53,7 +53,9 @@ from lejepa_wm.experiments.training import numpy64
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.records import Bound, HeadlineEntry
 
-METHODS = ("whitened", "whitening", "sigreg", "alignment_only", "supervised")
+__all__ = ["OutputDimConfig", "gap_bound_entry", "EXPERIMENT"]
+
+_METHODS = ("whitened", "whitening", "sigreg", "alignment_only", "supervised")
 
 
 @dataclass(frozen=True)
@@ -74,16 +76,16 @@ class OutputDimConfig(TrainingConfig):
                      "must be positive integers")
         self.require_probe_sample(max(self.n, *self.output_dims))
         self.require_unit_interval("rho", "ceiling_floor")
-        self.require_methods(METHODS)
-        self.require_methods(METHODS, "judged_methods", control=False)
+        self.require_methods(_METHODS)
+        self.require_methods(_METHODS, "judged_methods", control=False)
 
 
-def predicted_r2(m: int, n: int) -> float:
+def _predicted_r2(m: int, n: int) -> float:
     """M1's held-out probe R² for isotropic latents: ``min(m, n) / n``."""
     return min(m, n) / n
 
 
-class OutputDimExperiment(SyntheticExperiment):
+class _OutputDimExperiment(SyntheticExperiment):
     name = "output_dim"
     description = "M1: linear decodability of z from h for m < n, m = n, m > n"
     config_class = OutputDimConfig
@@ -111,7 +113,8 @@ class OutputDimExperiment(SyntheticExperiment):
     figure_file = "decodability_vs_m.png"
 
     def derived(self, row: dict[str, Any], config: OutputDimConfig) -> dict[str, Any]:
-        return {"predicted_r2": predicted_r2(row["m"], row["n"]), **gap_columns(row.get("objective_gap"), row["method"])}
+        return {"predicted_r2": _predicted_r2(row["m"], row["n"]),
+                **gap_columns(row.get("objective_gap"), row["method"])}
 
     def draw(self, rows: list[dict[str, Any]], config: OutputDimConfig) -> tuple[Figure, str]:
         """One panel: the probe R² against m, every objective, the λ = 0 control, the raw observation and M1's
@@ -120,7 +123,7 @@ class OutputDimExperiment(SyntheticExperiment):
         ax = axes[0][0]
         plot_series(ax, series(rows, "method", "m", "probe_r2"))
         ms = sorted({row["m"] for row in rows})
-        ax.plot(ms, [predicted_r2(m, config.n) for m in ms], color="black", ls="-.", lw=1.2,
+        ax.plot(ms, [_predicted_r2(m, config.n) for m in ms], color="black", ls="-.", lw=1.2,
                 label="M1 prediction min(m, n)/n")
         plot_raw(ax, rows, "m")
         target_line(ax, config.n, "m = n", horizontal=False)
@@ -134,7 +137,7 @@ class OutputDimExperiment(SyntheticExperiment):
         """Per self-supervised method, M1's probe R² against ``min(m, n)/n``; for ``judged_methods`` (SIGReg
         for ``m ≤ n`` only: for ``m > n`` its optimum is not admissible under its full Gaussian constraint)
         entries that keep the optimum apart from training's reach: no run below the answer's objective
-        (:func:`optimum_entry`); for the hard constraint, every run's R² within the distance its own
+        (:func:`_optimum_entry`); for the hard constraint, every run's R² within the distance its own
         objective gap allows (:func:`gap_bound_entry`), and the R² against the prediction measured; for a
         judged soft penalty the R² against the prediction, judged with the ceiling's tolerance."""
         ceiling = by_seed(rows, "probe_r2", m=config.n, method="supervised")
@@ -152,16 +155,16 @@ class OutputDimExperiment(SyntheticExperiment):
                     continue
                 name = f"{method}{label}"
                 if judged and method == "whitened":
-                    entries += [optimum_entry(group, name), gap_bound_entry(group, config, name),
-                                m1_entry(group, config, f"{name}, every run", False, summary)]
+                    entries += [_optimum_entry(group, name), gap_bound_entry(group, config, name),
+                                _m1_entry(group, config, f"{name}, every run", False, summary)]
                 elif judged:
-                    entries += [optimum_entry(group, name), m1_entry(group, config, name, True, summary)]
+                    entries += [_optimum_entry(group, name), _m1_entry(group, config, name, True, summary)]
                 else:
-                    entries.append(m1_entry(group, config, name, False, summary))
+                    entries.append(_m1_entry(group, config, name, False, summary))
         return entries
 
 
-def escaped_constraint(row: dict[str, Any]) -> bool:
+def _escaped_constraint(row: dict[str, Any]) -> bool:
     """Whether a ``whitened`` run's embedding escaped the constraint M1 assumes (``Cov h = I_m``).
 
     The hard constraint whitens with a ridge on the correlation matrix
@@ -174,17 +177,17 @@ def escaped_constraint(row: dict[str, Any]) -> bool:
 
 
 def _escaped_text(rows: list[dict[str, Any]]) -> str:
-    escaped = [r for r in rows if escaped_constraint(r)]
+    escaped = [r for r in rows if _escaped_constraint(r)]
     return ("; outside the hypothesis (coordinates shrunk below the whitening ridge, embedding std < 1 − 1/(2m)): "
             + ", ".join(f"{r['run_id']} (std {r['embedding_std']:.3f}, gap {r['gap_to_answer']:+.3f})"
                         for r in escaped)) if escaped else ""
 
 
-def optimum_entry(rows: list[dict[str, Any]], name: str) -> HeadlineEntry:
+def _optimum_entry(rows: list[dict[str, Any]], name: str) -> HeadlineEntry:
     """M1's spectral claim on every run of a judged method that meets its constraint
-    (:func:`escaped_constraint`): no whitened embedding scores below the top-``m`` Mehler eigenfunctions'
+    (:func:`_escaped_constraint`): no whitened embedding scores below the top-``m`` Mehler eigenfunctions'
     objective (the answer, :func:`lejepa_wm.experiments.optimum.answer_features`) by more than 2 se."""
-    judged = [r for r in rows if r["optimum_reading"] is not None and not escaped_constraint(r)]
+    judged = [r for r in rows if r["optimum_reading"] is not None and not _escaped_constraint(r)]
     below = [r for r in judged if r["optimum_reading"] == BELOW]
     tally = {reading: sum(r["optimum_reading"] == reading for r in judged) for reading in (ABOVE, AT, BELOW)}
     detail = "; ".join(f"m={m}: " + ", ".join(f"{r['optimum_reading']} ({r['gap_to_answer']:+.4f} ± "
@@ -203,7 +206,7 @@ def optimum_entry(rows: list[dict[str, Any]], name: str) -> HeadlineEntry:
                      f"{tally[AT] + tally[BELOW]} do", precondition_met=bool(tally[AT] + tally[BELOW]))
 
 
-def gap_allowance(row: dict[str, Any], rho: float) -> tuple[float, float]:
+def _gap_allowance(row: dict[str, Any], rho: float) -> tuple[float, float]:
     """How far M1's R² may be from ``min(m, n)/n`` given the run's objective gap, and that allowance's se.
 
     For a whitened ``h`` the alignment loss is ``2 Σ_k (1 − λ_k)`` over the Mehler eigenvalues its
@@ -219,16 +222,17 @@ def gap_allowance(row: dict[str, Any], rho: float) -> tuple[float, float]:
 
 def gap_bound_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: str) -> HeadlineEntry:
     """M1 on every run, at whatever point training reached: ``|min(m, n)/n − R²|`` within the allowance of
-    the run's own objective gap (:func:`gap_allowance`) plus two of its standard errors. Informative only
+    the run's own objective gap (:func:`_gap_allowance`) plus two of its standard errors. Informative only
     where the allowance is below the prediction itself (a run far above the answer's objective is allowed
     any R²)."""
-    judged = [r for r in rows if r["optimum_reading"] is not None and not escaped_constraint(r)]
-    excess = {r["run_id"]: abs(predicted_r2(r["m"], r["n"]) - r["probe_r2"]) - gap_allowance(r, config.rho)[0]
-              - 2.0 * gap_allowance(r, config.rho)[1] for r in judged}
+    judged = [r for r in rows if r["optimum_reading"] is not None and not _escaped_constraint(r)]
+    excess = {r["run_id"]: abs(_predicted_r2(r["m"], r["n"]) - r["probe_r2"]) - _gap_allowance(r, config.rho)[0]
+              - 2.0 * _gap_allowance(r, config.rho)[1] for r in judged}
     over = [run for run, value in excess.items() if value > 0]
-    informative = [r for r in judged if gap_allowance(r, config.rho)[0] < predicted_r2(r["m"], r["n"])]
-    detail = "; ".join(f"m={r['m']} seed {r['seed']}: |deficit| {abs(predicted_r2(r['m'], r['n']) - r['probe_r2']):.4f}"
-                       f" ≤ {gap_allowance(r, config.rho)[0]:.4f} ± {gap_allowance(r, config.rho)[1]:.4f}"
+    informative = [r for r in judged if _gap_allowance(r, config.rho)[0] < _predicted_r2(r["m"], r["n"])]
+    detail = "; ".join(f"m={r['m']} seed {r['seed']}: "
+                       f"|deficit| {abs(_predicted_r2(r['m'], r['n']) - r['probe_r2']):.4f}"
+                       f" ≤ {_gap_allowance(r, config.rho)[0]:.4f} ± {_gap_allowance(r, config.rho)[1]:.4f}"
                        for r in sorted(judged, key=lambda r: (r["m"], r["seed"])))
     return HeadlineEntry(
         claim="M1", name=f"output_dim ({name}): every run's R² within what its objective gap allows",
@@ -242,18 +246,18 @@ def gap_bound_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: s
                      f"{len(informative)} of {len(judged)} runs", precondition_met=bool(informative))
 
 
-def m1_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: str, judged: bool,
+def _m1_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: str, judged: bool,
              ceiling: SeedSummary | None) -> HeadlineEntry:
     """M1 for one method: the largest |mean R² − min(m, n)/n| over m, against the ceiling's shortfall there."""
     per_m = {}
     for m in sorted({r["m"] for r in rows}):
         summary = over_seeds(by_seed(rows, "probe_r2", m=m))
-        per_m[m] = (abs(summary.mean - predicted_r2(m, config.n)), summary)
+        per_m[m] = (abs(summary.mean - _predicted_r2(m, config.n)), summary)
     worst = max(per_m, key=lambda m: per_m[m][0])
     gap, summary = per_m[worst]
     shortfall = 1.0 - ceiling.mean if ceiling is not None else 0.0  # without a ceiling: not resolved (below)
-    allowance = predicted_r2(worst, config.n) * shortfall
-    text = "; ".join(f"m={m}: R² {s.describe(4)} (pred {predicted_r2(m, config.n):.3f}, raw "
+    allowance = _predicted_r2(worst, config.n) * shortfall
+    text = "; ".join(f"m={m}: R² {s.describe(4)} (pred {_predicted_r2(m, config.n):.3f}, raw "
                      f"{over_seeds(by_seed(rows, 'raw_observation_r2', m=m)).mean:.3f})" for m, (_, s) in per_m.items())
     met = ceiling is not None and ceiling.mean >= config.ceiling_floor
     return HeadlineEntry(
@@ -278,4 +282,4 @@ def m1_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: str, jud
         if judged else None, precondition_met=met or not judged)
 
 
-EXPERIMENT = OutputDimExperiment()
+EXPERIMENT = _OutputDimExperiment()

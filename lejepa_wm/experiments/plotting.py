@@ -1,6 +1,6 @@
 """Summary tables and the one figure style of the package: sizes for a paper, legends outside the data.
 
-Every method has a fixed colour, marker and label (:data:`METHOD_STYLES`), the
+Every method has a fixed colour, marker and label (:data:`_METHOD_STYLES`), the
 same in every figure; a series whose label names a method with a qualifier
 (``"whitening (shortcut)"``, ``"sigreg: scale-free"``) takes that method's
 style. Baselines (the raw observation, predictions) are black, reference lines
@@ -14,7 +14,7 @@ module changes nothing in matplotlib when imported). A series is drawn by
 seed a faint dot. :func:`save_figure` finishes a figure (:func:`finish_figure`:
 one font size, one legend for the whole figure, deduplicated, below the
 panels, never over the data) and writes it as PDF (vector, for a paper) and
-PNG (:data:`PNG_DPI`), the PNG carrying a caption in its metadata, which the
+PNG (:data:`_PNG_DPI`), the PNG carrying a caption in its metadata, which the
 report shows under the figure.
 """
 
@@ -37,11 +37,13 @@ from matplotlib.figure import Figure
 from lejepa_wm.atomic import atomic_write_bytes, atomic_write_text
 from lejepa_wm.experiments.base import SUMMARY_FILE
 
-__all__ = ["METHOD_STYLES", "METHOD_LABELS", "COLUMN_WIDTHS", "figure_grid", "plot_series", "mean_and_se",
-           "plot_raw", "complement", "target_line", "series", "log_axis_with_ticks", "finish_figure", "save_figure",
-           "write_summary", "style_of", "display_label"]
+__all__ = [
+    "BASELINE_STYLE", "COLUMN_WIDTHS", "PANEL_HEIGHT", "FONT_SIZE", "figure_grid", "style_of", "display_label",
+    "write_summary", "mean_and_se", "plot_series", "target_line", "plot_raw", "complement", "series",
+    "log_axis_with_ticks", "finish_figure", "save_figure"
+]
 
-METHOD_STYLES: dict[str, dict[str, Any]] = {
+_METHOD_STYLES: dict[str, dict[str, Any]] = {
     "sigreg": {"color": "#1f77b4", "marker": "o"},
     "sigreg_lejepa": {"color": "#aec7e8", "marker": "o"},
     "whitening": {"color": "#d62728", "marker": "s"},
@@ -52,26 +54,26 @@ METHOD_STYLES: dict[str, dict[str, Any]] = {
     "alignment_only": {"color": "#7f7f7f", "marker": "x"},
     "supervised": {"color": "#17becf", "marker": "*"},
 }
-METHOD_LABELS: dict[str, str] = {
+_METHOD_LABELS: dict[str, str] = {
     "sigreg": "SIGReg", "sigreg_lejepa": "SIGReg, LeJEPA's statistic", "whitening": "whitening",
     "infonce": "InfoNCE", "infonce_fixed": "InfoNCE, fixed width", "infonce_scaled": "InfoNCE, width ∝ √n",
     "alignment_only": "λ = 0 control (alignment only)", "whitened": "batch-whitened alignment (hard constraint)",
     "supervised": "supervised ceiling (regression onto z)",
 }
 BASELINE_STYLE: dict[str, Any] = {"color": "black", "marker": "", "linestyle": "--"}
-RAW_LABEL = "raw observation x (no encoder)"
-REFERENCE_COLOR = "grey"
-FALLBACK_COLORS = ("#8c564b", "#e377c2", "#bcbd22", "#17becf")
+_RAW_LABEL = "raw observation x (no encoder)"
+_REFERENCE_COLOR = "grey"
+_FALLBACK_COLORS = ("#8c564b", "#e377c2", "#bcbd22", "#17becf")
 
 COLUMN_WIDTHS: dict[str, float] = {"one": 3.5, "two": 7.2}
 """Figure widths in inches: one column and the full width of a two-column paper."""
 PANEL_HEIGHT = 2.4
 """Height of one row of panels, in inches."""
 FONT_SIZE = 8.0
-SMALL_FONT_SIZE = 7.0
-PNG_DPI = 150
-MAX_LEGEND_COLUMNS = 4
-LEGEND_LABEL_CHARACTERS = 48
+_SMALL_FONT_SIZE = 7.0
+_PNG_DPI = 150
+_MAX_LEGEND_COLUMNS = 4
+_LEGEND_LABEL_CHARACTERS = 48
 """Legend labels longer than this are wrapped onto more lines."""
 
 
@@ -93,20 +95,20 @@ def figure_grid(rows: int = 1, columns: int = 1, width: str = "two", height: flo
 
 def style_of(label: str) -> dict[str, Any]:
     """Colour and marker of the method a series label names (longest method name that prefixes it)."""
-    for method in sorted(METHOD_STYLES, key=len, reverse=True):
-        if label == method or label.startswith((method + " ", method + ":", METHOD_LABELS[method])):
-            return dict(METHOD_STYLES[method])
-    return {"color": FALLBACK_COLORS[sum(map(ord, label)) % len(FALLBACK_COLORS)], "marker": "D"}
+    for method in sorted(_METHOD_STYLES, key=len, reverse=True):
+        if label == method or label.startswith((method + " ", method + ":", _METHOD_LABELS[method])):
+            return dict(_METHOD_STYLES[method])
+    return {"color": _FALLBACK_COLORS[sum(map(ord, label)) % len(_FALLBACK_COLORS)], "marker": "D"}
 
 
 def display_label(label: str) -> str:
     """A method name replaced by its readable label (``alignment_only`` → ``λ = 0 control …``); a label that
     already starts with a readable label is kept."""
-    if label.startswith(tuple(METHOD_LABELS.values())):
+    if label.startswith(tuple(_METHOD_LABELS.values())):
         return label
-    for method in sorted(METHOD_LABELS, key=len, reverse=True):
+    for method in sorted(_METHOD_LABELS, key=len, reverse=True):
         if label == method or label.startswith((method + " ", method + ":")):
-            return METHOD_LABELS[method] + label[len(method):]
+            return _METHOD_LABELS[method] + label[len(method):]
     return label
 
 
@@ -146,7 +148,7 @@ def plot_series(ax: Axes, groups: Mapping[str, Mapping[float, list[float]]], sty
 
 def target_line(ax: Axes, value: float, label: str, horizontal: bool = True) -> None:
     """A labelled grey reference line (a target, a predicted threshold)."""
-    (ax.axhline if horizontal else ax.axvline)(value, color=REFERENCE_COLOR, ls=":", lw=1,
+    (ax.axhline if horizontal else ax.axvline)(value, color=_REFERENCE_COLOR, ls=":", lw=1,
                                                label=f"{label} = {value:.3g}")
 
 
@@ -154,7 +156,7 @@ def plot_raw(ax: Axes, rows: list[dict[str, Any]], x_key: str, y_key: str = "raw
              unexplained: bool = False) -> None:
     """The raw observation's probe R² (no encoder) against ``x_key``, black and dashed (rows are test-sample rows);
     ``1 − R²`` with ``unexplained``."""
-    groups = {RAW_LABEL: series(rows, "split", x_key, y_key).get("test", {})}
+    groups = {_RAW_LABEL: series(rows, "split", x_key, y_key).get("test", {})}
     plot_series(ax, complement(groups) if unexplained else groups, style=BASELINE_STYLE)
 
 
@@ -206,10 +208,10 @@ def _legend_entries(fig: Figure) -> tuple[list[Artist], list[str]]:
 
 def _fitting_legend(fig: Figure, handles: list[Artist], labels: list[str]) -> None:
     """The figure legend below the panels, in as many columns as fit the figure's width."""
-    labels = [textwrap.fill(label, LEGEND_LABEL_CHARACTERS, break_on_hyphens=False) for label in labels]
+    labels = [textwrap.fill(label, _LEGEND_LABEL_CHARACTERS, break_on_hyphens=False) for label in labels]
     width = fig.get_figwidth() * fig.dpi
-    for columns in range(min(len(labels), MAX_LEGEND_COLUMNS), 0, -1):
-        legend = fig.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize=SMALL_FONT_SIZE,
+    for columns in range(min(len(labels), _MAX_LEGEND_COLUMNS), 0, -1):
+        legend = fig.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize=_SMALL_FONT_SIZE,
                             frameon=False)
         if columns == 1 or legend.get_window_extent().width <= width:
             return
@@ -236,7 +238,7 @@ def finish_figure(fig: Figure) -> Figure:
         ax.title.set_fontsize(FONT_SIZE)
         ax.xaxis.label.set_fontsize(FONT_SIZE)
         ax.yaxis.label.set_fontsize(FONT_SIZE)
-        ax.tick_params(labelsize=SMALL_FONT_SIZE)
+        ax.tick_params(labelsize=_SMALL_FONT_SIZE)
     if fig.get_layout_engine() is None:
         fig.set_layout_engine("constrained")
     if handles:
@@ -256,7 +258,7 @@ def save_figure(fig: Figure, path: Path, caption: str) -> Path:
     finish_figure(fig)
     title = path.stem
     png, pdf = io.BytesIO(), io.BytesIO()
-    fig.savefig(png, format="png", dpi=PNG_DPI, metadata={"Title": title, "Description": caption})
+    fig.savefig(png, format="png", dpi=_PNG_DPI, metadata={"Title": title, "Description": caption})
     fig.savefig(pdf, format="pdf", metadata={"Title": title, "Subject": caption})
     atomic_write_bytes(path.with_suffix(".pdf"), pdf.getvalue())
     return atomic_write_bytes(path, png.getvalue())

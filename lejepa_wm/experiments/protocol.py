@@ -44,10 +44,10 @@ from lejepa_wm.experiments.training import TrainSettings, WorldPairs, train
 from lejepa_wm.records import Bound, HeadlineEntry
 from lejepa_wm.seeds import SeedStreams
 
-__all__ = ["ObjectiveFunction", "Evaluation", "evaluate", "alignment_only"]
+__all__ = ["ObjectiveFunction", "alignment_only", "Evaluation", "evaluate"]
 
 ObjectiveFunction = Callable[[Tensor, Tensor, torch.Generator], tuple[Tensor, dict[str, float]]]
-CONTROL = "alignment_only"
+_CONTROL = "alignment_only"
 
 
 def alignment_only() -> ObjectiveFunction:
@@ -97,7 +97,7 @@ def evaluate(world: Any, objective: ObjectiveFunction, name: str, settings: Trai
         mixing = make_renderer(renderer, world.n, streams.renderer)
         samples = HeldOutSamples.draw(world, mixing, eval_size, streams, "cpu")
         raw = raw_observation_r2(samples)
-        for method, loss in ((name, objective), (CONTROL, alignment_only())):
+        for method, loss in ((name, objective), (_CONTROL, alignment_only())):
             metrics = _train_and_measure(world, mixing, samples, loss, streams, encoder, hidden, settings)
             rows.append({**metrics, "seed": seed, "method": method, "raw_observation_r2": raw,
                          "residual_ratio": residual_ratio(metrics["probe_r2"], raw),
@@ -109,10 +109,10 @@ def _entries(rows: list[dict[str, Any]], name: str, claim: str, residual_target:
     ratios = over_seeds(by_seed(rows, "residual_ratio", method=name), higher_is_better=False)
     r2 = over_seeds(by_seed(rows, "probe_r2", method=name))
     raw = over_seeds(by_seed(rows, "raw_observation_r2", method=name))
-    control = over_seeds(by_seed(rows, "probe_r2", method=CONTROL))
-    effect, effect_se = difference(by_seed(rows, "distance_per_dim", method=CONTROL),
+    control = over_seeds(by_seed(rows, "probe_r2", method=_CONTROL))
+    effect, effect_se = difference(by_seed(rows, "distance_per_dim", method=_CONTROL),
                                    by_seed(rows, "distance_per_dim", method=name))
-    scale = over_seeds(by_seed(rows, "embedding_std", method=CONTROL))
+    scale = over_seeds(by_seed(rows, "embedding_std", method=_CONTROL))
     return [
         HeadlineEntry(claim=claim, name=f"{name}: identifiability", quantity="mean residual ratio (1 − R²)/(1 − R²_raw)",
                       value=ratios.mean, bound=Bound.at_most(residual_target), standard_error=ratios.standard_error,

@@ -25,11 +25,13 @@ from lejepa_wm.experiments.worlds import World, world_from_dict, world_to_dict
 from lejepa_wm.seeds import SeedStreams
 from lejepa_wm.validation import check_choice, check_positive_int
 
-OMITTED_AT_DEFAULT = ("average_decay",)
+__all__ = ["SUPERVISED", "RendererParams", "EncoderParams", "ObjectiveParams", "SyntheticRunParams"]
+
+_OMITTED_AT_DEFAULT = ("average_decay",)
 """Training settings that a run's spec stores only when they differ from their default."""
-ALIGNMENT_ONLY = "alignment_only"
+_ALIGNMENT_ONLY = "alignment_only"
 SUPERVISED = "supervised"
-OBJECTIVE_NAMES = (*OBJECTIVES, ALIGNMENT_ONLY, SUPERVISED)
+_OBJECTIVE_NAMES = (*OBJECTIVES, _ALIGNMENT_ONLY, SUPERVISED)
 
 
 def _section(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
@@ -101,13 +103,13 @@ class ObjectiveParams:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        check_choice(self.name, OBJECTIVE_NAMES, "objective")
+        check_choice(self.name, _OBJECTIVE_NAMES, "objective")
         check_number(self.weight, "objective weight", lambda value: value >= 0, "be >= 0")
-        if self.name in (ALIGNMENT_ONLY, SUPERVISED) and (self.weight != 0 or self.options):
+        if self.name in (_ALIGNMENT_ONLY, SUPERVISED) and (self.weight != 0 or self.options):
             raise ValueError(f"the {self.name} objective has weight 0 and no options")
 
     def build(self) -> Objective:
-        if self.name == ALIGNMENT_ONLY:  # weight 0: the total is exactly the alignment loss
+        if self.name == _ALIGNMENT_ONLY:  # weight 0: the total is exactly the alignment loss
             return build_objective("whitening", 0.0)
         if self.name == SUPERVISED:
             return supervised_objective()
@@ -138,11 +140,11 @@ class SyntheticRunParams:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON data; a training setting added after runs were shipped is left out at its default
-        (:data:`OMITTED_AT_DEFAULT`), so the specs of runs that do not use it stay as they were."""
+        (:data:`_OMITTED_AT_DEFAULT`), so the specs of runs that do not use it stay as they were."""
         data = {**asdict(self), "world": world_to_dict(self.world)}
         defaults = TrainSettings.__dataclass_fields__
         data["train"] = {key: value for key, value in data["train"].items()
-                         if not (key in OMITTED_AT_DEFAULT and value == defaults[key].default)}
+                         if not (key in _OMITTED_AT_DEFAULT and value == defaults[key].default)}
         return data
 
     @classmethod

@@ -63,13 +63,15 @@ from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.records import Bound, HeadlineEntry, verdict_of
 
+__all__ = ["METHODS", "ScalingConfig", "run_id", "verdicts_by_n", "EXPERIMENT"]
+
 METHODS = ("sigreg", "whitening", "whitened", "infonce_fixed", "infonce_scaled", "alignment_only", "supervised")
-REGULARIZED = ("sigreg", "whitening", "whitened")
-COLLAPSIBLE = ("matched", "matched_scaled", "published_scaled", "mlp")
-PUBLISHED = ("published", "published_scaled")
-MATCHED = ("matched", "matched_additive", "matched_scaled")
-PAPER = "linear-probe R^2 > 0.999 for n up to 1024"
-TRAINED = "T1R"
+_REGULARIZED = ("sigreg", "whitening", "whitened")
+_COLLAPSIBLE = ("matched", "matched_scaled", "published_scaled", "mlp")
+_PUBLISHED = ("published", "published_scaled")
+_MATCHED = ("matched", "matched_additive", "matched_scaled")
+_PAPER = "linear-probe R^2 > 0.999 for n up to 1024"
+_TRAINED = "T1R"
 """The claim id of "T1, reached by training" (:mod:`lejepa_wm.claims`)."""
 
 
@@ -146,7 +148,7 @@ class ScalingConfig(TrainingConfig):
         width). ``start`` > 0 is another start of the same run: new initial weights and batches
         (:meth:`~lejepa_wm.seeds.SeedStreams.restart`), labelled ``start``."""
         params = self.encoder_params(encoder)
-        if self.hidden_grows_with_n and encoder in MATCHED:
+        if self.hidden_grows_with_n and encoder in _MATCHED:
             params = replace(params, hidden=max(params.hidden, n // 2))
         labels = {"n": n, "encoder_kind": encoder} | ({"start": start} if self.restarted(n, encoder, method) else {})
         run = self.run(GaussianWorld.isotropic(n, self.rho), method, run_seed, params, **labels)
@@ -170,7 +172,7 @@ class ScalingConfig(TrainingConfig):
         ``default``. Larger n learn more slowly and at a lower peak rate (one budget would waste steps at small n:
         ``docs/TUNING.md``); the published encoders read ``published_<key>`` instead where it is set (they learn
         far faster)."""
-        own = getattr(self, f"published_{key}") if encoder in PUBLISHED else None
+        own = getattr(self, f"published_{key}") if encoder in _PUBLISHED else None
         fitting = [value for threshold, value in sorted(getattr(self, key) if own is None else own) if threshold <= n]
         return fitting[-1] if fitting else default
 
@@ -178,7 +180,7 @@ class ScalingConfig(TrainingConfig):
         """The encoders run at dimension ``n``: the MLP only up to ``mlp_max_n`` (its width does not grow with n),
         the generic-conditioner matched encoders only up to ``matched_max_n`` (their step budget doubles with each
         doubling of n: ``docs/TUNING.md``), and any encoder named in ``encoder_max_n`` only up to its n there."""
-        limits = {"mlp": self.mlp_max_n} | dict.fromkeys(MATCHED, self.matched_max_n) | dict(self.encoder_max_n)
+        limits = {"mlp": self.mlp_max_n} | dict.fromkeys(_MATCHED, self.matched_max_n) | dict(self.encoder_max_n)
         return [e for e in self.encoders if n <= limits.get(e, n)]
 
     def methods_for(self, encoder: str, n: int) -> list[str]:
@@ -203,7 +205,7 @@ def run_id(n: int, encoder: str, method: str, run_seed: int, start: int, config:
     return f"n={n:04d}_{encoder}_{method}_seed={run_seed}{suffix}"
 
 
-class ScalingExperiment(SyntheticExperiment):
+class _ScalingExperiment(SyntheticExperiment):
     name = "scaling"
     description = "T1: probe R^2 vs dimension n for SIGReg, whitening and the lambda = 0 control (InfoNCE measured)"
     config_class = ScalingConfig
@@ -269,13 +271,13 @@ class ScalingExperiment(SyntheticExperiment):
 
     def headline(self, rows: list[dict[str, Any]], config: ScalingConfig) -> list[HeadlineEntry]:
         """T1 (the optimum) on every run; T1R (reached by training) per encoder on the kept runs."""
-        entries = optimum_entries(rows, config)
+        entries = _optimum_entries(rows, config)
         for encoder in config.encoders:
             mine = [r for r in rows if r["encoder_kind"] == encoder]
             kept = [r for r in mine if r["kept"]]
             if mine:
-                entries += identifiability_entries(kept, config, encoder) + effect_entries(kept, encoder)
-                entries += restart_entries(mine, encoder) + infonce_entries(kept, encoder)
+                entries += _identifiability_entries(kept, config, encoder) + _effect_entries(kept, encoder)
+                entries += _restart_entries(mine, encoder) + _infonce_entries(kept, encoder)
         return entries
 
 
@@ -283,7 +285,7 @@ def _identifiable(row: dict[str, Any], config: ScalingConfig) -> bool:
     return row["residual_ratio"] <= config.residual_target
 
 
-def optimum_entries(rows: list[dict[str, Any]], config: ScalingConfig) -> list[HeadlineEntry]:
+def _optimum_entries(rows: list[dict[str, Any]], config: ScalingConfig) -> list[HeadlineEntry]:
     """T1, the optimum, on every run: the runs that score below the answer's objective without being
     identifiable (T1 predicts none), and the runs whose test error exceeds T3's bound (T3 predicts none)."""
     judged = [r for r in rows if r["optimum_reading"] is not None]
@@ -298,7 +300,7 @@ def optimum_entries(rows: list[dict[str, Any]], config: ScalingConfig) -> list[H
                        for (encoder, method), tally in counts.items())
     if below:
         detail += "; below the answer and not identifiable: " + ", ".join(r["run_id"] for r in below)
-    reached = [r for r in judged if r["method"] in REGULARIZED and r["optimum_reading"] != ABOVE]
+    reached = [r for r in judged if r["method"] in _REGULARIZED and r["optimum_reading"] != ABOVE]
     entries = [HeadlineEntry(
         claim="T1", name="scaling: no run scores below the world model's objective unless it identifies z",
         quantity=f"runs (of {len(judged)}) whose validation objective is below that of c·z by more than 2 se "
@@ -309,7 +311,7 @@ def optimum_entries(rows: list[dict[str, Any]], config: ScalingConfig) -> list[H
                      f"power): {len(reached)} do", precondition_met=bool(reached))]
     with_t3 = [r for r in rows if r["t3_error"] is not None and {"error_se", "D_se"} <= set(r["t3"])]
     if with_t3:
-        over = [r for r in with_t3 if t3_excess(r) > 0]
+        over = [r for r in with_t3 if _t3_excess(r) > 0]
         informative = [r for r in with_t3 if r["t3_bound"] < r["n"]]
         entries.append(HeadlineEntry(
             claim="T1", name="scaling: T3's bound on every run (the optimum degrades gracefully)",
@@ -323,14 +325,14 @@ def optimum_entries(rows: list[dict[str, Any]], config: ScalingConfig) -> list[H
     return entries
 
 
-def t3_excess(row: dict[str, Any]) -> float:
+def _t3_excess(row: dict[str, Any]) -> float:
     """T3's error minus its bound, less two standard errors of each (positive: the bound is broken)."""
     t3 = row["t3"]
     bound_se = t3["D_se"] * (1.0 + 2.0 * (t3["eps"] + t3["D"]))  # first-order propagation through D + (ε + D)²
     return t3["error"] - t3["bound"] - 2.0 * (t3["error_se"] + bound_se)
 
 
-def ceiling_by_n(rows: list[dict[str, Any]], config: ScalingConfig) -> dict[int, tuple[SeedSummary, float]]:
+def _ceiling_by_n(rows: list[dict[str, Any]], config: ScalingConfig) -> dict[int, tuple[SeedSummary, float]]:
     """Per n: the supervised ceiling's test R² over seeds and the R² that the residual target needs there."""
     out = {}
     for n in sorted({r["n"] for r in rows}):
@@ -341,7 +343,7 @@ def ceiling_by_n(rows: list[dict[str, Any]], config: ScalingConfig) -> dict[int,
     return out
 
 
-def identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, encoder: str) -> list[HeadlineEntry]:
+def _identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, encoder: str) -> list[HeadlineEntry]:
     """T1R per regularizer: the worst mean residual ratio over n (kept runs) against ``residual_target``.
 
     Judged for the encoders in ``identifiability_encoders``, over the n where the
@@ -351,14 +353,14 @@ def identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, e
     encoder outside ``identifiability_encoders``, the entry is a measurement.
     """
     dims = sorted({r["n"] for r in rows})
-    ceilings = ceiling_by_n(rows, config)
+    ceilings = _ceiling_by_n(rows, config)
     limited = [n for n, (ceiling, needed) in ceilings.items() if ceiling.mean < needed]
     judged = encoder in config.identifiability_encoders and len(limited) < len(dims)
     entries = []
     bound = Bound.at_most(config.residual_target)
     stuck = [f"n={n} seed {seed}" for n in dims for seed, ratio in
              by_seed(rows, "residual_ratio", n=n, method="alignment_only").items() if ratio > config.residual_target]
-    for method in REGULARIZED:
+    for method in _REGULARIZED:
         per_n = [(n, over_seeds(by_seed(rows, "residual_ratio", n=n, method=method), higher_is_better=False))
                  for n in dims if by_seed(rows, "residual_ratio", n=n, method=method)]
         if not per_n:
@@ -386,10 +388,10 @@ def identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, e
                      f"measured, not judged at this scale: the {encoder} encoder is here to test the regularizer's "
                      "effect (next entry); see identifiability_encoders")
         entries.append(HeadlineEntry(
-            claim=TRAINED, name=f"scaling ({encoder}, {method}): identifiability at every n",
+            claim=_TRAINED, name=f"scaling ({encoder}, {method}): identifiability at every n",
             quantity=f"worst mean residual ratio (1 − R²)/(1 − R²_raw) over n (n = {worst_n})",
             value=worst.mean, bound=bound if judged else None, measured=detail,
-            standard_error=worst.standard_error, seeds=worst.seeds, paper=PAPER, figures=("r2_vs_n.png",),
+            standard_error=worst.standard_error, seeds=worst.seeds, paper=_PAPER, figures=("r2_vs_n.png",),
             scope=scope))
     return entries
 
@@ -403,12 +405,12 @@ def verdicts_by_n(per_n: list[tuple[int, SeedSummary]], bound: Bound) -> str:
         f"{verdict} at n = {', '.join(dims)}" for verdict, dims in grouped.items())
 
 
-def effect_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEntry]:
+def _effect_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEntry]:
     """The regularizer's effect: control minus regularized distance to a rotation, paired by seed, worst n."""
     entries = []
     dims = sorted({r["n"] for r in rows})
     controls = {n: by_seed(rows, "procrustes_per_dim", n=n, method="alignment_only") for n in dims}
-    for method in REGULARIZED:
+    for method in _REGULARIZED:
         effects = [(n, difference(controls[n], regularized), controls[n]) for n in dims
                    if controls[n] and (regularized := by_seed(rows, "procrustes_per_dim", n=n, method=method))]
         if not effects:
@@ -419,9 +421,9 @@ def effect_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEnt
         detail = "; ".join(f"n={n}: {d:+.4g}" + ("" if e is None else f" ± {e:.2g}") for n, (d, e), _ in effects)
         detail += (f"; control at n={n_min}: embedding std {scale.mean:.3f}, scale-free error "
                    f"{scale_free.mean:.3g}")
-        collapsible = encoder in COLLAPSIBLE
+        collapsible = encoder in _COLLAPSIBLE
         entries.append(HeadlineEntry(
-            claim=TRAINED, name=f"scaling ({encoder}, {method}): the regularizer's effect",
+            claim=_TRAINED, name=f"scaling ({encoder}, {method}): the regularizer's effect",
             quantity=f"control minus {method} distance to a rotation ‖h − Qz‖²/n, smallest over n (n = {n_min})",
             value=value, bound=Bound.above(0.0) if collapsible else None, measured=detail, standard_error=se,
             seeds=tuple(sorted(control)),
@@ -431,7 +433,7 @@ def effect_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEnt
     return entries
 
 
-def restart_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEntry]:
+def _restart_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEntry]:
     """How often a start reaches the answer's objective (at or below it within 2 se), per n: a measurement of
     the optimizer, over every start of every seed and self-supervised method."""
     starts = [r for r in rows if "start" in r and r.get("optimum_reading") is not None]
@@ -441,7 +443,7 @@ def restart_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEn
     rates = {n: [r["optimum_reading"] != ABOVE for r in starts if r["n"] == n] for n in dims}
     worst = min(dims, key=lambda n: sum(rates[n]) / len(rates[n]))
     return [HeadlineEntry(
-        claim=TRAINED, name=f"scaling ({encoder}): how often a start finds the world model",
+        claim=_TRAINED, name=f"scaling ({encoder}): how often a start finds the world model",
         quantity=f"fraction of starts whose validation objective reaches the answer's (lowest over n, n = {worst})",
         value=sum(rates[worst]) / len(rates[worst]), bound=None,
         measured="; ".join(f"n={n}: {sum(hit)} of {len(hit)}" for n, hit in rates.items()),
@@ -450,7 +452,7 @@ def restart_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEn
         figures=("r2_vs_n.png",))]
 
 
-def infonce_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEntry]:
+def _infonce_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEntry]:
     """InfoNCE with a √n-scaled minus a fixed kernel width at the largest n: a measurement."""
     n_max = max((r["n"] for r in rows if r["method"] == "infonce_fixed"), default=None)
     if n_max is None:
@@ -461,7 +463,7 @@ def infonce_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEn
         return []
     value, se = difference(scaled, fixed)
     return [HeadlineEntry(
-        claim=TRAINED, name=f"scaling ({encoder}): InfoNCE kernel width",
+        claim=_TRAINED, name=f"scaling ({encoder}): InfoNCE kernel width",
         quantity=f"R² with width ∝ √n minus R² with a fixed width at n = {n_max}", value=value, bound=None,
         measured=f"fixed {over_seeds(fixed).describe(5)}, scaled {over_seeds(scaled).describe(5)}",
         standard_error=se, seeds=tuple(sorted(fixed)),
@@ -469,4 +471,4 @@ def infonce_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEn
         paper="InfoNCE fails at large n", figures=("r2_vs_n.png",))]
 
 
-EXPERIMENT = ScalingExperiment()
+EXPERIMENT = _ScalingExperiment()

@@ -52,13 +52,18 @@ from lejepa_wm.machine import usable_cores
 from lejepa_wm.records import HeadlineEntry
 from lejepa_wm.seeds import SEED_LIMIT, SeedStreams, spawn_seeds
 
-CONFIG_DIR = Path(__file__).parent / "configs"
-MAX_EVAL_SIZE = 2**18
+__all__ = [
+    "check_seed_offset", "TrainingConfig", "SyntheticExperiment", "embedding_of", "TrainedRun", "train_synthetic",
+    "write_headline"
+]
+
+_CONFIG_DIR = Path(__file__).parent / "configs"
+_MAX_EVAL_SIZE = 2**18
 """The largest held-out sample (eight times the largest shipped one): bounds memory and time."""
-MAX_SLICES = 2**14
+_MAX_SLICES = 2**14
 """The most SIGReg directions per step (the shipped configs use at most 256)."""
-HISTORY_KEYS = ("step", "seconds", "probe_r2", "embedding_std", "loss_total", "loss_alignment", "test")
-TEST_HISTORY_KEYS = ("probe_r2", "procrustes_error", "scale_free_error", "embedding_std", "t3")
+_HISTORY_KEYS = ("step", "seconds", "probe_r2", "embedding_std", "loss_total", "loss_alignment", "test")
+_TEST_HISTORY_KEYS = ("probe_r2", "procrustes_error", "scale_free_error", "embedding_std", "t3")
 
 
 def check_seed_offset(seed: Any, room: int = 0) -> int:
@@ -84,7 +89,7 @@ class TrainingConfig:
     ``control = false`` (``--no-control``) drops the λ = 0 control from ``methods``:
     a quick look, whose figure and headline say so (:mod:`.quick_look`).
     Cross-field rules are checked here, naming the key: ``eval_size`` at most
-    :data:`MAX_EVAL_SIZE`, ``sigreg_slices`` at most :data:`MAX_SLICES`,
+    :data:`_MAX_EVAL_SIZE`, ``sigreg_slices`` at most :data:`_MAX_SLICES`,
     ``cpu_threads`` at most the cores this process may use, every seed in
     ``[0, 2^62)``, and :class:`TrainSettings`' own rules.
     """
@@ -126,9 +131,9 @@ class TrainingConfig:
             self.require(getattr(self, name) >= 1, name, "must be >= 1")
         self.require(self.cpu_threads <= usable_cores(), "cpu_threads",
                      f"must not exceed the {usable_cores()} core(s) this process may use")
-        self.require(MIN_SAMPLE <= self.eval_size <= MAX_EVAL_SIZE, "eval_size",
-                     f"must lie in [{MIN_SAMPLE}, {MAX_EVAL_SIZE}]")
-        self.require(self.sigreg_slices <= MAX_SLICES, "sigreg_slices", f"must be at most {MAX_SLICES}")
+        self.require(MIN_SAMPLE <= self.eval_size <= _MAX_EVAL_SIZE, "eval_size",
+                     f"must lie in [{MIN_SAMPLE}, {_MAX_EVAL_SIZE}]")
+        self.require(self.sigreg_slices <= _MAX_SLICES, "sigreg_slices", f"must be at most {_MAX_SLICES}")
         for name in ("sigreg_weight", "whitening_weight", "whitened_lr"):
             self.require(math.isfinite(getattr(self, name)) and getattr(self, name) > 0, name,
                          "must be a positive number")
@@ -236,19 +241,19 @@ class TrainingConfig:
                                   labels={"method": method, "seed": run_seed, **labels})
 
 
-def pair_correlation(z: torch.Tensor, z_pos: torch.Tensor) -> list[float]:
+def _pair_correlation(z: torch.Tensor, z_pos: torch.Tensor) -> list[float]:
     """Per-coordinate sample correlation of the two views."""
     a, b = numpy64(z), numpy64(z_pos)
     a, b = a - a.mean(0), b - b.mean(0)
     return [float(v) for v in (a * b).mean(0) / np.sqrt((a * a).mean(0) * (b * b).mean(0))]
 
 
-def slim_history(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _slim_history(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """History rows without per-coordinate lists (keeps metrics.json small at n = 1024)."""
     def keep(row: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-        return {key: keep(row[key], TEST_HISTORY_KEYS) if key == "test" else row[key] for key in keys if key in row}
+        return {key: keep(row[key], _TEST_HISTORY_KEYS) if key == "test" else row[key] for key in keys if key in row}
 
-    return [keep(row, HISTORY_KEYS) for row in history]
+    return [keep(row, _HISTORY_KEYS) for row in history]
 
 
 class SyntheticExperiment:
@@ -301,7 +306,7 @@ class SyntheticExperiment:
         raise NotImplementedError
 
     def load_config(self, scale: str, path: Path | None = None, overrides: Mapping[str, Any] | None = None) -> Any:
-        return load_scaled_config(self.config_class, CONFIG_DIR / f"{self.name}.toml", scale, path, overrides)
+        return load_scaled_config(self.config_class, _CONFIG_DIR / f"{self.name}.toml", scale, path, overrides)
 
     def spec(self, scale: str, run_id: str, params: SyntheticRunParams) -> RunSpec:
         return RunSpec(self.name, scale, run_id, params.to_dict())
@@ -327,11 +332,11 @@ class SyntheticExperiment:
             return {**final, "split": "test", "raw_observation_r2": raw_r2,
                     "residual_ratio": residual_ratio(final["probe_r2"], raw_r2),
                     "validation_r2": result.final["probe_r2"], "rho": list(params.world.rho),
-                    "pair_correlation": pair_correlation(samples.test.z, samples.test.z_pos),
+                    "pair_correlation": _pair_correlation(samples.test.z, samples.test.z_pos),
                     "steps": result.steps, "train_seconds": result.seconds,
                     "steps_to_target": result.steps_to_target, "seconds_to_target": result.seconds_to_target,
-                    "resumed_from": result.resumed_from, "history": slim_history(result.history),
-                    "objective_gap": objective_at_answer(params, encoder, samples, dev),
+                    "resumed_from": result.resumed_from, "history": _slim_history(result.history),
+                    "objective_gap": _objective_at_answer(params, encoder, samples, dev),
                     **self.extra_metrics(embedding, samples, params)}
 
 
@@ -377,7 +382,7 @@ def train_synthetic(params: SyntheticRunParams, run_dir: Path | None, dev: torch
     return TrainedRun(renderer, encoder, samples, result)
 
 
-def objective_at_answer(params: SyntheticRunParams, encoder: nn.Module, samples: HeldOutSamples,
+def _objective_at_answer(params: SyntheticRunParams, encoder: nn.Module, samples: HeldOutSamples,
                         device: torch.device) -> dict[str, Any] | None:
     """The run's objective at its trained weights and at the answer ``c φ_m(z)`` on the validation sample
     (:func:`lejepa_wm.experiments.optimum.objective_gap`); ``None`` for a regression onto ``z`` (its answer
@@ -385,7 +390,7 @@ def objective_at_answer(params: SyntheticRunParams, encoder: nn.Module, samples:
     world (the answer's harmonics are its eigenfunctions) or beyond degree 2. The evaluation's SIGReg
     directions come from a stream spawned from the validation seed, so they are the same for every run of
     the same world and seed."""
-    m, n = encoder_output_dim(encoder, samples), params.world.n
+    m, n = _encoder_output_dim(encoder, samples), params.world.n
     isotropic = isinstance(params.world, GaussianWorld) and len(set(params.world.rho)) == 1
     if params.objective.name == SUPERVISED or (m != n and not (isotropic and m <= largest_answer_dim(n))):
         return None
@@ -394,7 +399,7 @@ def objective_at_answer(params: SyntheticRunParams, encoder: nn.Module, samples:
                          params.train.batch_size, generator, m).to_dict()
 
 
-def encoder_output_dim(encoder: nn.Module, samples: HeldOutSamples) -> int:
+def _encoder_output_dim(encoder: nn.Module, samples: HeldOutSamples) -> int:
     """The embedding's dimension ``m`` (one held-out observation encoded)."""
     with torch.no_grad():
         return int(encoder(samples.fit.x[:1]).shape[1])

@@ -59,10 +59,15 @@ from lejepa_wm.experiments.base import CHECKPOINT_FILE, DeterministicRunError
 from lejepa_wm.seeds import spawn_seeds
 from lejepa_wm.validation import check_nonnegative_int, check_positive_int
 
+__all__ = [
+    "CHECKPOINT_FILE", "TrainingDivergedError", "check_number", "TrainSettings", "PairSource", "WorldPairs",
+    "DatasetPairs", "TrainResult", "Evaluator", "Objective", "train", "numpy64"
+]
 
-CHECKPOINT_LIMIT = 2**34
+
+_CHECKPOINT_LIMIT = 2**34
 """The largest checkpoint read (bytes)."""
-MAX_BATCH_SIZE = 2**20
+_MAX_BATCH_SIZE = 2**20
 """The largest batch (a bound on memory: the shipped configs use at most 1024)."""
 
 
@@ -86,7 +91,7 @@ class TrainSettings:
     ``checkpoint_every`` must then be set on its own, else it must be a
     multiple of ``eval_every``. A batch holds at least two pairs (every
     objective compares the embeddings of a batch) and at most
-    :data:`MAX_BATCH_SIZE`, and the warmup is no longer than the run.
+    :data:`_MAX_BATCH_SIZE`, and the warmup is no longer than the run.
     """
 
     max_steps: int
@@ -104,8 +109,8 @@ class TrainSettings:
     def __post_init__(self) -> None:
         for name in ("max_steps", "batch_size", "checkpoint_every"):
             check_positive_int(getattr(self, name), name)
-        if not 2 <= self.batch_size <= MAX_BATCH_SIZE:
-            raise ValueError(f"batch_size must lie in [2, {MAX_BATCH_SIZE}] (the objectives compare the pairs of a "
+        if not 2 <= self.batch_size <= _MAX_BATCH_SIZE:
+            raise ValueError(f"batch_size must lie in [2, {_MAX_BATCH_SIZE}] (the objectives compare the pairs of a "
                              f"batch); got {self.batch_size!r}")
         if self.eval_every is not None:
             check_positive_int(self.eval_every, "eval_every")
@@ -235,7 +240,7 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
                    "generator": generator.get_state(),
                    "average": None if average is None else copy.deepcopy(average.state_dict())}
         try:
-            state = torch.load(io.BytesIO(read_regular(checkpoint_path, CHECKPOINT_LIMIT)),
+            state = torch.load(io.BytesIO(read_regular(checkpoint_path, _CHECKPOINT_LIMIT)),
                                map_location=generator.device, weights_only=False)
             encoder.load_state_dict(state["encoder"])
             optimizer.load_state_dict(state["optimizer"])

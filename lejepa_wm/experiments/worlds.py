@@ -41,9 +41,11 @@ from scipy.special import gammaln
 
 from lejepa_wm.validation import check_choice, check_positive_int, check_rho
 
-__all__ = ["CHANNELS", "World", "WORLD_KINDS", "GaussianWorld", "GeneralizedNormalWorld", "rates_to_rho",
-           "generalized_normal_scale", "sample_generalized_normal", "mala_move", "world_to_dict", "world_from_dict",
-           "register_world"]
+__all__ = [
+    "CHANNELS", "rates_to_rho", "GaussianWorld", "generalized_normal_scale", "sample_generalized_normal",
+    "mala_move", "GeneralizedNormalWorld", "World", "WORLD_KINDS", "register_world", "world_to_dict",
+    "world_from_dict"
+]
 
 CHANNELS = ("mala", "shortcut")
 

@@ -24,3 +24,5 @@ Check modules ``verify_*.py`` define ``run_checks() -> list[CheckResult]``;
 :mod:`~lejepa_wm.numerics.checks` imports them all and runs them with one BLAS
 thread (``lejepa-wm verify``).
 """
+
+__all__: list[str] = []

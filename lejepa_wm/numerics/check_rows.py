@@ -13,6 +13,8 @@ from typing import Any
 
 from lejepa_wm.records import Bound, CheckResult
 
+__all__ = ["at_most", "at_least", "worst", "keep_worst"]
+
 
 def _bounded(claim: str, name: str, what: str, value: float, bound: Bound, details: dict[str, Any] | None,
              fmt: str, prefix: str) -> CheckResult:

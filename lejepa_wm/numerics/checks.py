@@ -20,6 +20,8 @@ from lejepa_wm.numerics import (verify_c1, verify_hermite, verify_loss, verify_m
                                 verify_t1, verify_t2, verify_t3, verify_t4)
 from lejepa_wm.records import CheckResult
 
+__all__ = ["CHECK_MODULES", "claim_checks", "select_claims", "run_verify"]
+
 CHECK_MODULES: dict[str, ModuleType] = {module.__name__: module for module in (
     verify_hermite, verify_mehler, verify_loss, verify_t1, verify_c1, verify_t2, verify_t3, verify_t4, verify_p5,
     verify_m1)}

@@ -27,7 +27,9 @@ from lejepa_wm.numerics.gaussian_quadrature import Rule1D, tensor_rule
 from lejepa_wm.numerics.hermite import hermite_values
 from lejepa_wm.validation import check_nonnegative_int, check_positive_int
 
-MAX_VARIABLES = 3
+__all__ = ["Encoder", "HermiteProjection", "project_onto_degrees"]
+
+_MAX_VARIABLES = 3
 """Largest input dimension the tensor projection accepts (the grid has ``N^n`` points)."""
 
 Encoder = Callable[[NDArray[np.float64]], NDArray[np.float64]]
@@ -65,8 +67,8 @@ def project_onto_degrees(h: Encoder, n: int, max_degree: int, rule: Rule1D) -> H
     ``max_degree`` exceeds what ``rule`` resolves.
     """
     check_positive_int(n, "n")
-    if n > MAX_VARIABLES:
-        raise ValueError(f"n={n} exceeds the {MAX_VARIABLES} variables the tensor projection supports")
+    if n > _MAX_VARIABLES:
+        raise ValueError(f"n={n} exceeds the {_MAX_VARIABLES} variables the tensor projection supports")
     check_nonnegative_int(max_degree, "max_degree")
     if max_degree > rule.resolved_degree:
         raise ValueError(f"max_degree={max_degree} exceeds the Hermite degree {rule.resolved_degree} that this "

@@ -41,7 +41,12 @@ from numpy.typing import ArrayLike, NDArray
 from lejepa_wm.numerics.hermite import hermite_values
 from lejepa_wm.validation import check_nonnegative_int, check_positive_int, check_rho
 
-GRAM_TOLERANCE = 1e-12
+__all__ = [
+    "Rule1D", "gauss_hermite_rule", "split_legendre_rule", "tensor_rule", "check_rhos", "ou_pair_rule",
+    "polar_pair_rule"
+]
+
+_GRAM_TOLERANCE = 1e-12
 """Orthonormality error up to which a rule is said to resolve a Hermite degree."""
 
 
@@ -66,12 +71,12 @@ class Rule1D:
 
 
 def _resolved_degree(nodes: NDArray[np.float64], weights: NDArray[np.float64], cap: int) -> int:
-    """Largest ``D <= cap`` whose Hermite Gram block ``(D+1) x (D+1)`` is the identity to ``GRAM_TOLERANCE``."""
+    """Largest ``D <= cap`` whose Hermite Gram block ``(D+1) x (D+1)`` is the identity to ``_GRAM_TOLERANCE``."""
     values = hermite_values(cap, nodes)
     gram_error = np.abs((values * weights) @ values.T - np.eye(cap + 1))
     # The Gram matrix is symmetric, so the leading block's error is a running max of lower-triangle rows.
     block_error = np.maximum.accumulate(np.tril(gram_error).max(axis=1))
-    return int(np.count_nonzero(block_error <= GRAM_TOLERANCE)) - 1
+    return int(np.count_nonzero(block_error <= _GRAM_TOLERANCE)) - 1
 
 
 def _read_only(*arrays: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:

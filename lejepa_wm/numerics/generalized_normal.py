@@ -29,6 +29,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import gammaln
 
+__all__ = [
+    "UNIFORM_HALF_WIDTH", "check_beta", "unit_variance_scale", "log_density", "density", "score",
+    "score_derivative", "absolute_moment", "tail_half_width", "essential_spectrum_threshold"
+]
+
 UNIFORM_HALF_WIDTH = math.sqrt(3.0)
 """Half-width ``a`` of the unit-variance uniform density on ``[-a, a]`` (the ``beta -> inf`` limit)."""
 

@@ -21,6 +21,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from lejepa_wm.validation import check_nonnegative_int, check_positive_int
 
+__all__ = ["hermite_values", "multi_indices", "total_degrees", "hermite_features"]
+
 
 def hermite_values(max_degree: int, x: ArrayLike) -> NDArray[np.float64]:
     """Values ``H_k(x)`` for ``k = 0..max_degree``; shape ``(max_degree + 1, *x.shape)``."""

@@ -29,6 +29,12 @@ from scipy.stats import ortho_group
 
 from lejepa_wm.validation import check_nonnegative_int, check_positive_int
 
+__all__ = [
+    "Array", "Step", "random_orthogonal", "random_nonorthogonal", "LinearQuadratic", "random_linear_quadratic",
+    "solve_lqr", "closed_loop_value", "Rollout", "lqr_rollout", "NonlinearLatentModel", "random_nonlinear_model",
+    "conjugate_step", "goal_costs", "CEMSettings", "cem_plan"
+]
+
 Array = NDArray[np.float64]
 Step = Callable[[Array, Array], Array]
 

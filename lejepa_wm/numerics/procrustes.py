@@ -24,6 +24,8 @@ from numpy.typing import ArrayLike, NDArray
 from lejepa_wm.numerics.t3 import error_bound, nonlinear_energy_bound
 from lejepa_wm.validation import check_positive_int
 
+__all__ = ["polar_factor", "procrustes_distance_sq", "whitening_defect", "T3Quantities", "t3_quantities"]
+
 
 def polar_factor(matrix: ArrayLike) -> NDArray[np.float64]:
     """Orthogonal polar factor ``U V^T`` of a square matrix (or a batch ``(..., n, n)``)."""

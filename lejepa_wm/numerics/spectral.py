@@ -33,6 +33,11 @@ from lejepa_wm.numerics.gaussian_quadrature import check_rhos, gauss_hermite_rul
 from lejepa_wm.numerics.hermite import hermite_values
 from lejepa_wm.validation import check_nonnegative_int, check_positive_int, check_rho
 
+__all__ = [
+    "PairMoments", "pair_moments", "HermiteQuadraticForms", "hermite_quadratic_forms", "mehler_eigenvalues",
+    "closed_form_loss", "KyFanSolution", "ky_fan_minimum", "DescentResult", "random_frames", "stiefel_descent"
+]
+
 
 @dataclass(frozen=True)
 class PairMoments:

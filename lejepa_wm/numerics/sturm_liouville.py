@@ -68,11 +68,18 @@ from threadpoolctl import threadpool_limits
 from lejepa_wm.numerics import generalized_normal as gn
 from lejepa_wm.validation import check_positive_int
 
+__all__ = [
+    "MIN_NODES_PER_ELEMENT", "DEFAULT_NODES_PER_ELEMENT", "DEFAULT_TAIL_EXPONENT", "MONOTONE_DENSITY_FLOOR",
+    "Score", "NoIsolatedEigenvalueError", "GeneratorProblem", "GeneratorSpectrum", "chebyshev_lobatto",
+    "solve_generator", "generalized_normal_problem", "uniform_problem", "linearity", "sign_changes", "bulk",
+    "monotone_margin", "isolated_first_eigenpair"
+]
+
 MIN_NODES_PER_ELEMENT = 8
 DEFAULT_NODES_PER_ELEMENT = 96
 DEFAULT_TAIL_EXPONENT = 60.0
 MONOTONE_DENSITY_FLOOR = 1e-10
-DEFAULT_DRIFT_TOLERANCE = 1e-7
+_DEFAULT_DRIFT_TOLERANCE = 1e-7
 
 Score = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
@@ -287,7 +294,7 @@ def monotone_margin(spectrum: GeneratorSpectrum, k: int = 1) -> float:
     return float(np.min(flux[bulk(spectrum)]) / np.max(np.abs(flux)))
 
 
-def tail_mass(spectrum: GeneratorSpectrum, k: int = 1, outer_fraction: float = 0.5) -> float:
+def _tail_mass(spectrum: GeneratorSpectrum, k: int = 1, outer_fraction: float = 0.5) -> float:
     """``E_p[phi_k^2 ; |z| > (1 - outer_fraction) L]``: the share of ``phi_k`` living near the truncation ends."""
     outer = np.abs(spectrum.nodes) > (1.0 - outer_fraction) * spectrum.half_width
     return float(spectrum.weights[outer] @ spectrum.psi[k][outer] ** 2)
@@ -295,7 +302,7 @@ def tail_mass(spectrum: GeneratorSpectrum, k: int = 1, outer_fraction: float = 0
 
 def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES_PER_ELEMENT,
                              tail_exponent: float = DEFAULT_TAIL_EXPONENT,
-                             drift_tolerance: float = DEFAULT_DRIFT_TOLERANCE) -> GeneratorSpectrum:
+                             drift_tolerance: float = _DEFAULT_DRIFT_TOLERANCE) -> GeneratorSpectrum:
     """Spectrum of ``p_beta`` whose ``lambda_1`` is certified isolated, else :class:`NoIsolatedEigenvalueError`.
 
     Solves at tail exponents ``T`` and ``2T`` (half-widths ``L`` and ``2^(1/beta) L``).
@@ -328,6 +335,6 @@ def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES
             f"at these truncations): the candidate lambda_1 "
             f"moves from {lam_coarse:.6g} (L={coarse.half_width:.4g}) to {lam_fine:.6g} (L={fine.half_width:.4g}), "
             f"drift {drift:.3g} > {drift_tolerance:g}; essential spectrum starts at {threshold:.6g}; "
-            f"{tail_mass(fine):.2f} of the candidate's L2(p) mass lies in the outer half of the box",
+            f"{_tail_mass(fine):.2f} of the candidate's L2(p) mass lies in the outer half of the box",
             candidates={coarse.half_width: lam_coarse, fine.half_width: lam_fine}, threshold=threshold)
     return fine

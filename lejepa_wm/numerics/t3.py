@@ -21,6 +21,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from lejepa_wm.validation import check_rho
 
+__all__ = ["isotropic_rho", "nonlinear_energy_bound", "error_bound"]
+
 
 def isotropic_rho(rho: ArrayLike) -> float:
     """The common value of a per-coordinate ``ρ`` vector; ``ValueError`` if its entries differ."""

@@ -8,7 +8,7 @@
   the exact pair rule, so any error is rounding.
 - Monte Carlo: least-squares regression of ``h(z')`` on ``h(z)`` (with
   intercept) returns ``rho I`` and residual covariance ``(1 - rho^2) I``
-  within sampling error (every entry within ``Z_MAX`` standard errors), and a
+  within sampling error (every entry within ``_Z_MAX`` standard errors), and a
   Kolmogorov–Smirnov test does not reject normality of each residual coordinate.
 """
 
@@ -26,12 +26,14 @@ from lejepa_wm.numerics.spectral import random_frames
 from lejepa_wm.records import CheckResult
 from lejepa_wm.validation import check_positive_int, check_rho
 
-CLAIM = "C1"
-SEED = 20260601
-N = 3
-RHO = 0.6
-SAMPLES = 200_000
-Z_MAX = 5.0
+__all__ = ["random_rotation", "exact_factorization_error", "monte_carlo_regression", "run_checks"]
+
+_CLAIM = "C1"
+_SEED = 20260601
+_N = 3
+_RHO = 0.6
+_SAMPLES = 200_000
+_Z_MAX = 5.0
 
 
 def random_rotation(n: int, seed: int) -> np.ndarray:
@@ -81,14 +83,14 @@ def monte_carlo_regression(q: np.ndarray, rho: float, samples: int, seed: int) -
 
 def run_checks() -> list[CheckResult]:
     """Rows of the C1 claim."""
-    q = random_rotation(N, SEED)
-    mc = monte_carlo_regression(q, RHO, SAMPLES, SEED + 1)
+    q = random_rotation(_N, _SEED)
+    mc = monte_carlo_regression(q, _RHO, _SAMPLES, _SEED + 1)
     worst_z = max(mc["max_abs_z_slope"], mc["max_abs_z_intercept"], mc["max_abs_z_residual_cov"])
     return [
-        at_most(CLAIM, "exact_conditional_law", f"max Hermite-moment error of (residual, h), deg<=4, n={N}",
-                exact_factorization_error(q, RHO), 1e-10),
-        at_most(CLAIM, "monte_carlo_regression", f"max |z| of slope vs rho I, cov vs (1-rho^2)I, {SAMPLES} pairs",
-                worst_z, Z_MAX, mc),
-        at_least(CLAIM, "monte_carlo_residual_normal", "KS p-value of residuals (Bonferroni x n)",
+        at_most(_CLAIM, "exact_conditional_law", f"max Hermite-moment error of (residual, h), deg<=4, n={_N}",
+                exact_factorization_error(q, _RHO), 1e-10),
+        at_most(_CLAIM, "monte_carlo_regression", f"max |z| of slope vs rho I, cov vs (1-rho^2)I, {_SAMPLES} pairs",
+                worst_z, _Z_MAX, mc),
+        at_least(_CLAIM, "monte_carlo_residual_normal", "KS p-value of residuals (Bonferroni x n)",
                  mc["min_ks_pvalue_times_n"], 1e-3, mc),
     ]

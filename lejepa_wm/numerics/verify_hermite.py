@@ -26,8 +26,10 @@ from lejepa_wm.numerics.gaussian_quadrature import gauss_hermite_rule, split_leg
 from lejepa_wm.numerics.hermite import hermite_values, multi_indices
 from lejepa_wm.records import CheckResult
 
-CLAIM = "HERMITE"
-SEED = 20260529
+__all__ = ["orthonormality_error", "polynomial_parseval_error", "nonpolynomial_convergence", "run_checks"]
+
+_CLAIM = "HERMITE"
+_SEED = 20260529
 
 
 def orthonormality_error(max_degree: int) -> float:
@@ -37,7 +39,7 @@ def orthonormality_error(max_degree: int) -> float:
     return float(np.abs((values * rule.weights) @ values.T - np.eye(max_degree + 1)).max())
 
 
-def numpy_agreement_error(max_degree: int, points: np.ndarray) -> float:
+def _numpy_agreement_error(max_degree: int, points: np.ndarray) -> float:
     """Largest ``|H_k(x) - He_k(x)/sqrt(k!)| / max(1, |H_k(x)|)`` against NumPy's Clenshaw evaluation."""
     ours = hermite_values(max_degree, points)
     reference = np.array([hermeval(points, np.eye(max_degree + 1)[k]) / math.sqrt(math.factorial(k))
@@ -45,7 +47,7 @@ def numpy_agreement_error(max_degree: int, points: np.ndarray) -> float:
     return float(np.max(np.abs(ours - reference) / np.maximum(1.0, np.abs(reference))))
 
 
-def gaussian_monomial_moment(power: np.ndarray) -> np.ndarray:
+def _gaussian_monomial_moment(power: np.ndarray) -> np.ndarray:
     """``E z^k`` for ``z ~ N(0, 1)``: ``(k - 1)!!`` for even ``k``, else 0 (elementwise)."""
     power = np.asarray(power)
     out = np.zeros(power.shape)
@@ -67,14 +69,14 @@ def polynomial_parseval_error(n: int, degree: int, outputs: int, rng: np.random.
         monomials = np.prod(z[:, None, :] ** exponents[None, :, :], axis=2)
         return monomials @ coeffs
 
-    pair_moments = np.prod(gaussian_monomial_moment(exponents[:, None, :] + exponents[None, :, :]), axis=2)
+    pair_moments = np.prod(_gaussian_monomial_moment(exponents[:, None, :] + exponents[None, :, :]), axis=2)
     exact = float(np.trace(coeffs.T @ pair_moments @ coeffs))
     projection = project_onto_degrees(h, n, 2 * degree, gauss_hermite_rule(2 * degree + 1))
     above = float(projection.energies[degree + 1:].sum())
     return max(abs(float(projection.energies.sum()) - exact), above)
 
 
-NONPOLYNOMIAL = {
+_NONPOLYNOMIAL = {
     # name: (function, closed-form E h^2, expected deficit decay exponent or None for super-algebraic)
     "sign": (np.sign, 1.0, 0.5),
     "abs": (np.abs, 1.0, 1.5),
@@ -88,7 +90,7 @@ def nonpolynomial_convergence(max_degree: int = 200) -> dict[str, dict[str, floa
     rule = split_legendre_rule(max_degree)
     quarter = max_degree // 4
     report: dict[str, dict[str, float]] = {}
-    for name, (function, exact_second_moment, _) in NONPOLYNOMIAL.items():
+    for name, (function, exact_second_moment, _) in _NONPOLYNOMIAL.items():
         projection = project_onto_degrees(lambda z, f=function: f(z[:, 0]), 1, max_degree, rule)
         deficits = projection.parseval_deficits
         report[name] = {
@@ -103,7 +105,7 @@ def nonpolynomial_convergence(max_degree: int = 200) -> dict[str, dict[str, floa
     return report
 
 
-def multivariate_convergence() -> dict[str, dict[str, float]]:
+def _multivariate_convergence() -> dict[str, dict[str, float]]:
     """Parseval deficits of non-polynomial functions of 2 and 3 variables (tensor rules).
 
     2-D: ``(sign(z1) tanh(z2), |z1 z2|)`` on the rule split at 0 up to degree 24;
@@ -127,32 +129,32 @@ def multivariate_convergence() -> dict[str, dict[str, float]]:
 
 def run_checks() -> list[CheckResult]:
     """Rows of the HERMITE claim."""
-    rng = np.random.default_rng(SEED)
-    rows = [at_most(CLAIM, "orthonormal_deg30", "max |E[H_a H_b] - delta_ab|, a,b <= 30",
+    rng = np.random.default_rng(_SEED)
+    rows = [at_most(_CLAIM, "orthonormal_deg30", "max |E[H_a H_b] - delta_ab|, a,b <= 30",
                     orthonormality_error(30), 1e-12),
-            at_most(CLAIM, "matches_numpy_hermite_e", "max rel. diff vs hermeval/sqrt(k!), k <= 30",
-                    numpy_agreement_error(30, rng.uniform(-8.0, 8.0, 200)), 1e-10)]
+            at_most(_CLAIM, "matches_numpy_hermite_e", "max rel. diff vs hermeval/sqrt(k!), k <= 30",
+                    _numpy_agreement_error(30, rng.uniform(-8.0, 8.0, 200)), 1e-10)]
     parseval = {f"n={n}": polynomial_parseval_error(n, 4, 2, rng) for n in (1, 2, 3)}
-    rows.append(at_most(CLAIM, "parseval_polynomials", "max |sum_d ||h_d||^2 - E||h||^2|, deg-4 polys, n<=3",
+    rows.append(at_most(_CLAIM, "parseval_polynomials", "max |sum_d ||h_d||^2 - E||h||^2|, deg-4 polys, n<=3",
                         max(parseval.values()), 1e-10, parseval))
     report = nonpolynomial_convergence()
     rate_ok = all(abs(report[name]["decay_exponent"] - exponent) <= 0.1
-                  for name, (_, _, exponent) in NONPOLYNOMIAL.items() if exponent is not None)
+                  for name, (_, _, exponent) in _NONPOLYNOMIAL.items() if exponent is not None)
     fast_ok = report["sin"]["deficit_at_max_degree"] <= 1e-13 and report["tanh"]["deficit_at_max_degree"] <= 1e-12
     moments_ok = max(r["second_moment_error"] for r in report.values()) <= 1e-12
     bessel_ok = all(r["most_negative_deficit"] >= -1e-13 and r["largest_increase"] <= 1e-13 for r in report.values())
     rows.append(CheckResult.logical(
-        CLAIM, "parseval_nonpolynomial",
+        _CLAIM, "parseval_nonpolynomial",
         f"deficit@200 sign {report['sign']['deficit_at_max_degree']:.1e} (rate {report['sign']['decay_exponent']:.2f}),"
         f" abs {report['abs']['deficit_at_max_degree']:.1e} ({report['abs']['decay_exponent']:.2f})",
         bessel_ok and rate_ok and fast_ok and moments_ok,
         "Bessel (deficit never negative, never increasing), decay rates 0.5 / 1.5 within 0.1, tanh and sin "
         "deficits -> 0, second moments exact", details=report))
-    multi = multivariate_convergence()
+    multi = _multivariate_convergence()
     shrink = max(r["deficit_at_max_degree"] / r["deficit_at_degree_1"] for r in multi.values())
     multi_ok = all(r["most_negative_deficit"] >= -1e-12 and r["largest_increase"] <= 1e-12 for r in multi.values())
     rows.append(CheckResult.logical(
-        CLAIM, "parseval_multivariate", f"n=2,3 non-polynomial: deficit(D)/deficit(1) <= {shrink:.2g}",
+        _CLAIM, "parseval_multivariate", f"n=2,3 non-polynomial: deficit(D)/deficit(1) <= {shrink:.2g}",
         multi_ok and shrink <= 0.2, "Bessel (deficit never negative, never increasing) and max deficit(D)/deficit(1) "
         "<= 0.2", shrink, multi, "max deficit(D)/deficit(1)"))
     return rows

@@ -26,12 +26,14 @@ from lejepa_wm.numerics.spectral import closed_form_loss
 from lejepa_wm.records import CheckResult
 from lejepa_wm.validation import check_rho
 
-CLAIM = "LOSS"
-RHOS = (0.2, 0.5, 0.8)
-MAX_DEGREE_1D = 200
-MAX_DEGREE_2D = 100
+__all__ = ["spectral_loss", "direct_loss_1d", "direct_loss", "loss_discrepancies", "run_checks"]
 
-ONE_D: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+_CLAIM = "LOSS"
+_RHOS = (0.2, 0.5, 0.8)
+_MAX_DEGREE_1D = 200
+_MAX_DEGREE_2D = 100
+
+_ONE_D: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "sign": np.sign,
     "abs": np.abs,
     "relu": lambda x: np.maximum(x, 0.0),
@@ -40,7 +42,7 @@ ONE_D: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "vector_tanh_abs_sign": lambda x: np.stack([np.tanh(x), np.abs(x), np.sign(x)], axis=-1),
 }
 
-TWO_D: dict[str, Encoder] = {
+_TWO_D: dict[str, Encoder] = {
     "sin_z1_plus_2z2": lambda z: np.sin(z[:, 0] + 2.0 * z[:, 1]),
     "vector_z1cos_z2_gauss_bump": lambda z: np.stack(
         [z[:, 0] * np.cos(z[:, 1]), np.exp(-0.25 * (z[:, 0] ** 2 + z[:, 1] ** 2)), z[:, 0] ** 2 * z[:, 1]], axis=-1),
@@ -72,15 +74,15 @@ def direct_loss(function: Encoder, n: int, rho: float, num_points: int) -> float
 
 def loss_discrepancies() -> dict[str, dict[str, float]]:
     """``|direct - spectral|`` for every test function and ``rho``, with the truncation bounds."""
-    rule_1d, rule_2d = split_legendre_rule(MAX_DEGREE_1D), gauss_hermite_rule(MAX_DEGREE_2D + 1)
-    cases = [(name, lambda z, f=function: f(z[:, 0]), 1, MAX_DEGREE_1D, rule_1d,
-              lambda rho, f=function: direct_loss_1d(f, rho)) for name, function in ONE_D.items()]
-    cases += [(name, function, 2, MAX_DEGREE_2D, rule_2d, lambda rho, f=function: direct_loss(f, 2, rho, 30))
-              for name, function in TWO_D.items()]
+    rule_1d, rule_2d = split_legendre_rule(_MAX_DEGREE_1D), gauss_hermite_rule(_MAX_DEGREE_2D + 1)
+    cases = [(name, lambda z, f=function: f(z[:, 0]), 1, _MAX_DEGREE_1D, rule_1d,
+              lambda rho, f=function: direct_loss_1d(f, rho)) for name, function in _ONE_D.items()]
+    cases += [(name, function, 2, _MAX_DEGREE_2D, rule_2d, lambda rho, f=function: direct_loss(f, 2, rho, 30))
+              for name, function in _TWO_D.items()]
     out: dict[str, dict[str, float]] = {}
     for name, function, n, max_degree, rule, direct_at in cases:
         projection = project_onto_degrees(function, n, max_degree, rule)
-        for rho in RHOS:
+        for rho in _RHOS:
             spectral, truncation = spectral_loss(projection, rho)
             direct = direct_at(rho)
             out[f"{name}@rho={rho}"] = {"direct": direct, "spectral": spectral, "truncation_bound": truncation,
@@ -92,6 +94,6 @@ def run_checks() -> list[CheckResult]:
     """Rows of the LOSS claim."""
     table = loss_discrepancies()
     worst = max(entry["difference"] + entry["truncation_bound"] for entry in table.values())
-    return [at_most(CLAIM, "closed_form_vs_direct",
-                    f"max |direct - closed form|, {len(ONE_D) + len(TWO_D)} functions x {len(RHOS)} rho",
+    return [at_most(_CLAIM, "closed_form_vs_direct",
+                    f"max |direct - closed form|, {len(_ONE_D) + len(_TWO_D)} functions x {len(_RHOS)} rho",
                     worst, 1e-8, table)]

@@ -24,12 +24,14 @@ from lejepa_wm.numerics.spectral import hermite_quadratic_forms, ky_fan_minimum,
 from lejepa_wm.records import CheckResult
 from lejepa_wm.validation import check_positive_int, check_rho
 
-CLAIM = "M1"
-SEED = 20260604
-MAX_DEGREE = 3
-RHOS = (0.3, 0.6, 0.9)
-STARTS = 4
-PROBE_SAMPLES = 5000
+__all__ = ["expected_minimum", "probe_r2", "m1_measurements", "run_checks"]
+
+_CLAIM = "M1"
+_SEED = 20260604
+_MAX_DEGREE = 3
+_RHOS = (0.3, 0.6, 0.9)
+_STARTS = 4
+_PROBE_SAMPLES = 5000
 
 
 def expected_minimum(n: int, m: int, rho: float) -> float:
@@ -53,17 +55,17 @@ def probe_r2(coefficients: np.ndarray, alphas: np.ndarray, samples: int, seed: i
     return float((1.0 - residual.var(axis=0) / z.var(axis=0)).min())
 
 
-def m1_measurements(seed: int = SEED) -> dict[str, dict[str, float]]:
+def m1_measurements(seed: int = _SEED) -> dict[str, dict[str, float]]:
     """Per ``(n, m, rho)``: value errors, degree energies, orthogonality defects and probe ``R^2``."""
     out: dict[str, dict[str, float]] = {}
     for n in (2, 3):
-        alphas = multi_indices(n, MAX_DEGREE, min_degree=1)
+        alphas = multi_indices(n, _MAX_DEGREE, min_degree=1)
         degrees = total_degrees(alphas)
         for m in [*range(1, n), n + 1, n + 2, n + n * (n + 1) // 2]:
-            for rho in RHOS:
+            for rho in _RHOS:
                 loss_matrix = hermite_quadratic_forms(np.full(n, rho), alphas).loss[0]
                 target = expected_minimum(n, m, rho)
-                descent = stiefel_descent(loss_matrix, m, STARTS, seed + 7 * m + n)
+                descent = stiefel_descent(loss_matrix, m, _STARTS, seed + 7 * m + n)
                 frames = np.swapaxes(descent.frames, 1, 2)  # (starts, m, K)
                 linear = frames[:, :, :n]
                 entry = {
@@ -79,7 +81,7 @@ def m1_measurements(seed: int = SEED) -> dict[str, dict[str, float]]:
                         linear @ np.swapaxes(linear, 1, 2) - np.eye(m)).max())
                 else:
                     entry["min_exact_probe_r2"] = float(np.min(np.sum(linear**2, axis=1)))
-                    entry["min_sampled_probe_r2"] = probe_r2(frames[0], alphas, PROBE_SAMPLES, seed)
+                    entry["min_sampled_probe_r2"] = probe_r2(frames[0], alphas, _PROBE_SAMPLES, seed)
                 out[f"n={n},m={m},rho={rho}"] = entry
     return out
 
@@ -88,14 +90,14 @@ def run_checks() -> list[CheckResult]:
     """Rows of the M1 claim."""
     table = m1_measurements()
     return [
-        at_most(CLAIM, "top_m_minimum", "max |min L - top-m spectral value| (Ky Fan and descent)",
+        at_most(_CLAIM, "top_m_minimum", "max |min L - top-m spectral value| (Ky Fan and descent)",
                 worst(table, "ky_fan_error", "descent_error"), 1e-9, table),
-        at_most(CLAIM, "degree_content", "max error of degree-1/2/3 energies vs min(m,n), m-n, 0",
+        at_most(_CLAIM, "degree_content", "max error of degree-1/2/3 energies vs min(m,n), m-n, 0",
                 worst(table, "degree1_energy_error", "degree2_energy_error", "degree3_energy"), 1e-9),
-        at_most(CLAIM, "m_less_than_n_partial_rotation", "max |W W^T - I_m| of the linear block, m < n",
+        at_most(_CLAIM, "m_less_than_n_partial_rotation", "max |W W^T - I_m| of the linear block, m < n",
                 worst(table, "partial_rotation_defect"), 1e-9),
-        at_least(CLAIM, "m_greater_than_n_probe_exact", "min linear-probe R^2 (exact), m > n",
+        at_least(_CLAIM, "m_greater_than_n_probe_exact", "min linear-probe R^2 (exact), m > n",
                  worst(table, "min_exact_probe_r2", pick=min), 1.0 - 1e-9),
-        at_least(CLAIM, "m_greater_than_n_probe_sampled", f"min linear-probe R^2 on {PROBE_SAMPLES} samples, m > n",
+        at_least(_CLAIM, "m_greater_than_n_probe_sampled", f"min linear-probe R^2 on {_PROBE_SAMPLES} samples, m > n",
                  worst(table, "min_sampled_probe_r2", pick=min), 1.0 - 1e-9),
     ]

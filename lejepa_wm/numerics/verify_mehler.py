@@ -25,9 +25,11 @@ from lejepa_wm.numerics.hermite import hermite_features, multi_indices
 from lejepa_wm.numerics.spectral import mehler_eigenvalues, pair_moments
 from lejepa_wm.records import CheckResult
 
-CLAIM = "MEHLER"
-SEED = 20260530
-RHO_GRID = tuple(np.round(np.concatenate([[0.01, 0.05], np.arange(0.1, 0.95, 0.1), [0.95, 0.99]]), 2))
+__all__ = ["Z_MAX", "mehler_error_1d", "mehler_error", "monte_carlo_z_scores", "run_checks"]
+
+_CLAIM = "MEHLER"
+_SEED = 20260530
+_RHO_GRID = tuple(np.round(np.concatenate([[0.01, 0.05], np.arange(0.1, 0.95, 0.1), [0.95, 0.99]]), 2))
 Z_MAX = 5.0
 
 
@@ -47,7 +49,7 @@ def mehler_error(rhos: np.ndarray, max_degree: int) -> float:
     return float(np.abs(cross - np.diag(mehler_eigenvalues(rhos, alphas))).max())
 
 
-def stationarity_error(rhos: tuple[float, ...], max_degree: int) -> float:
+def _stationarity_error(rhos: tuple[float, ...], max_degree: int) -> float:
     """``max |E[H_a(z')H_b(z')] - delta_ab|``: ``z'`` has the Hermite moments of ``gamma_1`` (exact rule)."""
     moments = pair_moments(rhos, max_degree)
     return float(np.abs(moments.gram_prime - np.eye(max_degree + 1)).max())
@@ -71,22 +73,22 @@ def monte_carlo_z_scores(rhos: np.ndarray, max_degree: int, samples: int,
 
 def run_checks() -> list[CheckResult]:
     """Rows of the MEHLER claim."""
-    rng = np.random.default_rng(SEED)
+    rng = np.random.default_rng(_SEED)
     two_d = {f"rho={r}": mehler_error(np.array([r, r]), 10) for r in (0.05, 0.3, 0.6, 0.9, 0.99)}
     anisotropic = {f"rho={r}": mehler_error(np.array(r), 10) for r in ((0.2, 0.9), (0.5, 0.7), (0.95, 0.1))}
     z_scores = {"1d": monte_carlo_z_scores(np.array([0.7]), 4, 200_000, rng),
                 "2d_anisotropic": monte_carlo_z_scores(np.array([0.4, 0.8]), 3, 100_000, rng)}
     worst = max(float(np.abs(s).max()) for s in z_scores.values())
     return [
-        at_most(CLAIM, "exact_1d_deg10", f"max error, a,b <= 10, {len(RHO_GRID)} rho in [0.01, 0.99]",
-                mehler_error_1d(RHO_GRID, 10), 1e-10, {"rhos": list(RHO_GRID)}),
-        at_most(CLAIM, "exact_2d_deg10", "max error, |alpha|,|beta| <= 10, n = 2, 5 rho", max(two_d.values()),
+        at_most(_CLAIM, "exact_1d_deg10", f"max error, a,b <= 10, {len(_RHO_GRID)} rho in [0.01, 0.99]",
+                mehler_error_1d(_RHO_GRID, 10), 1e-10, {"rhos": list(_RHO_GRID)}),
+        at_most(_CLAIM, "exact_2d_deg10", "max error, |alpha|,|beta| <= 10, n = 2, 5 rho", max(two_d.values()),
                 1e-10, two_d),
-        at_most(CLAIM, "exact_anisotropic_2d", "max error vs prod rho_i^alpha_i, |alpha| <= 10",
+        at_most(_CLAIM, "exact_anisotropic_2d", "max error vs prod rho_i^alpha_i, |alpha| <= 10",
                 max(anisotropic.values()), 1e-10, anisotropic),
-        at_most(CLAIM, "ou_stationary_deg20", "max |E[H_a(z')H_b(z')] - delta_ab|, a,b <= 20",
-                stationarity_error(RHO_GRID, 20), 1e-10),
-        at_most(CLAIM, "monte_carlo_cross_check", "max |z-score| of MC estimates (2e5 / 1e5 pairs)", worst, Z_MAX,
+        at_most(_CLAIM, "ou_stationary_deg20", "max |E[H_a(z')H_b(z')] - delta_ab|, a,b <= 20",
+                _stationarity_error(_RHO_GRID, 20), 1e-10),
+        at_most(_CLAIM, "monte_carlo_cross_check", "max |z-score| of MC estimates (2e5 / 1e5 pairs)", worst, Z_MAX,
                 {k: {"entries": int(v.size), "max_abs_z": float(np.abs(v).max()),
                      "fraction_outside_99_ci": float(np.mean(np.abs(v) > 2.576))} for k, v in z_scores.items()}),
     ]

@@ -26,18 +26,20 @@ from lejepa_wm.numerics.procrustes import whitening_defect
 from lejepa_wm.numerics.spectral import ky_fan_minimum, random_frames, stiefel_descent, hermite_quadratic_forms
 from lejepa_wm.records import CheckResult
 
-CLAIM = "T1"
-SEED = 20260531
-DIMENSIONS = (1, 2, 3, 4)
-MAX_DEGREE = 4
-RHOS = (0.1, 0.5, 0.9)
-DESCENT_STARTS = 6
-RANDOM_ENCODERS = 2000
+__all__ = ["t1_measurements", "run_checks"]
+
+_CLAIM = "T1"
+_SEED = 20260531
+_DIMENSIONS = (1, 2, 3, 4)
+_MAX_DEGREE = 4
+_RHOS = (0.1, 0.5, 0.9)
+_DESCENT_STARTS = 6
+_RANDOM_ENCODERS = 2000
 
 
-def t1_measurements(dimensions: tuple[int, ...] = DIMENSIONS, rhos: tuple[float, ...] = RHOS,
-                    max_degree: int = MAX_DEGREE, starts: int = DESCENT_STARTS,
-                    random_encoders: int = RANDOM_ENCODERS, seed: int = SEED) -> dict[str, float]:
+def t1_measurements(dimensions: tuple[int, ...] = _DIMENSIONS, rhos: tuple[float, ...] = _RHOS,
+                    max_degree: int = _MAX_DEGREE, starts: int = _DESCENT_STARTS,
+                    random_encoders: int = _RANDOM_ENCODERS, seed: int = _SEED) -> dict[str, float]:
     """Worst-case errors over every ``(n, rho)``; see the module docstring for what each one is."""
     worst = {"gram_error": 0.0, "ky_fan_error": 0.0, "ky_fan_nonlinear": 0.0, "ky_fan_orthogonality": 0.0,
              "descent_error": 0.0, "descent_nonlinear": 0.0, "descent_orthogonality": 0.0,
@@ -89,6 +91,6 @@ def run_checks() -> list[CheckResult]:
         (at_least, "random_excess_above_t3a_margin", "random whitened h: min(L - 2n(1-rho) - 2rho(1-rho)E_nl)",
          m["smallest_margin_over_t3a"], -1e-12),
         (at_least, "unique_up_to_rotation", "smallest spectral gap lambda_{n+1} - lambda_n (= 2rho(1-rho))",
-         m["smallest_gap"], 0.9 * 2 * min(r * (1 - r) for r in RHOS)),
+         m["smallest_gap"], 0.9 * 2 * min(r * (1 - r) for r in _RHOS)),
     ]
-    return [make(CLAIM, name, what, value, limit, m) for make, name, what, value, limit in rows]
+    return [make(_CLAIM, name, what, value, limit, m) for make, name, what, value, limit in rows]

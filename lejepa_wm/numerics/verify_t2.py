@@ -34,14 +34,16 @@ from lejepa_wm.numerics import sturm_liouville as sl
 from lejepa_wm.numerics.check_rows import at_most
 from lejepa_wm.records import Bound, CheckResult
 
-CLAIM = "T2"
-GRID_NODES = 64
-REFERENCE_NODES = 96
-UNIFORM_LINEARITY = 96.0 / math.pi**4
+__all__ = ["THEORY_REFERENCE_LINEARITY", "beta_grid", "symbolic_affine_score_implies_gaussian", "run_checks"]
+
+_CLAIM = "T2"
+_GRID_NODES = 64
+_REFERENCE_NODES = 96
+_UNIFORM_LINEARITY = 96.0 / math.pi**4
 THEORY_REFERENCE_LINEARITY = {1.5: 0.963, 3.0: 0.990, 4.0: 0.984, 8.0: 0.982}
 """Rounded values quoted in THEORY.md (three decimals), compared to within half a unit of the last digit."""
-CONVERGENCE_BETAS = (1.1, 1.5, 3.0, 4.0, 8.0, 10.0)
-HERMITE_DEGREES_CHECKED = 6
+_CONVERGENCE_BETAS = (1.1, 1.5, 3.0, 4.0, 8.0, 10.0)
+_HERMITE_DEGREES_CHECKED = 6
 
 
 def beta_grid() -> np.ndarray:
@@ -50,39 +52,39 @@ def beta_grid() -> np.ndarray:
     return np.unique(np.concatenate([np.geomspace(1.1, 10.0, 33), extra]))
 
 
-def check_gaussian() -> list[CheckResult]:
+def _check_gaussian() -> list[CheckResult]:
     """Gaussian eigenvalues ``0..3`` (error <= 1e-6) and ``l(2) = 1`` (error <= 1e-8)."""
-    spectrum = sl.solve_generator(sl.generalized_normal_problem(2.0), REFERENCE_NODES, 4)
+    spectrum = sl.solve_generator(sl.generalized_normal_problem(2.0), _REFERENCE_NODES, 4)
     errors = np.abs(spectrum.eigenvalues - np.arange(4))
     ell_error = abs(sl.linearity(spectrum) - 1.0)
     return [
-        CheckResult.compare(CLAIM, "gaussian_eigenvalues", f"max_k |lambda_k - k|, k = 0..3: {errors.max():.2e}",
+        CheckResult.compare(_CLAIM, "gaussian_eigenvalues", f"max_k |lambda_k - k|, k = 0..3: {errors.max():.2e}",
                             float(errors.max()), Bound.at_most(1e-6), {"eigenvalues": spectrum.eigenvalues.tolist()},
                             quantity="max_k |lambda_k - k|"),
-        at_most(CLAIM, "gaussian_linearity", "|l(2) - 1|", ell_error, 1e-8, fmt=".2e"),
+        at_most(_CLAIM, "gaussian_linearity", "|l(2) - 1|", ell_error, 1e-8, fmt=".2e"),
     ]
 
 
-def check_uniform_limit() -> CheckResult:
+def _check_uniform_limit() -> CheckResult:
     """Neumann problem on ``[-a, a]``: ``l = 96/pi^4`` to 1e-5, ``lambda_1 = (pi/(2a))^2``, ``phi_1 = sin``."""
     a = gn.UNIFORM_HALF_WIDTH
-    spectrum = sl.solve_generator(sl.uniform_problem(a), REFERENCE_NODES, 2)
+    spectrum = sl.solve_generator(sl.uniform_problem(a), _REFERENCE_NODES, 2)
     ell = sl.linearity(spectrum)
-    error = abs(ell - UNIFORM_LINEARITY)
+    error = abs(ell - _UNIFORM_LINEARITY)
     exact_phi = math.sqrt(2.0) * np.sin(np.pi * spectrum.nodes / (2.0 * a))  # unit norm under the uniform law
     phi = spectrum.psi[1] / spectrum.sqrt_density
     return CheckResult.compare(
-        CLAIM, "uniform_limit", f"l = {ell:.9f} vs 96/pi^4 = {UNIFORM_LINEARITY:.9f}: error {error:.1e}", error,
+        _CLAIM, "uniform_limit", f"l = {ell:.9f} vs 96/pi^4 = {_UNIFORM_LINEARITY:.9f}: error {error:.1e}", error,
         Bound.at_most(1e-5), {"lambda_1": float(spectrum.eigenvalues[1]), "lambda_1_exact": (math.pi / (2.0 * a)) ** 2,
                               "max_phi1_error": float(np.max(np.abs(phi - exact_phi)))}, quantity="|l - 96/pi^4|")
 
 
-def check_linearity_grid() -> list[CheckResult]:
+def _check_linearity_grid() -> list[CheckResult]:
     """``l(beta) < 1`` off ``beta = 2``, maximum at 2, monotone ``phi_1``, THEORY.md reference values."""
     grid = beta_grid()
     ells, margins, changes = [], [], []
     for beta in grid:
-        spectrum = sl.solve_generator(sl.generalized_normal_problem(float(beta)), GRID_NODES, 2)
+        spectrum = sl.solve_generator(sl.generalized_normal_problem(float(beta)), _GRID_NODES, 2)
         ells.append(sl.linearity(spectrum))
         margins.append(sl.monotone_margin(spectrum))
         changes.append(sl.sign_changes(spectrum.psi[1][sl.bulk(spectrum)]))
@@ -95,19 +97,19 @@ def check_linearity_grid() -> list[CheckResult]:
     details = {"beta": grid.tolist(), "linearity": ell.tolist(), "monotone_margin": margins, "sign_changes": changes}
     return [
         CheckResult.logical(
-            CLAIM, "linearity_below_one",
+            _CLAIM, "linearity_below_one",
             f"{off.sum()} shapes in [1.1, 10]: min 1 - l(beta != 2) = {gap:.2e} (at beta = "
             f"{grid[off][np.argmax(ell[off])]:.3g}); argmax l = {argmax:g}",
             bool(gap > 1e-8 and argmax == 2.0), "min 1 - l(beta != 2) > 1e-8 (solver error) and argmax l = 2",
             gap, details, quantity="min 1 - l(beta != 2)"),
         CheckResult.compare(
-            CLAIM, "reference_values",
+            _CLAIM, "reference_values",
             "l(1.5, 3, 4, 8) = " + ", ".join(f"{ell_at[f'{b:g}']:.5f}" for b in THEORY_REFERENCE_LINEARITY)
             + f"; max deviation from THEORY.md {worst_reference:.1e}",
             worst_reference, Bound.at_most(5e-4), {"linearity": ell_at},
             quantity="max |l(beta) - THEORY.md value| (3 decimals)"),
         CheckResult.logical(
-            CLAIM, "monotone_ground_state",
+            _CLAIM, "monotone_ground_state",
             f"{grid.size} shapes: min relative slope of phi_1 {min(margins):.1e}; sign changes {sorted(set(changes))}",
             bool(min(margins) > 0.0 and set(changes) == {1}),
             "min relative slope of phi_1 > 0 and exactly 1 sign change of phi_1 for every shape",
@@ -116,23 +118,23 @@ def check_linearity_grid() -> list[CheckResult]:
     ]
 
 
-def check_convergence() -> CheckResult:
+def _check_convergence() -> CheckResult:
     """Change of ``l`` and ``lambda_1`` when nodes and tail exponent are both doubled (grid resolution vs 2x)."""
     deltas = {}
-    for beta in CONVERGENCE_BETAS:
+    for beta in _CONVERGENCE_BETAS:
         coarse, fine = (sl.solve_generator(sl.generalized_normal_problem(beta, k * sl.DEFAULT_TAIL_EXPONENT),
-                                           k * GRID_NODES, 2) for k in (1, 2))
+                                           k * _GRID_NODES, 2) for k in (1, 2))
         deltas[f"{beta:g}"] = {"linearity": abs(sl.linearity(fine) - sl.linearity(coarse)),
                                "lambda_1": abs(float(fine.eigenvalues[1] - coarse.eigenvalues[1])),
                                "linearity_fine": sl.linearity(fine), "lambda_1_fine": float(fine.eigenvalues[1])}
     worst = max(max(d["linearity"], d["lambda_1"]) for d in deltas.values())
     return CheckResult.compare(
-        CLAIM, "solver_convergence",
-        f"max change of l, lambda_1 under 2x nodes and 2x tail, beta in {list(CONVERGENCE_BETAS)}: {worst:.1e}",
+        _CLAIM, "solver_convergence",
+        f"max change of l, lambda_1 under 2x nodes and 2x tail, beta in {list(_CONVERGENCE_BETAS)}: {worst:.1e}",
         worst, Bound.at_most(1e-7), deltas, quantity="max change of l, lambda_1 under 2x nodes and 2x tail")
 
 
-def check_laplace_gap_missing() -> CheckResult:
+def _check_laplace_gap_missing() -> CheckResult:
     """``beta = 1``: the solver must raise :class:`NoIsolatedEigenvalueError`, not return a number."""
     try:
         spectrum = sl.isolated_first_eigenpair(1.0)
@@ -141,13 +143,13 @@ def check_laplace_gap_missing() -> CheckResult:
         above = all(lam > error.threshold for _, lam in candidates)
         approaching = candidates[-1][1] < candidates[0][1]
         return CheckResult.logical(
-            CLAIM, "laplace_no_gap",
+            _CLAIM, "laplace_no_gap",
             "reported: candidate lambda_1 " + " -> ".join(f"{lam:.5f} (L={L:.0f})" for L, lam in candidates)
             + f", drifting down to the essential threshold {error.threshold:g}",
             bool(above and approaching),
             "NoIsolatedEigenvalueError raised; every candidate above the threshold, drifting down towards it",
             candidates[0][1] - candidates[-1][1], {"message": str(error)}, quantity="drift of candidate lambda_1")
-    return CheckResult.logical(CLAIM, "laplace_no_gap",
+    return CheckResult.logical(_CLAIM, "laplace_no_gap",
                                f"returned lambda_1 = {spectrum.eigenvalues[1]:.6g} instead of reporting", False,
                                "must raise NoIsolatedEigenvalueError")
 
@@ -184,22 +186,22 @@ def symbolic_affine_score_implies_gaussian() -> dict[str, bool]:
 
     results["hermite_eigenfunctions_of_gaussian"] = all(
         sp.expand(generator(sp.hermite_prob(k, z)) + k * sp.hermite_prob(k, z)) == 0
-        for k in range(HERMITE_DEGREES_CHECKED))
+        for k in range(_HERMITE_DEGREES_CHECKED))
     results["phi1_is_H1_with_eigenvalue_1"] = sp.simplify(generator(z) + z) == 0
     return results
 
 
-def check_symbolic() -> CheckResult:
+def _check_symbolic() -> CheckResult:
     """Row for :func:`symbolic_affine_score_implies_gaussian`."""
     steps = symbolic_affine_score_implies_gaussian()
     failed = [name for name, ok in steps.items() if not ok]
     return CheckResult.compare(
-        CLAIM, "affine_score_gaussian_sympy",
+        _CLAIM, "affine_score_gaussian_sympy",
         f"{len(steps) - len(failed)}/{len(steps)} symbolic steps hold" + (f" (failed: {failed})" if failed else ""),
         float(len(failed)), Bound.at_most(0.0), steps, quantity="symbolic steps that fail")
 
 
 def run_checks() -> list[CheckResult]:
     """All T2 rows of ``lejepa-wm verify``."""
-    return [*check_gaussian(), check_uniform_limit(), *check_linearity_grid(), check_convergence(),
-            check_laplace_gap_missing(), check_symbolic()]
+    return [*_check_gaussian(), _check_uniform_limit(), *_check_linearity_grid(), _check_convergence(),
+            _check_laplace_gap_missing(), _check_symbolic()]

@@ -13,7 +13,7 @@ Mehler's formula). Families:
 - ``large_whitening_error``: linear part ``c Q`` with ``c in (0.2, 3)``.
 
 Inequalities are checked with a per-encoder rounding allowance on ``D``
-(:func:`rounding_allowance`, at most ~4e-12), since the equality cases
+(:func:`_rounding_allowance`, at most ~4e-12), since the equality cases
 (all nonlinear energy at degree 2) sit exactly on the bound of part (a).
 
 The error ``min_Q E||h - Qz||^2`` is evaluated as ``sum (sigma_i - 1)^2`` plus the
@@ -36,10 +36,12 @@ from lejepa_wm.numerics.procrustes import T3Quantities, polar_factor, t3_quantit
 from lejepa_wm.numerics.spectral import hermite_quadratic_forms, random_frames
 from lejepa_wm.records import Bound, CheckResult
 
-CLAIM = "T3"
-SEED = 20260602
-MAX_DEGREE = 3
-FAMILY_SIZES = {"generic": 1700, "degree2": 600, "near_orthogonal": 600, "large_whitening_error": 600}
+__all__ = ["RATIO_ROUNDING", "sample_family", "alignment_gaps", "t3_measurements", "run_checks"]
+
+_CLAIM = "T3"
+_SEED = 20260602
+_MAX_DEGREE = 3
+_FAMILY_SIZES = {"generic": 1700, "degree2": 600, "near_orthogonal": 600, "large_whitening_error": 600}
 """Encoders per family and per dimension ``n = 1, 2, 3`` (10 500 in all)."""
 RATIO_ROUNDING = 1e-6
 """Allowance on error/bound above 1: ``D`` carries an absolute rounding error of ~1e-14 (the
@@ -47,7 +49,7 @@ linear block of ``M - 2(1 - rho) G`` is zero only up to rounding, divided by ``2
 i.e. ~1e-8 relative at the smallest ``D`` sampled (~1e-6)."""
 
 
-def rounding_allowance(second_moment: np.ndarray, rho: np.ndarray, n: int) -> np.ndarray:
+def _rounding_allowance(second_moment: np.ndarray, rho: np.ndarray, n: int) -> np.ndarray:
     """Absolute rounding allowance on ``D``: ``64 u (s + n) / (2 rho (1 - rho))`` with ``u`` the unit roundoff.
 
     ``delta`` is a quadratic form in ``C`` with matrix entries of size <= 2 computed
@@ -59,13 +61,13 @@ def rounding_allowance(second_moment: np.ndarray, rho: np.ndarray, n: int) -> np
 
 def sample_family(family: str, n: int, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Coefficients ``(count, n, K)`` over ``multi_indices(n, 3, 1)`` and one ``rho`` per encoder."""
-    alphas = multi_indices(n, MAX_DEGREE, min_degree=1)
+    alphas = multi_indices(n, _MAX_DEGREE, min_degree=1)
     degrees = total_degrees(alphas)
     rotations = random_frames(rng, count, n, n)
     rho = rng.uniform(0.01, 0.99, count)
     nonlinear = rng.standard_normal((count, n, len(alphas))) * (degrees >= 2)
     if family == "generic":
-        top = rng.integers(1, MAX_DEGREE + 1, count)
+        top = rng.integers(1, _MAX_DEGREE + 1, count)
         nonlinear *= degrees[None, None, :] <= top[:, None, None]
         scale = 10.0 ** rng.uniform(-4.0, 0.0, count)
         linear = rotations * np.exp(rng.normal(0.0, 0.5, (count, 1, n)))
@@ -83,7 +85,7 @@ def sample_family(family: str, n: int, count: int, rng: np.random.Generator) -> 
         scale = 10.0 ** rng.uniform(-3.0, 0.0, count)
         linear = rotations * rng.uniform(0.2, 3.0, (count, 1, 1))
     else:
-        raise ValueError(f"unknown encoder family {family!r}; expected one of {', '.join(FAMILY_SIZES)}")
+        raise ValueError(f"unknown encoder family {family!r}; expected one of {', '.join(_FAMILY_SIZES)}")
     norms = np.linalg.norm(nonlinear, axis=(1, 2), keepdims=True)
     nonlinear = nonlinear / np.where(norms > 0, norms, 1.0) * np.sqrt(scale)[:, None, None]
     coefficients = nonlinear.copy()
@@ -98,24 +100,24 @@ def alignment_gaps(coefficients: np.ndarray, rho: np.ndarray, n: int) -> tuple[n
     the linear block before the quadratic form, so ``delta`` keeps full relative
     accuracy even when it is 1e-9 of ``L``.
     """
-    alphas = multi_indices(n, MAX_DEGREE, min_degree=1)
+    alphas = multi_indices(n, _MAX_DEGREE, min_degree=1)
     forms = hermite_quadratic_forms(np.repeat(rho[:, None], n, axis=1), alphas)
     gap_matrix = forms.loss - 2.0 * (1.0 - rho)[:, None, None] * forms.gram
     gaps = np.einsum("bik,bkl,bil->b", coefficients, gap_matrix, coefficients)
     return gaps, float(np.abs(forms.gram - np.eye(len(alphas))).max())
 
 
-def quadrature_error(coefficients: np.ndarray, n: int) -> np.ndarray:
+def _quadrature_error(coefficients: np.ndarray, n: int) -> np.ndarray:
     """``E||h(z) - Q z||^2`` with ``Q`` the polar factor of the linear part, by exact Gauss–Hermite quadrature."""
-    alphas = multi_indices(n, MAX_DEGREE, min_degree=1)
-    nodes, weights = tensor_rule(gauss_hermite_rule(MAX_DEGREE + 1), n)
+    alphas = multi_indices(n, _MAX_DEGREE, min_degree=1)
+    nodes, weights = tensor_rule(gauss_hermite_rule(_MAX_DEGREE + 1), n)
     features = hermite_features(alphas, nodes)  # (P, K)
     q = polar_factor(coefficients[:, :, :n])
     residual = np.einsum("bik,pk->bpi", coefficients, features) - np.einsum("bij,pj->bpi", q, nodes)
     return np.einsum("p,bpi->b", weights, residual**2)
 
 
-def procrustes_optimality(coefficients: np.ndarray, n: int, rng: np.random.Generator,
+def _procrustes_optimality(coefficients: np.ndarray, n: int, rng: np.random.Generator,
                           trials: int = 50) -> dict[str, float]:
     """Polar factor vs ``scipy.linalg.orthogonal_procrustes`` and vs random rotations (distance gaps)."""
     linear = coefficients[:, :, :n]
@@ -129,7 +131,7 @@ def procrustes_optimality(coefficients: np.ndarray, n: int, rng: np.random.Gener
             "min_random_minus_polar": float((random_distance - polar_distance[:, None]).min())}
 
 
-def t3_measurements(family_sizes: dict[str, int] = FAMILY_SIZES, seed: int = SEED) -> dict[str, object]:
+def t3_measurements(family_sizes: dict[str, int] = _FAMILY_SIZES, seed: int = _SEED) -> dict[str, object]:
     """All T3 quantities per family, the worst violations and the largest error/bound ratio."""
     rng = np.random.default_rng(seed)
     per_family: dict[str, dict[str, float]] = {}
@@ -143,16 +145,16 @@ def t3_measurements(family_sizes: dict[str, int] = FAMILY_SIZES, seed: int = SEE
             coefficients, rho = sample_family(family, n, count, rng)
             gaps, gram_error = alignment_gaps(coefficients, rho, n)
             q: T3Quantities = t3_quantities(coefficients, gaps, rho, n)
-            allowance = rounding_allowance(q.second_moment, rho, n)
+            allowance = _rounding_allowance(q.second_moment, rho, n)
             track("gram_error", gram_error)
             track("max_part_a_violation", (q.nonlinear_energy - q.D - allowance).max())
             track("min_delta", q.delta.min(), min)
             track("min_d_plus_allowance", (q.D + allowance).min(), min)
             track("max_bound_violation", (q.error - q.bound - allowance).max())
             ratios.append(q.ratio)
-            track("quadrature_mismatch", np.abs(quadrature_error(coefficients[:100], n) - q.error[:100]).max())
+            track("quadrature_mismatch", np.abs(_quadrature_error(coefficients[:100], n) - q.error[:100]).max())
             if n > 1:  # O(1) = {+1, -1}: random "rotations" would include the optimum itself
-                optimality = procrustes_optimality(coefficients[:20], n, rng)
+                optimality = _procrustes_optimality(coefficients[:20], n, rng)
                 track("max_diff_vs_scipy", optimality["max_diff_vs_scipy"])
                 track("min_random_minus_polar", optimality["min_random_minus_polar"], min)
             checks["count"] += count
@@ -168,22 +170,22 @@ def run_checks() -> list[CheckResult]:
     m = t3_measurements()
     count = m["count"]
     return [
-        CheckResult.compare(CLAIM, "part_a_nonlinear_energy", f"max (E_nonlin - D - rounding) = "
+        CheckResult.compare(_CLAIM, "part_a_nonlinear_energy", f"max (E_nonlin - D - rounding) = "
                             f"{m['max_part_a_violation']:.2g}, {count} encoders", m["max_part_a_violation"],
                             Bound.at_most(0.0), {k: v for k, v in m.items() if k != "families"},
                             quantity="max (E_nonlin - D - rounding)"),
-        at_least(CLAIM, "alignment_gap_nonnegative", "min (D + rounding)", m["min_d_plus_allowance"], 0.0,
+        at_least(_CLAIM, "alignment_gap_nonnegative", "min (D + rounding)", m["min_d_plus_allowance"], 0.0,
                  {"min_delta": m["min_delta"]}, fmt=".2g"),
-        at_most(CLAIM, "part_b_bound_holds", "max (error - bound - rounding)", m["max_bound_violation"], 0.0,
+        at_most(_CLAIM, "part_b_bound_holds", "max (error - bound - rounding)", m["max_bound_violation"], 0.0,
                 fmt=".2g"),
-        CheckResult.compare(CLAIM, "part_b_bound_tight",
+        CheckResult.compare(_CLAIM, "part_b_bound_tight",
                             f"max error/bound = {m['max_ratio']:.9f} over {count} encoders",
                             m["max_ratio"], Bound.between(0.99, 1.0 + RATIO_ROUNDING), m["families"],
                             quantity="max error/bound"),
-        at_most(CLAIM, "error_formula_vs_quadrature", "max |error formula - quadrature E||h-Qz||^2|",
+        at_most(_CLAIM, "error_formula_vs_quadrature", "max |error formula - quadrature E||h-Qz||^2|",
                 m["quadrature_mismatch"], 1e-10),
-        at_most(CLAIM, "polar_factor_optimal", "max ||Q_polar - Q_scipy||_F",
+        at_most(_CLAIM, "polar_factor_optimal", "max ||Q_polar - Q_scipy||_F",
                 m["max_diff_vs_scipy"], 1e-10, {"min_random_minus_polar": m["min_random_minus_polar"]}),
-        at_least(CLAIM, "polar_beats_random_rotations", "n >= 2: min (||A-Q_rand||^2 - ||A-Q_polar||^2)",
+        at_least(_CLAIM, "polar_beats_random_rotations", "n >= 2: min (||A-Q_rand||^2 - ||A-Q_polar||^2)",
                  m["min_random_minus_polar"], 0.0),
     ]

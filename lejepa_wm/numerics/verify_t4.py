@@ -27,21 +27,23 @@ from lejepa_wm.numerics import planning as pl
 from lejepa_wm.numerics.check_rows import at_most, worst
 from lejepa_wm.records import Bound, CheckResult
 
-CLAIM = "T4"
-DIMENSIONS = (2, 4, 8)
-HORIZON = 50
-NOISE_STD = 0.1
-CONDITION_NUMBER = 10.0
+__all__ = ["VISIBLE_GAP", "run_checks"]
+
+_CLAIM = "T4"
+_DIMENSIONS = (2, 4, 8)
+_HORIZON = 50
+_NOISE_STD = 0.1
+_CONDITION_NUMBER = 10.0
 VISIBLE_GAP = 0.01
 """A negative control "visibly breaks" when the true cost rises by more than 1 %."""
-SETTINGS = pl.CEMSettings()
-RANDOM_SYSTEMS = 40
+_SETTINGS = pl.CEMSettings()
+_RANDOM_SYSTEMS = 40
 
 
 def _coordinate_changes(n: int) -> tuple[np.ndarray, np.ndarray]:
     """The orthogonal ``Q`` and the skewing ``M`` (condition number 10) used in dimension ``n``, seeded by ``n``."""
     return (pl.random_orthogonal(n, seed=100 + n),
-            pl.random_nonorthogonal(n, seed=200 + n, condition_number=CONDITION_NUMBER))
+            pl.random_nonorthogonal(n, seed=200 + n, condition_number=_CONDITION_NUMBER))
 
 
 def _skewed_policy(model: pl.LinearQuadratic, K: np.ndarray, M: np.ndarray) -> tuple[np.ndarray, float]:
@@ -60,7 +62,7 @@ def _lqr_case(n: int) -> dict[str, float]:
     P_Q, K_Q = pl.solve_lqr(model.in_coordinates(Q))
     rng = np.random.default_rng(300 + n)
     z0 = rng.standard_normal(n)
-    noise = NOISE_STD * rng.standard_normal((HORIZON, n))
+    noise = _NOISE_STD * rng.standard_normal((_HORIZON, n))
     true_run = pl.lqr_rollout(model, K, z0, noise)
     rotated_run = pl.lqr_rollout(model.in_coordinates(Q), K_Q, Q @ z0, noise @ Q.T)
     skewed, skewed_gap = _skewed_policy(model, K, M)
@@ -80,7 +82,7 @@ def _lqr_case(n: int) -> dict[str, float]:
     }
 
 
-def random_system_gaps(count: int = RANDOM_SYSTEMS) -> list[float]:
+def _random_system_gaps(count: int = _RANDOM_SYSTEMS) -> list[float]:
     """Relative LQR cost gap of the skewed-coordinate policy on ``count`` seeded random systems (n = 2..6).
 
     Shows how visible the negative control is across systems, not only on the reported ones.
@@ -89,7 +91,7 @@ def random_system_gaps(count: int = RANDOM_SYSTEMS) -> list[float]:
     for seed in range(count):
         n = 2 + seed % 5
         model = pl.random_linear_quadratic(n, (n + 1) // 2, seed=1000 + seed)
-        M = pl.random_nonorthogonal(n, seed=2000 + seed, condition_number=CONDITION_NUMBER)
+        M = pl.random_nonorthogonal(n, seed=2000 + seed, condition_number=_CONDITION_NUMBER)
         _, K = pl.solve_lqr(model)
         gaps.append(_skewed_policy(model, K, M)[1])
     return gaps
@@ -101,11 +103,11 @@ def _planner_case(n: int) -> dict[str, float]:
     Q, M = _coordinate_changes(n)
     start = np.zeros(n)
     goal = 1.5 * np.random.default_rng(400 + n).standard_normal(n)
-    cem = functools.partial(pl.cem_plan, action_dim=n, seed=500 + n, settings=SETTINGS)  # same draws everywhere
+    cem = functools.partial(pl.cem_plan, action_dim=n, seed=500 + n, settings=_SETTINGS)  # same draws everywhere
     plan, cost = cem(model.step, start, goal)
     plan_Q, cost_Q = cem(pl.conjugate_step(model.step, Q), Q @ start, Q @ goal)
     plan_M, _ = cem(pl.conjugate_step(model.step, M), M @ start, M @ goal)
-    true_cost_M = pl.goal_costs(model.step, start, goal, plan_M[None], SETTINGS.action_weight)[0]
+    true_cost_M = pl.goal_costs(model.step, start, goal, plan_M[None], _SETTINGS.action_weight)[0]
     return {
         "plan_error": float(np.max(np.abs(plan - plan_Q))),
         "cost_error": abs(cost - cost_Q),
@@ -117,38 +119,38 @@ def _planner_case(n: int) -> dict[str, float]:
 
 def run_checks() -> list[CheckResult]:
     """All T4 rows of ``lejepa-wm verify``."""
-    lqr = {n: _lqr_case(n) for n in DIMENSIONS}
-    cem = {n: _planner_case(n) for n in DIMENSIONS}
-    dims = f"n = {', '.join(map(str, DIMENSIONS))}"
+    lqr = {n: _lqr_case(n) for n in _DIMENSIONS}
+    cem = {n: _planner_case(n) for n in _DIMENSIONS}
+    dims = f"n = {', '.join(map(str, _DIMENSIONS))}"
     riccati = worst(lqr, "riccati_error")
     rollout = worst(lqr, "action_error", "stage_cost_error")
     lqr_gap = worst(lqr, "skewed_cost_gap", pick=min)
-    spread = np.array(random_system_gaps())
+    spread = np.array(_random_system_gaps())
     conjugated = worst(lqr, "conjugated_error")
     plan_error = worst(cem, "plan_error", "cost_error")
     cem_gap = worst(cem, "skewed_cost_gap", pick=min)
     return [
-        at_most(CLAIM, "lqr_riccati_rotated", "max rel |P_Q - Q P Q^T|, |K_Q - K Q^T|", riccati, 1e-9,
+        at_most(_CLAIM, "lqr_riccati_rotated", "max rel |P_Q - Q P Q^T|, |K_Q - K Q^T|", riccati, 1e-9,
                 {str(n): c for n, c in lqr.items()}, fmt=".1e", prefix=f"{dims}: "),
-        CheckResult.compare(CLAIM, "lqr_rollout_rotated",
-                            f"{dims}, {HORIZON} noisy steps: max |action|, |stage cost| difference {rollout:.1e}",
+        CheckResult.compare(_CLAIM, "lqr_rollout_rotated",
+                            f"{dims}, {_HORIZON} noisy steps: max |action|, |stage cost| difference {rollout:.1e}",
                             rollout, Bound.at_most(1e-9), quantity="max |action|, |stage cost| difference"),
-        CheckResult.compare(CLAIM, "lqr_nonorthogonal_breaks",
-                            f"cond(M) = {CONDITION_NUMBER:g}, same cost formula: true expected cost up by "
+        CheckResult.compare(_CLAIM, "lqr_nonorthogonal_breaks",
+                            f"cond(M) = {_CONDITION_NUMBER:g}, same cost formula: true expected cost up by "
                             f">= {100 * lqr_gap:.1f} % (max {100 * worst(lqr, 'skewed_cost_gap'):.1f} %)",
                             lqr_gap, Bound.above(VISIBLE_GAP),
                             {"random_systems": {"count": int(spread.size), "min_gap": float(spread.min()),
                                                 "median_gap": float(np.median(spread)), "max_gap": float(spread.max()),
                                                 "never_better": bool(spread.min() > -1e-10)}},
                             quantity="min relative cost increase of the skewed model (negative control)"),
-        at_most(CLAIM, "lqr_conjugated_cost_restores", "max rel |P_M - M^-T P M^-1|, |K_M M - K|", conjugated,
+        at_most(_CLAIM, "lqr_conjugated_cost_restores", "max rel |P_M - M^-T P M^-1|, |K_M M - K|", conjugated,
                 1e-9, fmt=".1e", prefix="cost M^-T S M^-1: "),
-        CheckResult.compare(CLAIM, "cem_plans_rotated",
+        CheckResult.compare(_CLAIM, "cem_plans_rotated",
                             f"{dims}, goal ||y - y_g||^2: max |plan|, |cost| difference {plan_error:.1e}",
                             plan_error, Bound.at_most(1e-9), {str(n): c for n, c in cem.items()},
                             quantity="max |plan|, |cost| difference"),
-        CheckResult.compare(CLAIM, "cem_nonorthogonal_breaks",
-                            f"cond(M) = {CONDITION_NUMBER:g}: true goal cost of the skewed plan up by "
+        CheckResult.compare(_CLAIM, "cem_nonorthogonal_breaks",
+                            f"cond(M) = {_CONDITION_NUMBER:g}: true goal cost of the skewed plan up by "
                             f">= {100 * cem_gap:.0f} % (max {100 * worst(cem, 'skewed_cost_gap'):.0f} %)",
                             cem_gap, Bound.above(VISIBLE_GAP),
                             quantity="min relative goal-cost increase of the skewed plan (negative control)"),

@@ -32,7 +32,9 @@ from lejepa_wm.report.render_html import render_html
 from lejepa_wm.report.render_markdown import render_markdown
 from lejepa_wm.validation import check_choice
 
-DEFAULT_OUT = Path("results")
+__all__ = ["MARKDOWN_FILE", "HTML_FILE", "REPORT_PUBLISHED_FILE", "WrittenReport", "write_report"]
+
+_DEFAULT_OUT = Path("results")
 MARKDOWN_FILE = "report.md"
 HTML_FILE = "report.html"
 REPORT_PUBLISHED_FILE = "report.published.json"
@@ -47,7 +49,7 @@ class WrittenReport:
     gathered: Gathered
 
 
-def write_report(out: Path = DEFAULT_OUT, scale: str = "quick", root: Path | None = None) -> WrittenReport:
+def write_report(out: Path = _DEFAULT_OUT, scale: str = "quick", root: Path | None = None) -> WrittenReport:
     """Gather the results below ``out`` at ``scale`` and publish ``report.md`` with ``report.html`` there.
 
     Both are rendered before either is written, then published as one set.

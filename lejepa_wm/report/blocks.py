@@ -12,6 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
 
+__all__ = [
+    "Text", "Code", "Strong", "Link", "Badge", "Anchor", "Inline", "Line", "Cell", "Heading", "Paragraph",
+    "BulletList", "Table", "CodeBlock", "FigureBlock", "CsvBlock", "Block", "text_line", "cell", "paragraph",
+    "cells"
+]
+
 
 @dataclass(frozen=True)
 class Text:

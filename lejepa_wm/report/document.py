@@ -27,8 +27,13 @@ from lejepa_wm.report.lean import BUILD_COMMANDS, LeanSection
 from lejepa_wm.report.paper import comparisons
 from lejepa_wm.report.verdicts import JudgedRow
 
+__all__ = [
+    "format_seconds", "format_value", "seeds_text", "part_time", "anchor", "claim_anchor", "check_anchor",
+    "result_anchor", "claim_summary", "build_document"
+]
+
 # Non-interactive (-y): elan installs the toolchain without asking.
-ELAN_INSTALL = "curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh -s -- -y"
+_ELAN_INSTALL = "curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh -s -- -y"
 
 
 def format_seconds(seconds: float | None) -> str:
@@ -60,7 +65,7 @@ def format_value(value: float | None, bound: Bound | None = None) -> str:
     return number_text(float(value))
 
 
-def quantity_value(record: CheckResult | HeadlineEntry) -> str:
+def _quantity_value(record: CheckResult | HeadlineEntry) -> str:
     """``quantity = value``: the number the verdict compares, named (``-`` for a row without one)."""
     if record.value is None:
         return "-" if record.bound is None else f"{record.quantity or 'value'} = none (no number recorded)"
@@ -77,7 +82,7 @@ def part_time(part: PartOutcome | None) -> str:
     return format_seconds(part.wall_time_s if part is not None else None)
 
 
-def value_cell(record: CheckResult | HeadlineEntry) -> Cell:
+def _value_cell(record: CheckResult | HeadlineEntry) -> Cell:
     """The value column: ``quantity = value``, then where recorded the standard error and seeds.
 
     The second line reads ``± 0.002 (standard error over 3 seeds: 0, 1, 2)`` or ``1 seed: 0``.
@@ -86,7 +91,7 @@ def value_cell(record: CheckResult | HeadlineEntry) -> Cell:
     count = f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}: {seeds_text(seeds)}" if seeds else ""
     error = getattr(record, "standard_error", None)
     spread = count if error is None else f"± {error:.2g} (standard error{' over ' + count if seeds else ''})"
-    return cell(quantity_value(record), spread)
+    return cell(_quantity_value(record), spread)
 
 
 def anchor(name: str) -> str:
@@ -94,12 +99,12 @@ def anchor(name: str) -> str:
     return f"experiment-{name}".lower().replace("_", "-")
 
 
-def verdict_cell(row: JudgedRow) -> Cell:
+def _verdict_cell(row: JudgedRow) -> Cell:
     """The verdict column: the badge, then the note where the verdict has one."""
     return cell(text_line(Badge(row.status)), row.note)
 
 
-def requirement_text(record: CheckResult | HeadlineEntry) -> str:
+def _requirement_text(record: CheckResult | HeadlineEntry) -> str:
     """What the value must satisfy, without repeating the quantity the value cell names (``≤ 1e-10``); a
     headline's precondition, and why a measurement has no bound, in full."""
     if record.bound is None:
@@ -130,7 +135,7 @@ def result_anchor(claim: str, experiment: str) -> str:
     return f"result-{_slug(claim)}-{_slug(experiment)}"
 
 
-def figure_numbers(gathered: Gathered) -> dict[tuple[str, str], int]:
+def _figure_numbers(gathered: Gathered) -> dict[tuple[str, str], int]:
     """``{(experiment, figure file): number}`` in the order the figures appear."""
     numbers: dict[tuple[str, str], int] = {}
     for section in gathered.experiments:
@@ -178,7 +183,7 @@ def _evidence_lines(verdict: ClaimVerdict, figures: dict[tuple[str, str], int]) 
 
 
 def _at_a_glance(gathered: Gathered) -> list[Block]:
-    figures = figure_numbers(gathered)
+    figures = _figure_numbers(gathered)
     rows = []
     for verdict in gathered.claims:
         checks, experiments = _evidence_lines(verdict, figures)
@@ -198,7 +203,7 @@ def _paper_beside_here(gathered: Gathered) -> list[Block]:
                                     for row in section.rows))
     if not found:
         return []
-    figures = figure_numbers(gathered)
+    figures = _figure_numbers(gathered)
 
     def figure_cell(experiment: str, name: str | None) -> Cell:
         number = figures.get((experiment, name or ""))
@@ -320,8 +325,8 @@ def _verify(verify: VerifySection) -> list[Block]:
     if verify.rows:
         anchors = _anchored(verify.rows, check_anchor)
         blocks.append(Table(("Claim", "Check", "Value", "Requirement", "Detail", "Verdict"), tuple(
-            cells(_claim_cell(row.claim, target), row.name, value_cell(row.record), requirement_text(row.record),
-                  _detail(row.record), verdict_cell(row)) for row, target in zip(verify.rows, anchors))))
+            cells(_claim_cell(row.claim, target), row.name, _value_cell(row.record), _requirement_text(row.record),
+                  _detail(row.record), _verdict_cell(row)) for row, target in zip(verify.rows, anchors))))
     if verify.error:
         blocks += _failure(verify.error, "verify failed with this error", verify.part)
     blocks += [CodeBlock(row.error, f"{row.claim}/{row.name} raised") for row in verify.rows if row.error]
@@ -347,8 +352,8 @@ def _experiment(section: ExperimentSection, first_figure: int) -> list[Block]:
                                 f"{section.name} has damaged result files (not counted as finished runs)"))
     anchors = _anchored(section.rows, lambda claim: result_anchor(claim, section.name))
     blocks.append(Table(("Claim", "Result", "Value", "Requirement", "Split", "Measured", "Paper", "Verdict"), tuple(
-        cells(_claim_cell(row.claim, target), row.name, value_cell(row.record), requirement_text(row.record),
-              getattr(row.record, "split", "-"), row.record.measured, row.paper or "-", verdict_cell(row))
+        cells(_claim_cell(row.claim, target), row.name, _value_cell(row.record), _requirement_text(row.record),
+              getattr(row.record, "split", "-"), row.record.measured, row.paper or "-", _verdict_cell(row))
         for row, target in zip(section.rows, anchors))))
     if section.summary_csv is not None:
         blocks.append(CsvBlock(f"{section.name}/{section.scale}/{section.summary_csv.name}", section.summary_csv))
@@ -368,7 +373,7 @@ def _lean(lean: LeanSection) -> list[Block]:
         paragraph("The proofs are not compiled by this report. To check them on a machine with "
                   "internet access, install Lean's version manager elan, then run in the "
                   "repository root (the first command downloads Mathlib's compiled cache):"),
-        CodeBlock("\n".join((ELAN_INSTALL, *BUILD_COMMANDS))),
+        CodeBlock("\n".join((_ELAN_INSTALL, *BUILD_COMMANDS))),
     ]
     if not lean.ledger_found:
         return blocks + [paragraph("No axiom ledger ", Code("LeJEPAProofs/AXIOMS.md"), " was found.")]

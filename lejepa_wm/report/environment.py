@@ -15,10 +15,12 @@ from typing import Any
 
 from lejepa_wm.machine import cpu_model, gpus, usable_cores
 
-PACKAGES = ("lejepa-wm", "numpy", "scipy", "sympy", "matplotlib", "torch", "tqdm", "pillow")
+__all__ = ["collect_environment"]
+
+_PACKAGES = ("lejepa-wm", "numpy", "scipy", "sympy", "matplotlib", "torch", "tqdm", "pillow")
 
 
-def package_versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str]:
+def _package_versions(names: tuple[str, ...] = _PACKAGES) -> dict[str, str]:
     """Installed version of each distribution, or ``"not installed"``."""
     versions = {}
     for name in names:
@@ -29,7 +31,7 @@ def package_versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str]:
     return versions
 
 
-def load_average() -> list[float] | None:
+def _load_average() -> list[float] | None:
     """The system's load average over 1, 5 and 15 minutes (``None`` where the platform has none)."""
     try:
         return [round(value, 2) for value in os.getloadavg()]
@@ -42,9 +44,9 @@ def collect_environment() -> dict[str, Any]:
     return {
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "platform": platform.platform(),
-        "packages": package_versions(),
+        "packages": _package_versions(),
         "cpu": cpu_model(),
         "cores": usable_cores(),
         "gpus": gpus(),
-        "load_average": load_average(),
+        "load_average": _load_average(),
     }

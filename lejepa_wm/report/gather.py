@@ -55,13 +55,18 @@ from lejepa_wm.report.blocks import FigureBlock
 from lejepa_wm.report.verdicts import JudgedRow, judge_check
 from lejepa_wm.sweep.state import process_exists
 
-T = TypeVar("T")
+__all__ = [
+    "VERIFY_FILE", "REPRODUCE_FILE", "VerifySection", "ExperimentSection", "Evidence", "ClaimVerdict", "Gathered",
+    "interrupted_part", "figure_caption", "gather_experiment", "gather"
+]
+
+_T = TypeVar("_T")
 
 VERIFY_FILE = "verify.json"
 REPRODUCE_FILE = "reproduce.json"
-FIGURE_LIMIT = 64 * 2**20
+_FIGURE_LIMIT = 64 * 2**20
 """The largest figure or summary embedded in the report (bytes)."""
-RASTER_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
+_RASTER_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
 
 
 @dataclass(frozen=True)
@@ -155,7 +160,7 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else str(text)
 
 
-def read_result(path: Path, label: str) -> Any:
+def _read_result(path: Path, label: str) -> Any:
     """The JSON data of ``path``; ``ValueError`` naming the file (``label``) if it cannot be read or parsed."""
     try:
         return read_json(path)
@@ -169,7 +174,7 @@ def read_result(path: Path, label: str) -> Any:
 
 def _read_object(path: Path, label: str) -> Mapping[str, Any]:
     """The JSON object of ``path``; ``ValueError`` naming ``label`` otherwise."""
-    return json_object(read_result(path, label), label)
+    return json_object(_read_result(path, label), label)
 
 
 def _optional_number(data: Mapping[str, Any], key: str, label: str) -> float | None:
@@ -194,7 +199,7 @@ def interrupted_part(record: Mapping[str, Any]) -> PartOutcome | None:
         f"interrupted: {why}; run `lejepa-wm reproduce` again to finish it"))
 
 
-def load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[PartOutcome, ...], str | None]:
+def _load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[PartOutcome, ...], str | None]:
     """``reproduce.json`` and its part records if it exists and was written at this scale, and any read error.
 
     A reproduction that stopped without finishing gains a failed part for the part it was in
@@ -216,7 +221,7 @@ def load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[
     return record, parts + ((stopped,) if stopped is not None else ()), None
 
 
-def _unread(section: Callable[..., T], part: PartOutcome | None, result: Path, record_time: float | None) -> T | None:
+def _unread(section: Callable[..., _T], part: PartOutcome | None, result: Path, record_time: float | None) -> _T | None:
     """The section (made by ``section(status, ...)``) when its ``result`` file is not to be read, else ``None``.
 
     ``failed`` with the error of a failed ``part`` of the reproduction recorded at ``record_time`` (unless
@@ -228,7 +233,7 @@ def _unread(section: Callable[..., T], part: PartOutcome | None, result: Path, r
     return None if result.exists() else section(NOT_RUN)
 
 
-def gather_verify(out: Path, part: PartOutcome | None, record_time: float | None = None) -> VerifySection:
+def _gather_verify(out: Path, part: PartOutcome | None, record_time: float | None = None) -> VerifySection:
     """Read ``verify.json``; a failed ``reproduce`` part (:func:`_unread`) or a damaged file fails the section."""
     path = Path(out) / VERIFY_FILE
     section = partial(VerifySection, part=part)
@@ -267,18 +272,18 @@ def figure_caption(path: Path) -> str | None:
     return ". ".join(part.rstrip(".") for part in parts) + "." if parts else None
 
 
-def check_figure(path: Path, out: Path) -> None:
+def _check_figure(path: Path, out: Path) -> None:
     """``ValueError`` naming the figure unless it is a readable image (PNG or JPEG; SVG text) inside ``out``."""
     label = path.relative_to(out).as_posix() if path.is_relative_to(out) else str(path)
     if not path.resolve().is_relative_to(Path(out).resolve()):
         raise ValueError(f"figure {label} lies outside the results folder {out}")
-    data = read_regular(path, FIGURE_LIMIT)
+    data = read_regular(path, _FIGURE_LIMIT)
     suffix = path.suffix.lower()
     if suffix == ".svg":
         if b"<svg" not in data[:4096]:
             raise ValueError(f"figure {label} is not an SVG image")
         return
-    if suffix not in RASTER_FORMATS:
+    if suffix not in _RASTER_FORMATS:
         raise ValueError(f"figure {label} has unsupported type {suffix!r}; expected .png, .jpg or .svg")
     from PIL import Image
 
@@ -288,8 +293,8 @@ def check_figure(path: Path, out: Path) -> None:
             image.verify()
     except Exception as exc:  # PIL raises many kinds for a damaged image
         raise ValueError(f"figure {label} is not a readable image ({type(exc).__name__}: {exc})") from None
-    if found != RASTER_FORMATS[suffix]:
-        raise ValueError(f"figure {label} holds a {found} image, not {RASTER_FORMATS[suffix]}")
+    if found != _RASTER_FORMATS[suffix]:
+        raise ValueError(f"figure {label} holds a {found} image, not {_RASTER_FORMATS[suffix]}")
 
 
 def _default_caption(name: str, file: str, rows: tuple[JudgedRow, ...]) -> str:
@@ -298,7 +303,7 @@ def _default_caption(name: str, file: str, rows: tuple[JudgedRow, ...]) -> str:
     return f"{file} of experiment {name}" + (f", the figure for: {users}." if users else ".")
 
 
-def _quietly(compute: Callable[..., T], *args: Any) -> T | None:
+def _quietly(compute: Callable[..., _T], *args: Any) -> _T | None:
     """``compute(*args)``, or ``None`` if it raises: a broken experiment module is reported through its results."""
     try:
         return compute(*args)
@@ -306,13 +311,13 @@ def _quietly(compute: Callable[..., T], *args: Any) -> T | None:
         return None
 
 
-def planned_run_ids(name: str, scale: str) -> frozenset[str]:
+def _planned_run_ids(name: str, scale: str) -> frozenset[str]:
     """Run ids of the experiment's default grid at ``scale`` (its shipped config)."""
     experiment = get_experiment(name)
     return frozenset(spec.run_id for spec in experiment.grid(experiment.load_config(scale), scale))
 
 
-def read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[str, Any]:
+def _read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[str, Any]:
     """The finished runs below ``folder`` as :class:`ExperimentSection` fields (``planned``: the default grid's ids).
 
     A run with a damaged ``metrics.json`` or ``spec.json`` is listed in ``damaged``, not counted.
@@ -322,7 +327,7 @@ def read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[s
         spec_path = metrics_path.parent / SPEC_FILE
         try:
             label = metrics_path.relative_to(out).as_posix()
-            metrics = check_metrics(read_result(metrics_path, label), label)
+            metrics = check_metrics(_read_result(metrics_path, label), label)
             wall_time = run_compute_seconds(metrics)
             machine = describe_machine(metrics.get("machine"))
             seed = None
@@ -347,9 +352,9 @@ def read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[s
                 runs_of_grid=None if planned is None else len(planned & run_ids))
 
 
-def read_headline(path: Path, source: str) -> tuple[JudgedRow, ...]:
+def _read_headline(path: Path, source: str) -> tuple[JudgedRow, ...]:
     """The judged entries of ``headline.json`` (a non-empty list of ``HeadlineEntry.to_dict()`` objects)."""
-    data = read_result(path, HEADLINE_FILE)
+    data = _read_result(path, HEADLINE_FILE)
     entries = records_from_list(data, HeadlineEntry.from_dict, HEADLINE_FILE)
     if not entries:
         raise ValueError(f"{HEADLINE_FILE} must be a non-empty list of entries; got an empty list")
@@ -378,7 +383,7 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
                              "elsewhere?)")
         if published is not None and HEADLINE_FILE not in published.files:
             raise ValueError(f"{HEADLINE_FILE} is not part of the set published in {PUBLISHED_FILE}")
-        rows = read_headline(headline, name)
+        rows = _read_headline(headline, name)
         named = list(dict.fromkeys(f for row in rows for f in row.record.figures))
         strays = [f for f in named if not f or Path(f).name != f or f in (".", "..")]
         if strays:
@@ -389,19 +394,19 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
         candidates = published.files if published is not None else [p.name for p in folder.glob("*.png")]
         extra = sorted(f for f in candidates if f.endswith(".png") and f not in named)
         for figure in named + extra:
-            check_figure(folder / figure, out)
+            _check_figure(folder / figure, out)
         figures = tuple(FigureBlock((folder / f).relative_to(out).as_posix(), folder / f,
                                     figure_caption(folder / f) or _default_caption(name, f, rows))
                         for f in named + extra)
         summary = folder / SUMMARY_FILE
         if summary.exists():
             try:
-                read_regular(summary, FIGURE_LIMIT).decode("utf-8")
+                read_regular(summary, _FIGURE_LIMIT).decode("utf-8")
             except UnicodeDecodeError:
                 raise ValueError(f"{SUMMARY_FILE} is not UTF-8 text") from None
     except (ValueError, OSError) as exc:  # OSError: a figure that cannot be opened
         return section(FAILED, error=f"{type(exc).__name__}: {exc}")
-    runs = read_runs(folder, out, _quietly(planned_run_ids, name, scale))
+    runs = _read_runs(folder, out, _quietly(_planned_run_ids, name, scale))
     status = FAILED if runs["damaged"] else combine([row.status for row in rows])
     return section(status, rows=rows, figures=figures, summary_csv=summary if summary.exists() else None, **runs)
 
@@ -451,7 +456,7 @@ def _experiment_evidence(claim: Claim, section: ExperimentSection, required: boo
     return _rows_evidence(section.name, rows, "headline result(s)", section.coverage())
 
 
-def judge_claim(claim: Claim, verify: VerifySection, experiments: tuple[ExperimentSection, ...]) -> ClaimVerdict:
+def _judge_claim(claim: Claim, verify: VerifySection, experiments: tuple[ExperimentSection, ...]) -> ClaimVerdict:
     """Overall verdict of a claim: held only if its check and every experiment that tests it held."""
     evidence = [_verify_evidence(claim, verify)]
     evidence += [_experiment_evidence(claim, section, section.name in claim.experiments) for section in experiments]
@@ -466,11 +471,11 @@ def judge_claim(claim: Claim, verify: VerifySection, experiments: tuple[Experime
 def gather(out: Path, scale: str, claims: tuple[Claim, ...] = CLAIMS) -> Gathered:
     """Read every result below ``out`` at ``scale`` and judge every claim."""
     out = Path(out)
-    reproduce, parts, reproduce_error = load_reproduce(out, scale)
+    reproduce, parts, reproduce_error = _load_reproduce(out, scale)
     record_time = (out / REPRODUCE_FILE).stat().st_mtime if reproduce is not None else None
     by_name = {part.name: part for part in parts}
-    verify = gather_verify(out, by_name.get("verify"), record_time)
+    verify = _gather_verify(out, by_name.get("verify"), record_time)
     experiments = tuple(gather_experiment(out, name, scale, by_name.get(name), record_time)
                         for name in EXPERIMENT_MODULES)
-    verdicts = tuple(judge_claim(claim, verify, experiments) for claim in claims)
+    verdicts = tuple(_judge_claim(claim, verify, experiments) for claim in claims)
     return Gathered(scale, verify, experiments, verdicts, reproduce, parts, reproduce_error)

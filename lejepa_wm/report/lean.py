@@ -16,6 +16,8 @@ from pathlib import Path
 from lejepa_wm import lean_audit
 from lejepa_wm.claims import CLAIMS, Claim
 
+__all__ = ["BUILD_COMMANDS", "AxiomEntry", "LeanSection", "gather_lean"]
+
 BUILD_COMMANDS = ("lake exe cache get", "lake build")  # in the repository root (lakefile.lean)
 
 

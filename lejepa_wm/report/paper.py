@@ -26,7 +26,7 @@ from lejepa_wm.claims import CLAIMS
 from lejepa_wm.experiments import get_experiment
 from lejepa_wm.experiments.evidence import over_seeds
 
-__all__ = ["Comparison", "comparisons", "PaperSetting", "PAPER_SETTINGS", "settings_rows"]
+__all__ = ["Row", "Comparison", "comparisons", "PAPER_SETTINGS", "settings_rows"]
 
 Row = dict[str, Any]
 
@@ -47,7 +47,7 @@ class Comparison:
     candidates: tuple[str, ...] = ()
 
 
-def read_summary(path: Path) -> list[Row]:
+def _read_summary(path: Path) -> list[Row]:
     """The rows of a ``summary.csv``: numbers as floats, empty cells as ``None``, other text kept."""
     def value(text: str) -> Any:
         if text == "":
@@ -102,7 +102,7 @@ def _scaling(rows: list[Row]) -> list[Comparison]:
         return []
     return [Comparison("T1", "scaling", "linear-probe R² > 0.999 for n up to 1024",
                        "lowest mean test R² over n: " + "; ".join(parts) + f" ({_seeds(rows)})", "r2_vs_n.png",
-                       TRAINED_T1)]
+                       _TRAINED_T1)]
 
 
 def _distribution(rows: list[Row]) -> list[Comparison]:
@@ -145,7 +145,7 @@ def _reacher(rows: list[Row]) -> list[Comparison]:
     if 1.0 in fractions:
         found.append(Comparison("T1", "reacher", "R² = 0.95 from pixels, OU-trained encoder",
                                 f"OU-pairs model, test R² on OU frames: {model(1.0, 'ou')} ({_seeds(rows)})",
-                                "r2_per_joint.png", TRAINED_T1))
+                                "r2_per_joint.png", _TRAINED_T1))
     if 0.0 in fractions:
         found.append(Comparison("T4", "reacher", "trajectory-trained encoder: total R² below 0.5, strongly "
                                                  "asymmetric per joint",
@@ -154,10 +154,10 @@ def _reacher(rows: list[Row]) -> list[Comparison]:
     return found
 
 
-TRAINED_T1 = ("T1R", "T1")
+_TRAINED_T1 = ("T1R", "T1")
 """Where the numbers of trained encoders against T1 are judged: T1R (reached by training), else T1."""
 
-COMPARATORS: dict[str, Callable[[list[Row]], list[Comparison]]] = {
+_COMPARATORS: dict[str, Callable[[list[Row]], list[Comparison]]] = {
     "scaling": _scaling, "distribution": _distribution, "anisotropic": _anisotropic, "reacher": _reacher}
 """The experiments in which the paper quotes a number, and how to measure the same quantity in their summary."""
 
@@ -171,10 +171,10 @@ def comparisons(summaries: dict[str, Path], judged: Iterable[tuple[str, str]] = 
     judged = set(judged)
     found = []
     for name, path in summaries.items():
-        if name not in COMPARATORS:
+        if name not in _COMPARATORS:
             continue
         try:
-            found += COMPARATORS[name](read_summary(path))
+            found += _COMPARATORS[name](_read_summary(path))
         except (OSError, ValueError, KeyError, TypeError) as exc:  # a damaged summary is named, never fatal
             found.append(Comparison("-", name, "-", f"not computed: {path.name} cannot be read as this "
                                                     f"experiment's summary ({type(exc).__name__}: {exc})"))
@@ -185,7 +185,7 @@ def comparisons(summaries: dict[str, Path], judged: Iterable[tuple[str, str]] = 
 
 
 @dataclass(frozen=True)
-class PaperSetting:
+class _PaperSetting:
     """A setting of the paper's experiments, and where the package's own value lives."""
 
     setting: str
@@ -195,18 +195,18 @@ class PaperSetting:
     why: str
 
 
-PAPER_SETTINGS: tuple[PaperSetting, ...] = (
-    PaperSetting("OU correlation ρ of the pairs (T1)", "0.95", "scaling", ("rho",),
+PAPER_SETTINGS: tuple[_PaperSetting, ...] = (
+    _PaperSetting("OU correlation ρ of the pairs (T1)", "0.95", "scaling", ("rho",),
                  "not among the tuned settings (docs/TUNING.md); every ρ in (0, 1) is in the theorems' scope"),
-    PaperSetting("training steps per run (T1, full scale)", "20,000", "scaling",
+    _PaperSetting("training steps per run (T1, full scale)", "20,000", "scaling",
                  ("max_steps", "steps_by_n", "published_steps_by_n"),
                  "budgets chosen per n on tuning seeds, with early stopping at validation R² ≥ 0.999 "
                  "(docs/TUNING.md)"),
-    PaperSetting("SIGReg's form and weight (T2, P5)", "LeJEPA's V-statistic on the raw embedding", "distribution",
+    _PaperSetting("SIGReg's form and weight (T2, P5)", "LeJEPA's V-statistic on the raw embedding", "distribution",
                  ("sigreg_statistic", "sigreg_standardize", "sigreg_weight"),
                  "LeJEPA's SIGReg stops short of whitening, shrunk and bent; the scale-free unbiased form does "
                  "not (docs/SIGREG.md)"),
-    PaperSetting("encoders trained per run (T1)", "3, the lowest loss kept", "scaling", (),
+    _PaperSetting("encoders trained per run (T1)", "3, the lowest loss kept", "scaling", (),
                  "restarts did not free the paper's encoder from wrong optima (docs/TUNING.md); one start per "
                  "run, and a generic encoder beside the paper's"),
 )

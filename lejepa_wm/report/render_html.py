@@ -3,7 +3,7 @@
 Figures are embedded as base64 ``data:`` URIs and the style sheet is inline,
 so the file can be mailed or archived alone. A Content-Security-Policy forbids
 every external resource and every script: a browser would refuse (and log) any
-attempt to load one. CSV tables are embedded folded (first :data:`CSV_ROW_LIMIT`
+attempt to load one. CSV tables are embedded folded (first :data:`_CSV_ROW_LIMIT`
 rows).
 """
 
@@ -18,10 +18,12 @@ from typing import Any, Callable
 from lejepa_wm.report.blocks import (Anchor, Badge, Block, BulletList, Code, CodeBlock, CsvBlock, FigureBlock, Heading,
                                      Line, Link, Paragraph, Strong, Table, Text, cell)
 
-CSV_ROW_LIMIT = 200
-MIME_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg": "image/svg+xml"}
-POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
-STYLE = """
+__all__ = ["render_html"]
+
+_CSV_ROW_LIMIT = 200
+_MIME_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg": "image/svg+xml"}
+_POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+_STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 80rem;
        padding: 0 1rem; color: #1d1d1f; line-height: 1.45; }
 table { border-collapse: collapse; margin: 1rem 0; font-size: 0.9rem; max-width: 100%; }
@@ -44,7 +46,7 @@ figcaption { font-size: 0.9rem; color: #333; }
 """
 
 
-INLINE: dict[type, Callable[[Any], str]] = {
+_INLINE: dict[type, Callable[[Any], str]] = {
     Text: lambda piece: escape(piece.text),
     Code: lambda piece: "<code>" + escape(piece.text).replace(".", ".<wbr>").replace("_", "_<wbr>") + "</code>",
     Strong: lambda piece: f"<strong>{escape(piece.text)}</strong>",
@@ -54,21 +56,21 @@ INLINE: dict[type, Callable[[Any], str]] = {
 }
 
 
-def line(pieces: Line) -> str:
+def _line(pieces: Line) -> str:
     """A line of inline pieces."""
-    return "".join(INLINE[type(piece)](piece) for piece in pieces)
+    return "".join(_INLINE[type(piece)](piece) for piece in pieces)
 
 
-def table(item: Table) -> str:
+def _table(item: Table) -> str:
     """A table; a cell's lines are separated by ``<br>``."""
     head = "<tr>" + "".join(f"<th>{escape(title)}</th>" for title in item.header) + "</tr>"
-    body = "".join("<tr>" + "".join("<td>" + "<br>".join(map(line, content)) + "</td>" for content in row) + "</tr>"
+    body = "".join("<tr>" + "".join("<td>" + "<br>".join(map(_line, content)) + "</td>" for content in row) + "</tr>"
                    for row in item.rows)
     return f"<table><thead>{head}</thead><tbody>{body}</tbody></table>"
 
 
-def csv_table(path: Path) -> str:
-    """A folded HTML table of the CSV file's first :data:`CSV_ROW_LIMIT` rows."""
+def _csv_table(path: Path) -> str:
+    """A folded HTML table of the CSV file's first :data:`_CSV_ROW_LIMIT` rows."""
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             rows = list(csv.reader(handle))
@@ -77,41 +79,41 @@ def csv_table(path: Path) -> str:
     if not rows:
         return f"<p>{escape(path.name)} is empty.</p>"
     header, body = rows[0], rows[1:]
-    note = f" (first {CSV_ROW_LIMIT} of {len(body)} rows)" if len(body) > CSV_ROW_LIMIT else f" ({len(body)} rows)"
-    shown = Table(tuple(header), tuple(tuple(map(cell, row)) for row in body[:CSV_ROW_LIMIT]))
-    return f"<details><summary>All runs: <code>{escape(path.name)}</code>{note}</summary>{table(shown)}</details>"
+    note = f" (first {_CSV_ROW_LIMIT} of {len(body)} rows)" if len(body) > _CSV_ROW_LIMIT else f" ({len(body)} rows)"
+    shown = Table(tuple(header), tuple(tuple(map(cell, row)) for row in body[:_CSV_ROW_LIMIT]))
+    return f"<details><summary>All runs: <code>{escape(path.name)}</code>{note}</summary>{_table(shown)}</details>"
 
 
-def figure(item: FigureBlock) -> str:
+def _figure(item: FigureBlock) -> str:
     """A figure embedded as a base64 ``data:`` URI (type from its suffix), with its numbered caption."""
-    mime = MIME_TYPES.get(item.path.suffix.lower())
+    mime = _MIME_TYPES.get(item.path.suffix.lower())
     if mime is None:
         raise ValueError(f"figure {item.path} has unsupported type {item.path.suffix!r}; "
-                         f"expected one of {sorted(MIME_TYPES)}")
+                         f"expected one of {sorted(_MIME_TYPES)}")
     uri = f"data:{mime};base64," + base64.b64encode(item.path.read_bytes()).decode("ascii")
     caption = f"<strong>Figure {item.number}.</strong> {escape(item.caption)}"
     return (f'<figure id="figure-{item.number}"><img src="{uri}" '
             f'alt="Figure {item.number}: {escape(item.caption)}"><figcaption>{caption}</figcaption></figure>')
 
 
-BLOCKS: dict[type, Callable[[Any], str]] = {
+_BLOCKS: dict[type, Callable[[Any], str]] = {
     Heading: lambda item: f'<h{item.level} id="{escape(item.anchor)}">{escape(item.text)}</h{item.level}>',
-    Paragraph: lambda item: f"<p>{line(item.content)}</p>",
-    BulletList: lambda item: "<ul>" + "".join(f"<li>{line(entry)}</li>" for entry in item.items) + "</ul>",
-    Table: table,
+    Paragraph: lambda item: f"<p>{_line(item.content)}</p>",
+    BulletList: lambda item: "<ul>" + "".join(f"<li>{_line(entry)}</li>" for entry in item.items) + "</ul>",
+    Table: _table,
     CodeBlock: lambda item: (f'<p class="error-title">{escape(item.title)}</p>' if item.title else "")
                             + f"<pre>{escape(item.text)}</pre>",
-    FigureBlock: figure,
-    CsvBlock: lambda item: csv_table(item.path),
+    FigureBlock: _figure,
+    CsvBlock: lambda item: _csv_table(item.path),
 }
 
 
 def render_html(blocks: list[Block], title: str) -> str:
     """The whole report as one HTML document with no external resources."""
-    body = "\n".join(BLOCKS[type(item)](item) for item in blocks)
+    body = "\n".join(_BLOCKS[type(item)](item) for item in blocks)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+        f"<title>{escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )

@@ -14,6 +14,8 @@ from typing import Any, Callable
 from lejepa_wm.report.blocks import (Anchor, Badge, Block, BulletList, Code, CodeBlock, CsvBlock, FigureBlock, Heading,
                                      Line, Link, Paragraph, Strong, Table, Text)
 
+__all__ = ["escape", "render_markdown"]
+
 _SPECIAL = re.compile(r"([\\`*_\[\]<|])")
 
 
@@ -22,7 +24,7 @@ def escape(text: str) -> str:
     return _SPECIAL.sub(r"\\\1", text)
 
 
-INLINE: dict[type, Callable[[Any], str]] = {
+_INLINE: dict[type, Callable[[Any], str]] = {
     Text: lambda piece: escape(piece.text),
     Code: lambda piece: (f"``{piece.text}``" if "`" in piece.text else f"`{piece.text}`").replace("|", "\\|"),
     Strong: lambda piece: f"**{escape(piece.text)}**",
@@ -33,31 +35,31 @@ INLINE: dict[type, Callable[[Any], str]] = {
 }
 
 
-def line(pieces: Line) -> str:
+def _line(pieces: Line) -> str:
     """A line of inline pieces, newlines folded to spaces."""
-    return "".join(INLINE[type(piece)](piece) for piece in pieces).replace("\n", " ")
+    return "".join(_INLINE[type(piece)](piece) for piece in pieces).replace("\n", " ")
 
 
-def fenced(text: str) -> str:
+def _fenced(text: str) -> str:
     """A fenced code block whose fence is longer than any backtick run in ``text``."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{text.rstrip()}\n{fence}"
 
 
-def table(item: Table) -> str:
+def _table(item: Table) -> str:
     """A table; a cell's lines are joined by ``<br>``."""
     head = "| " + " | ".join(map(escape, item.header)) + " |"
-    rows = ["| " + " | ".join("<br>".join(map(line, content)) or " " for content in row) + " |" for row in item.rows]
+    rows = ["| " + " | ".join("<br>".join(map(_line, content)) or " " for content in row) + " |" for row in item.rows]
     return "\n".join([head, "|" + "---|" * len(item.header), *rows])
 
 
-BLOCKS: dict[type, Callable[[Any], str]] = {
+_BLOCKS: dict[type, Callable[[Any], str]] = {
     Heading: lambda item: f'<a id="{item.anchor}"></a>\n\n{"#" * item.level} {escape(item.text)}',
-    Paragraph: lambda item: line(item.content),
-    BulletList: lambda item: "\n".join(f"- {line(entry)}" for entry in item.items),
-    Table: table,
-    CodeBlock: lambda item: (f"**{escape(item.title)}:**\n\n" if item.title else "") + fenced(item.text),
+    Paragraph: lambda item: _line(item.content),
+    BulletList: lambda item: "\n".join(f"- {_line(entry)}" for entry in item.items),
+    Table: _table,
+    CodeBlock: lambda item: (f"**{escape(item.title)}:**\n\n" if item.title else "") + _fenced(item.text),
     FigureBlock: lambda item: (f'<a id="figure-{item.number}"></a>\n\n![Figure {item.number}]({item.relative})\n\n'
                                f"*Figure {item.number}.* {escape(item.caption)}"),
     CsvBlock: lambda item: f"All runs: [{escape(item.relative)}]({item.relative})",
@@ -66,4 +68,4 @@ BLOCKS: dict[type, Callable[[Any], str]] = {
 
 def render_markdown(blocks: list[Block]) -> str:
     """The whole report as Markdown text."""
-    return "\n\n".join(BLOCKS[type(item)](item) for item in blocks) + "\n"
+    return "\n\n".join(_BLOCKS[type(item)](item) for item in blocks) + "\n"

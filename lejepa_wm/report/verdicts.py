@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from lejepa_wm.records import CheckResult, HeadlineEntry
 
+__all__ = ["JudgedRow", "judge_check"]
+
 
 @dataclass(frozen=True)
 class JudgedRow:

@@ -6,3 +6,5 @@ process pool), ``slurm`` (job arrays through submitit), ``driver`` (skip, dispat
 retry once, aggregate) and ``status`` (counts and time left). The command
 ``lejepa-wm sweep`` is :mod:`lejepa_wm.commands.sweep`.
 """
+
+__all__: list[str] = []

@@ -50,10 +50,15 @@ from lejepa_wm.sweep.state import SweepPlan, describe_owner, launch_claim, live_
 from lejepa_wm.sweep.worker import RunTask
 from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int, check_writable_dir
 
+__all__ = [
+    "EXECUTORS", "MAX_ATTEMPTS", "DEFAULT_OUT", "SweepResult", "check_environment", "check_launch",
+    "aggregate_plan", "run_sweep", "format_headline"
+]
+
 EXECUTORS = ("serial", "local", "slurm")
 MAX_ATTEMPTS = 2
 DEFAULT_OUT = Path("results")
-TEMPORARY_TIMEOUT_S = 60.0
+_TEMPORARY_TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -91,7 +96,7 @@ def check_environment(plan: SweepPlan, device: str) -> None:
         check(device)
 
 
-def make_executor(kind: str, plan: SweepPlan, jobs: int | None = None, device: str = "cpu",
+def _make_executor(kind: str, plan: SweepPlan, jobs: int | None = None, device: str = "cpu",
                   slurm_config: Path | None = None, slurm_overrides: Mapping[str, Any] | None = None,
                   submitit_cluster: str = "slurm") -> SweepExecutor:
     """Build the executor called ``kind`` (``serial``, ``local`` or ``slurm``) for ``plan``.
@@ -134,7 +139,7 @@ def aggregate_plan(plan: SweepPlan) -> tuple[Path, ...]:
     """The experiment's ``aggregate``; a run whose metrics lack a key the aggregation needs is named.
 
     Temporary files of killed atomic writes in the experiment's folder (not
-    below it) older than :data:`TEMPORARY_TIMEOUT_S` are deleted first: an atomic
+    below it) older than :data:`_TEMPORARY_TIMEOUT_S` are deleted first: an atomic
     write lasts milliseconds (the run folders are cleaned when each run starts).
     A ``KeyError`` traced to ``metrics.json`` files that lack the key becomes a
     ``ValueError`` naming the first such file (a damaged or older result:
@@ -143,7 +148,7 @@ def aggregate_plan(plan: SweepPlan) -> tuple[Path, ...]:
     now = time.time()
     for path in plan.exp_dir.glob(".*.tmp"):
         with contextlib.suppress(OSError):
-            if path.is_file() and now - path.stat().st_mtime > TEMPORARY_TIMEOUT_S:
+            if path.is_file() and now - path.stat().st_mtime > _TEMPORARY_TIMEOUT_S:
                 path.unlink()
     try:
         return tuple(plan.experiment.aggregate(plan.exp_dir, plan.config))
@@ -200,7 +205,7 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
             startable.append(spec)
         damaged = tuple(sorted(spec.run_id for spec in startable if (spec.run_dir(plan.out) / METRICS_FILE).exists()))
         if startable:
-            runner = make_executor(executor, plan, jobs, device, slurm_config, slurm_overrides, submitit_cluster)
+            runner = _make_executor(executor, plan, jobs, device, slurm_config, slurm_overrides, submitit_cluster)
             tasks = [RunTask(plan.module, spec.to_dict(), str(plan.out), device, runner.threads_per_run)
                      for spec in startable]
             bar = progress_bar(len(tasks), f"{name} ({scale}, {executor})", "run", progress)

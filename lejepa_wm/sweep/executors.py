@@ -24,6 +24,8 @@ from lejepa_wm.machine import usable_cores as available_cores
 from lejepa_wm.sweep.state import reclaim_stale
 from lejepa_wm.sweep.worker import RunOutcome, RunTask, init_pool_worker, outcome_from_exception, run_task
 
+__all__ = ["available_cores", "SweepExecutor", "threads_per_run", "SerialExecutor", "WorkerDied", "PoolExecutor"]
+
 
 class SweepExecutor:
     """What the sweep driver needs from an executor (the base of every executor)."""

@@ -27,10 +27,12 @@ from lejepa_wm.sweep.executors import SweepExecutor
 from lejepa_wm.sweep.worker import RunOutcome, RunTask, run_task
 from lejepa_wm.validation import EnvironmentUnavailable, check_choice, check_nonnegative_int, check_positive_int
 
+__all__ = ["DEFAULTS_FILE", "JOB_FILE", "SlurmSettings", "load_slurm_settings", "SubmititExecutor"]
+
 DEFAULTS_FILE = Path(__file__).with_name("slurm.toml")
 JOB_FILE = "job.json"
-SUBMITIT_CLUSTERS = ("slurm", "local")
-POLL_SECONDS = {"slurm": 15.0, "local": 0.2}
+_SUBMITIT_CLUSTERS = ("slurm", "local")
+_POLL_SECONDS = {"slurm": 15.0, "local": 0.2}
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ def load_slurm_settings(path: Path | None = None, overrides: Mapping[str, Any] |
     return config_from_mapping(SlurmSettings, merged)
 
 
-class CheckpointableRun(submitit.helpers.Checkpointable):
+class _CheckpointableRun(submitit.helpers.Checkpointable):
     """The job submitit pickles: one attempt of one run, requeued as is when preempted or timed out."""
 
     def __call__(self, task: RunTask) -> RunOutcome:
@@ -80,12 +82,12 @@ class SubmititExecutor(SweepExecutor):
 
     def __init__(self, log_dir: Path, settings: SlurmSettings, job_name: str = "lejepa-wm",
                  cluster: str = "slurm") -> None:
-        check_choice(cluster, SUBMITIT_CLUSTERS, "submitit cluster")
+        check_choice(cluster, _SUBMITIT_CLUSTERS, "submitit cluster")
         if cluster == "slurm" and submitit.SlurmExecutor.affinity() <= 0:
             raise EnvironmentUnavailable("executor 'slurm' needs a SLURM cluster, but 'srun' is not on PATH; "
                                "use --executor local on a single machine")
         self.threads_per_run = settings.cpus_per_run
-        self.poll_s = POLL_SECONDS[cluster]
+        self.poll_s = _POLL_SECONDS[cluster]
         self._local = cluster == "local"
         self._executor = submitit.AutoExecutor(folder=Path(log_dir) / "%j", cluster=cluster)
         parameters: dict[str, Any] = {  # SLURM-only keywords of AutoExecutor are prefixed slurm_
@@ -101,7 +103,7 @@ class SubmititExecutor(SweepExecutor):
         self._pending: dict[submitit.Job[RunOutcome], RunTask] = {}
 
     def submit(self, tasks: Sequence[RunTask]) -> None:
-        jobs = self._executor.map_array(CheckpointableRun(), list(tasks))
+        jobs = self._executor.map_array(_CheckpointableRun(), list(tasks))
         for job, task in zip(jobs, tasks):
             if self._local:
                 # submitit waits up to 15 s for a failed job's result file to appear on a slow

@@ -19,7 +19,7 @@ the same picture:
   once the run succeeds.
 
 A marker is **live** when its owner is still at work: on this host, its process
-exists *and* its heartbeat is fresh (younger than :data:`STALE_BEATS` heartbeat
+exists *and* its heartbeat is fresh (younger than :data:`_STALE_BEATS` heartbeat
 intervals); on another host (a SLURM node), its heartbeat is fresh. Any other
 marker (the owner was killed, its machine crashed, the file is damaged) is
 **stale**, and so is the marker of a SLURM job seen from the same job requeued
@@ -64,13 +64,20 @@ from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import (METRICS_FILE, Experiment, RunSpec, RunTakenOver, experiment_dir,
                                         read_metrics)
 
+__all__ = [
+    "RUNNING_FILE", "ERROR_FILE", "LOCK_FILE", "HEARTBEAT_S", "RunState", "SweepPlan", "plan_sweep",
+    "process_exists", "read_marker", "describe_owner", "stale_reason", "live_marker", "new_marker",
+    "RunOwnedElsewhere", "run_lock", "reclaim_stale", "claim_run", "owns", "release_run", "committing", "heartbeat",
+    "launch_claim", "busy_owners", "refuse_if_busy", "record_failure", "run_state"
+]
+
 RUNNING_FILE = "running.json"
 ERROR_FILE = "error.json"
 LOCK_FILE = ".claim.lock"
-LAUNCH_PREFIX = ".launch-"
+_LAUNCH_PREFIX = ".launch-"
 HEARTBEAT_S = 30.0
-STALE_BEATS = 4
-LOCK_WAIT_S = 30.0
+_STALE_BEATS = 4
+_LOCK_WAIT_S = 30.0
 """How long a takeover, a release or a commit waits for the run's lock before giving up."""
 
 
@@ -180,7 +187,7 @@ def stale_reason(marker: Mapping[str, Any], now: float | None = None) -> str | N
     job = marker.get("slurm_job")
     if job and job == os.environ.get("SLURM_JOB_ID") and not here:
         return f"its SLURM job {job} was requeued (it ran on host {marker['host']})"
-    if silent > STALE_BEATS * float(marker.get("heartbeat_s", HEARTBEAT_S)):
+    if silent > _STALE_BEATS * float(marker.get("heartbeat_s", HEARTBEAT_S)):
         return f"its owner ({describe_owner(marker)}) has sent no heartbeat for {silent:.0f} s"
     return None
 
@@ -221,7 +228,7 @@ def _create_exclusively(path: Path, marker: Mapping[str, Any]) -> bool:
 
 
 @contextlib.contextmanager
-def run_lock(run_dir: Path, timeout: float = LOCK_WAIT_S) -> Iterator[None]:
+def run_lock(run_dir: Path, timeout: float = _LOCK_WAIT_S) -> Iterator[None]:
     """Hold the run's lock (created with its folder); ``Timeout`` if another process keeps it longer."""
     Path(run_dir).mkdir(parents=True, exist_ok=True)
     with FileLock(str(Path(run_dir) / LOCK_FILE), timeout=timeout):
@@ -231,7 +238,7 @@ def run_lock(run_dir: Path, timeout: float = LOCK_WAIT_S) -> Iterator[None]:
 def reclaim_stale(run_dir: Path, now: float | None = None) -> str | None:
     """Remove the run's marker if it is stale; return the reason (``None``: no marker, or a live one).
 
-    Done under the run's lock; a lock held longer than :data:`LOCK_WAIT_S` (its
+    Done under the run's lock; a lock held longer than :data:`_LOCK_WAIT_S` (its
     owner is committing, or suspended while committing) counts as a live owner.
     """
     marker = read_marker(run_dir)
@@ -303,7 +310,7 @@ def committing(run_dir: Path, marker: Mapping[str, Any]) -> Iterator[None]:
             yield
     except Timeout:
         raise RunTakenOver(f"run {Path(run_dir).name}: its lock {Path(run_dir) / LOCK_FILE} was held by another "
-                           f"process for {LOCK_WAIT_S:.0f} s, so {here} cannot check that it still owns the run; "
+                           f"process for {_LOCK_WAIT_S:.0f} s, so {here} cannot check that it still owns the run; "
                            "its result is dropped") from None
 
 
@@ -342,7 +349,7 @@ def heartbeat(run_dir: Path, marker: dict[str, Any], interval: float | None = No
 def launch_claim(exp_dir: Path) -> Iterator[dict[str, Any]]:
     """Mark the experiment's folder as used by this launch (a marker with a heartbeat) while the block runs."""
     marker = new_marker(0)
-    name = f"{LAUNCH_PREFIX}{marker['token']}.json"
+    name = f"{_LAUNCH_PREFIX}{marker['token']}.json"
     atomic_write_json(Path(exp_dir) / name, marker)
     try:
         with heartbeat(Path(exp_dir), marker, name=name):
@@ -356,7 +363,7 @@ def busy_owners(folder: Path) -> list[tuple[str, dict[str, Any]]]:
     ``("a launch", marker)`` for each live launch; stale launch markers found on the way are removed."""
     folder = Path(folder)
     busy = []
-    for path in sorted(folder.glob(f"{LAUNCH_PREFIX}*.json")):
+    for path in sorted(folder.glob(f"{_LAUNCH_PREFIX}*.json")):
         marker = read_marker(folder, path.name)
         if marker is not None and stale_reason(marker) is None:
             busy.append(("a launch", marker))

@@ -7,7 +7,7 @@ resumed run). Runs of one grid differ a lot in cost (a 1024-dimensional run
 takes far longer than a 2-dimensional one), but runs that differ only in their
 seed cost about the same, so every run that is not done is expected to take
 ``w``, the mean compute of the finished runs of its *cost group* (the same grid
-labels but the seed, :func:`cost_group`), or the mean of all finished runs
+labels but the seed, :func:`_cost_group`), or the mean of all finished runs
 when none of its group has finished; a running one is expected to take
 ``max(w - elapsed, 0)`` more. Their sum is the compute left; divided over
 ``jobs`` concurrent runs (at most one slot per remaining run) it gives the wall
@@ -23,6 +23,8 @@ from typing import Any, Mapping
 
 from lejepa_wm.experiments.base import RunSpec, read_metrics, run_compute_seconds
 from lejepa_wm.sweep.state import RunState, describe_owner, plan_sweep, run_state
+
+__all__ = ["SweepStatus", "sweep_status", "format_status"]
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: P
         if state is RunState.DONE:
             wall = run_compute_seconds(read_metrics(spec, plan.out) or {})
             if wall is not None:
-                wall_by_group.setdefault(cost_group(spec), []).append(wall)
+                wall_by_group.setdefault(_cost_group(spec), []).append(wall)
             continue
         spent = 0.0
         if state is RunState.RUNNING:
@@ -76,7 +78,7 @@ def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: P
             spent = max(0.0, now - float(marker["started_at"]))
         elif marker is not None:
             stale.append(spec.run_id)
-        left.append((cost_group(spec), spent))
+        left.append((_cost_group(spec), spent))
     wall_times = [wall for walls in wall_by_group.values() for wall in walls]
     mean_wall = sum(wall_times) / len(wall_times) if wall_times else None
     compute_left = None
@@ -88,13 +90,13 @@ def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: P
                        tuple(ids[RunState.DAMAGED]), tuple(stale))
 
 
-def cost_group(spec: RunSpec) -> tuple[tuple[str, str], ...]:
+def _cost_group(spec: RunSpec) -> tuple[tuple[str, str], ...]:
     """The runs expected to cost about the same: the run's grid labels (``params["labels"]``) without its seed."""
     labels = spec.params.get("labels", {})
     return tuple(sorted((str(key), str(value)) for key, value in labels.items() if key != "seed"))
 
 
-def format_duration(seconds: float) -> str:
+def _format_duration(seconds: float) -> str:
     """``seconds`` as ``1h02m``, ``3m05s`` or ``12s``."""
     hours, rest = divmod(round(seconds), 3600)
     minutes, secs = divmod(rest, 60)
@@ -122,8 +124,8 @@ def format_status(status: SweepStatus, jobs: int) -> str:
         lines.append(f"{status.runs_left} runs left; no finished run yet to estimate their time")
     else:
         wall = status.wall_left_s(jobs)
-        lines.append(f"{status.runs_left} runs left: about {format_duration(status.compute_left_s)} of compute "
+        lines.append(f"{status.runs_left} runs left: about {_format_duration(status.compute_left_s)} of compute "
                      f"(each run costed as the finished runs of its grid point; mean "
-                     f"{format_duration(status.mean_wall_s or 0.0)} per finished run), "
-                     f"about {format_duration(wall or 0.0)} with {jobs} runs at a time")
+                     f"{_format_duration(status.mean_wall_s or 0.0)} per finished run), "
+                     f"about {_format_duration(wall or 0.0)} with {jobs} runs at a time")
     return "\n".join(lines)

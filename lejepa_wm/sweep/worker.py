@@ -43,11 +43,16 @@ from lejepa_wm.sweep.state import (ERROR_FILE, LOCK_FILE, RUNNING_FILE, RunOwned
                                    describe_owner, heartbeat, owns, read_marker, record_failure, release_run,
                                    run_lock, stale_reason)
 
-THREAD_ENV_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+__all__ = [
+    "PR_SET_PDEATHSIG", "RunTask", "RunOutcome", "pin_threads", "set_parent_death_signal", "init_pool_worker",
+    "error_line", "run_task", "outcome_from_exception"
+]
+
+_THREAD_ENV_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                    "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-PARENT_POLL_S = 0.5
-EXIT_ORPHANED = 70  # a pool worker that found its parent gone
+_PARENT_POLL_S = 0.5
+_EXIT_ORPHANED = 70  # a pool worker that found its parent gone
 
 _parent_pid: int | None = None  # set in pool workers only: the launching process
 
@@ -101,7 +106,7 @@ def pin_threads(threads: int) -> None:
     they start their thread pools) and, if torch is already imported, its
     intra-op thread count.
     """
-    os.environ.update(dict.fromkeys(THREAD_ENV_VARS, str(threads)))
+    os.environ.update(dict.fromkeys(_THREAD_ENV_VARS, str(threads)))
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(threads)
 
@@ -116,16 +121,16 @@ def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
         return False
 
 
-def parent_gone() -> bool:
+def _parent_gone() -> bool:
     """In a pool worker: whether the process that launched the pool has died (this one was re-parented)."""
     return _parent_pid is not None and os.getppid() != _parent_pid
 
 
 def _watch_parent() -> None:
     """Exit this process as soon as its parent is gone (the portable fallback of the parent-death signal)."""
-    while not parent_gone():
-        time.sleep(PARENT_POLL_S)
-    os._exit(EXIT_ORPHANED)
+    while not _parent_gone():
+        time.sleep(_PARENT_POLL_S)
+    os._exit(_EXIT_ORPHANED)
 
 
 def init_pool_worker(threads: int, parent_pid: int) -> None:
@@ -134,8 +139,8 @@ def init_pool_worker(threads: int, parent_pid: int) -> None:
     _parent_pid = parent_pid
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the launcher's to handle: it stops the pool
     set_parent_death_signal()
-    if parent_gone():  # the parent died before the signal was armed
-        os._exit(EXIT_ORPHANED)
+    if _parent_gone():  # the parent died before the signal was armed
+        os._exit(_EXIT_ORPHANED)
     threading.Thread(target=_watch_parent, name="parent watchdog", daemon=True).start()
     pin_threads(threads)
 
@@ -147,8 +152,8 @@ def error_line(exc: BaseException) -> str:
 
 def run_task(task: RunTask) -> RunOutcome:
     """Execute one attempt of one run (skipped if it is already done) and report how it ended."""
-    if parent_gone():  # never start a queued run for a launcher that no longer exists
-        os._exit(EXIT_ORPHANED)
+    if _parent_gone():  # never start a queued run for a launcher that no longer exists
+        os._exit(_EXIT_ORPHANED)
     if task.threads is not None:
         pin_threads(task.threads)
     spec = RunSpec.from_dict(task.spec)

@@ -8,6 +8,7 @@ import torch
 from lejepa_wm.experiments.encoders import InverseCouplingEncoder, build_encoder, published_inverse
 from lejepa_wm.experiments.flows import jacobian_condition, make_mixing, make_renderer
 from lejepa_wm.experiments.metrics import linear_probe_r2
+from lejepa_wm.experiments.run_params import RendererParams
 
 
 def _gen(seed: int = 0) -> torch.Generator:
@@ -144,3 +145,14 @@ def test_published_head_can_be_whitened_above_n_plus_its_hidden_width():
         h = encoder(renderer(torch.randn(2048, 6, generator=torch.Generator().manual_seed(1))))
     singular = torch.linalg.svdvals(h - h.mean(dim=0))
     assert int((singular / singular[0] > 1e-6).sum()) == 40
+
+
+def test_the_coupling_renderer_is_the_seeded_random_flow_frozen_in_any_dimension():
+    z = torch.randn(64, 5, generator=_gen(1))
+    params = RendererParams(kind="coupling", layers=2, hidden=16, shift_gain=0.5, log_scale_gain=0.1)
+    renderer = params.build(5, 3)  # odd n, which the published renderer refuses
+    assert torch.equal(renderer(z), make_mixing(5, 2, 16, 0.5, 0.1, seed=3)(z))
+    assert not any(parameter.requires_grad for parameter in renderer.parameters()) and not renderer.training
+    assert torch.allclose(renderer.inverse(renderer(z)), z, atol=1e-5)
+    with pytest.raises(ValueError, match="even dimension"):
+        make_renderer("published", 5, 3)

@@ -94,6 +94,12 @@ def test_divergence_stops_with_a_clear_error():
         train(encoder, pairs, nan_objective, settings, generator, None, evaluator, progress=False)
 
 
+def test_a_finite_loss_above_max_loss_stops_training_too():
+    encoder, pairs, objective, settings, generator, evaluator = _setup(max_loss=1e-6)
+    with pytest.raises(TrainingDivergedError, match=r"diverged at step 1: loss .*\(threshold 1e-06"):
+        train(encoder, pairs, objective, settings, generator, None, evaluator, progress=False)
+
+
 def test_dataset_pairs_visit_every_pair_once_per_epoch_in_a_seeded_order():
     first = torch.arange(10).unsqueeze(1)
     pairs = DatasetPairs(first, first + 100, order_seed=7)

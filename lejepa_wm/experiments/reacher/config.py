@@ -47,8 +47,10 @@ from lejepa_wm.experiments.training import TrainSettings
 from lejepa_wm.seeds import SEED_LIMIT
 from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int, check_rho
 
-DEFAULTS = Path(__file__).with_name("reacher.toml")
-GRID_KEYS = ("worlds", "control_fractions")
+__all__ = ["ReacherConfig", "load_config"]
+
+_DEFAULTS = Path(__file__).with_name("reacher.toml")
+_GRID_KEYS = ("worlds", "control_fractions")
 """Keys that shape the grid (data worlds, controls) and play no part in one run."""
 
 
@@ -160,13 +162,13 @@ class ReacherConfig:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (tuples become lists); ``config_from_mapping(ReacherConfig, ...)`` reads it back.
 
-        The keys of the grid alone (:data:`GRID_KEYS`: how many data worlds, which models get a control) are
+        The keys of the grid alone (:data:`_GRID_KEYS`: how many data worlds, which models get a control) are
         left out: a run's spec holds what the run itself needs, so they do not change the specs of its runs.
         """
         return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()
-                if key not in GRID_KEYS}
+                if key not in _GRID_KEYS}
 
 
 def load_config(scale: str, path: Path | None = None, overrides: Mapping[str, Any] | None = None) -> ReacherConfig:
     """Defaults of ``scale`` from ``reacher.toml``, then a user file, then overrides."""
-    return load_scaled_config(ReacherConfig, DEFAULTS, scale, path, overrides)
+    return load_scaled_config(ReacherConfig, _DEFAULTS, scale, path, overrides)

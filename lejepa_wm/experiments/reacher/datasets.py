@@ -38,8 +38,13 @@ from tqdm import tqdm
 from lejepa_wm.atomic import atomic_write_bytes, atomic_write_json, read_json
 from lejepa_wm.validation import check_positive_int, check_rho
 
+__all__ = [
+    "ARRAY_KEYS", "digest", "save_npz", "build_chunked", "load_chunks", "ou_pair_angles", "trajectory_pair_indices",
+    "trajectory_pair_angles", "split_by_episode", "episode_seed", "build_ou_dataset", "build_trajectory_dataset"
+]
+
 ARRAY_KEYS = ("frames", "frames_pos", "angles", "angles_pos")
-TRAJECTORY_KEYS = (*ARRAY_KEYS, "episode")
+_TRAJECTORY_KEYS = (*ARRAY_KEYS, "episode")
 
 
 def digest(metadata: Mapping[str, Any]) -> str:
@@ -176,7 +181,7 @@ def build_trajectory_dataset(root: Path, name: str, renderer: Any, rollout: Call
                 "episodes_per_chunk": episodes_per_chunk, "delta": delta, "policy": policy_id,
                 "renderer": renderer.description,
                 "angles": "physics qpos along the episode (shoulder continuous, not wrapped)",
-                "arrays": list(TRAJECTORY_KEYS)}
+                "arrays": list(_TRAJECTORY_KEYS)}
 
     def make_chunk(index: int, episodes: range) -> dict[str, np.ndarray]:
         rollouts = [rollout(episode_seed(seed, k)) for k in episodes]

@@ -20,6 +20,8 @@ from torch import nn
 from lejepa_wm.experiments.encoders import initialize
 from lejepa_wm.validation import check_positive_int
 
+__all__ = ["FrameEncoder", "build_frame_encoder", "check_frames", "embed_frames"]
+
 
 class FrameEncoder(nn.Module):
     """CNN from uint8 frames (N, H, W, 3) to embeddings (N, embed_dim); H = W = 64 expected."""

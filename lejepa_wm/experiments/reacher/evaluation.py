@@ -70,11 +70,16 @@ from scipy import stats
 from lejepa_wm.experiments.metrics import linear_probe_r2
 from lejepa_wm.validation import check_positive_int
 
+__all__ = [
+    "JOINTS", "RIDGE_GRID", "wrap", "probe_report", "flatten_pixels", "PixelBasis", "pixel_baselines",
+    "pair_diagnostics", "interpolate", "knn_decode", "path_metrics", "plan"
+]
+
 JOINTS = ("shoulder", "wrist")
-HISTOGRAM_EDGES = np.linspace(-np.pi, np.pi, 37)
+_HISTOGRAM_EDGES = np.linspace(-np.pi, np.pi, 37)
 RIDGE_GRID = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 """Ridge penalties of the pixel probe, as multiples of the largest squared singular value of the fit pixels."""
-EIGEN_TOLERANCE = 1e-10
+_EIGEN_TOLERANCE = 1e-10
 """Principal components whose variance is below this fraction of the largest are left out (numerical null space)."""
 
 
@@ -83,7 +88,7 @@ def wrap(angles: np.ndarray) -> np.ndarray:
     return np.mod(np.asarray(angles, dtype=np.float64) + np.pi, 2.0 * np.pi) - np.pi
 
 
-def sincos(angles: np.ndarray) -> np.ndarray:
+def _sincos(angles: np.ndarray) -> np.ndarray:
     """(sin θ₁, cos θ₁, sin θ₂, cos θ₂) for angles of shape (N, 2)."""
     angles = np.asarray(angles, dtype=np.float64)
     return np.stack([np.sin(angles), np.cos(angles)], axis=2).reshape(len(angles), 4)
@@ -93,7 +98,7 @@ def probe_report(h_fit: np.ndarray, angles_fit: np.ndarray, h_eval: np.ndarray,
                  angles_eval: np.ndarray) -> dict[str, float]:
     """Angle and (sin, cos) probe R² (see the module docstring), probe fitted on ``*_fit``, scored on ``*_eval``."""
     total, per_joint = linear_probe_r2(h_fit, wrap(angles_fit), h_eval, wrap(angles_eval))
-    return _report(total, per_joint, linear_probe_r2(h_fit, sincos(angles_fit), h_eval, sincos(angles_eval))[0])
+    return _report(total, per_joint, linear_probe_r2(h_fit, _sincos(angles_fit), h_eval, _sincos(angles_eval))[0])
 
 
 def _report(total: float, per_joint: Sequence[float], sincos_total: float) -> dict[str, float]:
@@ -102,7 +107,7 @@ def _report(total: float, per_joint: Sequence[float], sincos_total: float) -> di
             **{f"r2_{joint}": float(value) for joint, value in zip(JOINTS, per_joint)}}
 
 
-def r2_scores(prediction: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
+def _r2_scores(prediction: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
     """Total and per-column R² of ``prediction`` against ``target`` (about the target's own mean)."""
     sse = np.sum((target - prediction) ** 2, axis=0)
     sst = np.sum((target - target.mean(axis=0)) ** 2, axis=0)
@@ -132,7 +137,7 @@ class PixelBasis:
         eigenvalues, vectors = np.linalg.eigh(centred @ centred.T)
         order = np.argsort(eigenvalues)[::-1]
         eigenvalues, vectors = eigenvalues[order], vectors[:, order]
-        keep = eigenvalues > EIGEN_TOLERANCE * eigenvalues[0]
+        keep = eigenvalues > _EIGEN_TOLERANCE * eigenvalues[0]
         singular = np.sqrt(eigenvalues[keep])
         components = (centred.T @ vectors[:, keep] / singular).T
         return cls(mean, components, singular)
@@ -172,13 +177,13 @@ def pixel_baselines(fit: tuple[np.ndarray, np.ndarray], validation: tuple[np.nda
             split: probe_report(h_fit, fit[1], basis.project(frames, k_used), angles)
             for split, (frames, angles) in samples.items()}}
     coordinates = {split: basis.project(frames) for split, (frames, _) in {"fit": fit, **samples}.items()}
-    targets = (wrap(fit[1]), sincos(fit[1]))
+    targets = (wrap(fit[1]), _sincos(fit[1]))
 
     def ridge_report(split: str, penalty: float) -> dict[str, float]:
         angles = samples[split][1]
         angle_hat, sincos_hat = (_ridge(coordinates["fit"], basis.singular, target, penalty, coordinates[split])
                                  for target in targets)
-        return _report(*r2_scores(angle_hat, wrap(angles)), r2_scores(sincos_hat, sincos(angles))[0])
+        return _report(*_r2_scores(angle_hat, wrap(angles)), _r2_scores(sincos_hat, _sincos(angles))[0])
 
     scale = float(basis.singular[0] ** 2)
     scores = {c: ridge_report("validation", c * scale)["r2_total"] for c in RIDGE_GRID}
@@ -197,9 +202,9 @@ def pair_diagnostics(angles: np.ndarray, angles_pos: np.ndarray) -> dict[str, An
         raise ValueError(f"angles must be two (N, 2) arrays of equal shape; got {angles.shape} and {angles_pos.shape}")
     wrapped, wrapped_pos = wrap(angles), wrap(angles_pos)
     beside = wrapped + wrap(wrapped_pos - wrapped)
-    out: dict[str, Any] = {"histogram_edges": HISTOGRAM_EDGES.tolist(), "n_pairs": len(angles)}
+    out: dict[str, Any] = {"histogram_edges": _HISTOGRAM_EDGES.tolist(), "n_pairs": len(angles)}
     for j, joint in enumerate(JOINTS):
-        counts, _ = np.histogram(wrapped[:, j], bins=HISTOGRAM_EDGES)
+        counts, _ = np.histogram(wrapped[:, j], bins=_HISTOGRAM_EDGES)
         out[f"histogram_{joint}"] = counts.tolist()
         if np.ptp(wrapped[:, j]) > 0 and np.ptp(beside[:, j]) > 0:
             out[f"bimodality_{joint}"] = float((stats.skew(wrapped[:, j]) ** 2 + 1.0)

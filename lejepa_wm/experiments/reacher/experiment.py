@@ -53,6 +53,8 @@ from lejepa_wm.experiments.synthetic import write_headline
 from lejepa_wm.records import Bound, HeadlineEntry
 from lejepa_wm.seeds import SeedStreams
 
+__all__ = ["PLOT_FIGURES", "run_id", "summary_columns", "headline", "EXPERIMENT"]
+
 OU, TRAJ = 1.0, 0.0
 PLOT_FIGURES = ("sample_frames.png", "r2_per_joint.png", "marginals.png", "planned_paths.png", "cost_vs_r2.png")
 
@@ -63,7 +65,7 @@ def run_id(ou_fraction: float, run_seed: int, control: bool = False) -> str:
     return f"ou{int(round(100 * ou_fraction)):03d}_seed={run_seed}" + ("_control" if control else "")
 
 
-def probe_label(name: str) -> str:
+def _probe_label(name: str) -> str:
     """A pixel probe's name in words (``pca2`` → ``the pixels' top 2 principal components``)."""
     if name == "pixels":
         return "the raw pixels (ridge)"
@@ -85,7 +87,7 @@ def summary_columns(config: ReacherConfig) -> list[str]:
     return columns
 
 
-class ReacherExperiment:
+class _ReacherExperiment:
     """Pixel-based Reacher: OU-sampled joint angles versus policy trajectories, and latent planning."""
 
     name = "reacher"
@@ -141,7 +143,7 @@ class ReacherExperiment:
         """Write the summary (every run) and the figures (the models, not their λ = 0 controls) and the
         headline into ``stage`` (the runs are read from ``exp_dir``)."""
         write_summary(stage, rows, summary_columns(config))
-        rows = models_of(rows)
+        rows = _models_of(rows)
         fractions = sorted({float(row["ou_fraction"]) for row in rows}, reverse=True)
         first = rows[0]
         # the figures' single run of a model: its lowest seed
@@ -157,13 +159,13 @@ class ReacherExperiment:
 
         models = [(f, {kind: {q: per_seed(f"{kind}_test_r2_{q}", f) for q in figures.QUANTITIES}
                        for kind in ("ou", "traj")}) for f in fractions]
-        baselines = {kind: (probe_label(first[f"{kind}_baseline"]),
+        baselines = {kind: (_probe_label(first[f"{kind}_baseline"]),
                             {q: first[f"{kind}_{first[f'{kind}_baseline']}_test_r2_{q}"] for q in figures.QUANTITIES})
                      for kind in ("ou", "traj")}
         figures.r2_bars(models, baselines, stage / "r2_per_joint.png", sorted({int(row["seed"]) for row in rows}))
         figures.cost_vs_r2(
             [(f, per_seed("ou_test_r2_total", f), per_seed("plan_cost_ratio", f)) for f in fractions],
-            (f"no training: planner on {probe_label(PLAN_BASELINE)}", first[f"ou_{PLAN_BASELINE}_test_r2_total"],
+            (f"no training: planner on {_probe_label(PLAN_BASELINE)}", first[f"ou_{PLAN_BASELINE}_test_r2_total"],
              first[f"{PLAN_BASELINE}_plan_cost_ratio"]), stage / "cost_vs_r2.png")
         kind = {f: name for f, name in ((OU, "OU pairs"), (TRAJ, "trajectory pairs")) if f in runs}
         figures.sample_frames([(name, arrays(f, "samples")["frames"]) for f, name in kind.items()],
@@ -179,20 +181,20 @@ class ReacherExperiment:
 
 
 def _joints(rows: list[dict[str, Any]], fraction: float, prefix: str) -> str:
-    return ", ".join(f"{j} {mean_of(rows, fraction, f'{prefix}_r2_{j}'):.3f}" for j in JOINTS)
+    return ", ".join(f"{j} {_mean_of(rows, fraction, f'{prefix}_r2_{j}'):.3f}" for j in JOINTS)
 
 
 def _pixel_probes(row: Mapping[str, Any], kind: str, config: ReacherConfig) -> str:
     names = ["pixels", *(f"pca{k}" for k in config.pca_components)]
-    return ", ".join(f"{probe_label(name)} {row[f'{kind}_{name}_test_r2_total']:.3f}" for name in names)
+    return ", ".join(f"{_probe_label(name)} {row[f'{kind}_{name}_test_r2_total']:.3f}" for name in names)
 
 
-def models_of(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _models_of(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The regularized models' rows (their λ = 0 controls left out)."""
     return [row for row in rows if not row.get("control")]
 
 
-def over_worlds(rows: list[dict[str, Any]], key: str) -> tuple[SeedSummary, dict[int, SeedSummary]]:
+def _over_worlds(rows: list[dict[str, Any]], key: str) -> tuple[SeedSummary, dict[int, SeedSummary]]:
     """``key`` of the OU model: its mean over the seeds of each data world, then over worlds (the standard
     error over worlds with two or more, else over the seeds of the one world), and each world's summary."""
     worlds = {int(world): over_seeds(by_seed(rows, key, ou_fraction=OU, data_seed=world), higher_is_better=False)
@@ -205,14 +207,14 @@ def over_worlds(rows: list[dict[str, Any]], key: str) -> tuple[SeedSummary, dict
 def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[HeadlineEntry]:
     """The headline entries of the module docstring (those whose models ran)."""
     controls = [row for row in rows if row.get("control")]
-    rows = models_of(rows)
+    rows = _models_of(rows)
     fractions = {float(row["ou_fraction"]) for row in rows}
     first = rows[0]
     worlds = sorted({int(row["data_seed"]) for row in rows})
     data = f"data seed{'s' if len(worlds) > 1 else ''} {', '.join(map(str, worlds))}"
     entries: list[HeadlineEntry] = []
     if OU in fractions:
-        ratio, per_world = over_worlds(rows, "ou_residual_ratio")
+        ratio, per_world = _over_worlds(rows, "ou_residual_ratio")
         world_text = "; ".join(
             f"world {w}: ratio {s.describe(3)}, model R² "
             f"{over_seeds(by_seed(rows, 'ou_test_r2_total', ou_fraction=OU, data_seed=w)).mean:.3f}, pixel probe "
@@ -226,7 +228,7 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
             seeds=tuple(sorted(by_seed(rows, "ou_residual_ratio", ou_fraction=OU))),
             split=f"test (OU test sample; probes fitted on the OU fit sample; {data})",
             measured=f"{world_text}; first world: {_joints(rows, OU, 'ou_test')}; (sin, cos) probe "
-                     f"{mean_of(rows, OU, 'ou_test_r2_sincos'):.3f}; pixel probes on its test frames: "
+                     f"{_mean_of(rows, OU, 'ou_test_r2_sincos'):.3f}; pixel probes on its test frames: "
                      f"{_pixel_probes(first, 'ou', config)}; the standard error is over "
                      + ("data worlds" if len(per_world) > 1 else "model seeds of one data world"),
             paper="R² ≈ 0.95", figures=("sample_frames.png", "r2_per_joint.png")))
@@ -266,9 +268,9 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
                      f"training distribution, so identifiability and distribution shift mixed): OU model "
                      f"{over_seeds(ou_r2).mean:.3f}, trajectory model {over_seeds(traj_r2).mean:.3f}; the "
                      f"trajectory model's training pairs: lag-Δ correlation shoulder "
-                     f"{mean_of(rows, TRAJ, 'data_lag_corr_shoulder'):.3f} / wrist "
-                     f"{mean_of(rows, TRAJ, 'data_lag_corr_wrist'):.3f}, wrist bimodality coefficient "
-                     f"{mean_of(rows, TRAJ, 'data_bimodality_wrist'):.2f} (Gaussian: 1/3)",
+                     f"{_mean_of(rows, TRAJ, 'data_lag_corr_shoulder'):.3f} / wrist "
+                     f"{_mean_of(rows, TRAJ, 'data_lag_corr_wrist'):.3f}, wrist bimodality coefficient "
+                     f"{_mean_of(rows, TRAJ, 'data_bimodality_wrist'):.2f} (Gaussian: 1/3)",
             paper="trajectory-trained model: total R² < 0.5, strongly asymmetric per joint",
             figures=("r2_per_joint.png", "marginals.png")))
         dev_ou = by_seed(rows, "plan_deviation", ou_fraction=OU)
@@ -281,23 +283,23 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
             split=f"test ({config.plan_pairs} start/goal pairs of OU test frames, the same for every model; "
                   f"kNN decoder on the OU fit sample; {data})",
             measured=f"mean deviation {over_seeds(dev_ou).mean:.3f} rad (OU model) vs {over_seeds(dev_traj).mean:.3f} "
-                     f"rad (trajectory model); control-cost ratio {mean_of(rows, OU, 'plan_cost_ratio'):.2f} vs "
-                     f"{mean_of(rows, TRAJ, 'plan_cost_ratio'):.2f}; planner on "
-                     f"{probe_label(PLAN_BASELINE)}: deviation {first[f'{PLAN_BASELINE}_plan_deviation']:.3f} "
+                     f"rad (trajectory model); control-cost ratio {_mean_of(rows, OU, 'plan_cost_ratio'):.2f} vs "
+                     f"{_mean_of(rows, TRAJ, 'plan_cost_ratio'):.2f}; planner on "
+                     f"{_probe_label(PLAN_BASELINE)}: deviation {first[f'{PLAN_BASELINE}_plan_deviation']:.3f} "
                      f"rad, cost ratio {first[f'{PLAN_BASELINE}_plan_cost_ratio']:.2f}",
             paper="OU-trained latent plans match the oracle; trajectory-trained ones curve",
             figures=("planned_paths.png",)))
     if len(fractions) >= 3:
-        entries.append(cost_entry(rows, sorted(fractions, reverse=True), data))
+        entries.append(_cost_entry(rows, sorted(fractions, reverse=True), data))
     return entries
 
 
-def mean_of(rows: list[dict[str, Any]], fraction: float, key: str) -> float:
+def _mean_of(rows: list[dict[str, Any]], fraction: float, key: str) -> float:
     """Mean of ``key`` over the seeds of one model."""
     return over_seeds(by_seed(rows, key, ou_fraction=fraction)).mean
 
 
-def cost_entry(rows: list[dict[str, Any]], fractions: list[float], data: str) -> HeadlineEntry:
+def _cost_entry(rows: list[dict[str, Any]], fractions: list[float], data: str) -> HeadlineEntry:
     """Spearman correlation of (R² on OU test frames, cost ratio) across models, per seed, then over seeds."""
     per_seed: dict[int, float] = {}
     for seed in sorted({int(row["seed"]) for row in rows}):
@@ -309,8 +311,8 @@ def cost_entry(rows: list[dict[str, Any]], fractions: list[float], data: str) ->
                 per_seed[seed] = rho
     summary = over_seeds(per_seed) if per_seed else None
     described = "; ".join(
-        f"{mixture_name(f)}: R² {mean_of(rows, f, 'ou_test_r2_total'):.3f}, "
-        f"cost ×{mean_of(rows, f, 'plan_cost_ratio'):.2f}"
+        f"{mixture_name(f)}: R² {_mean_of(rows, f, 'ou_test_r2_total'):.3f}, "
+        f"cost ×{_mean_of(rows, f, 'plan_cost_ratio'):.2f}"
         for f in fractions)
     return HeadlineEntry(
         claim="T4", name="Reacher: control cost of latent plans rises as R² falls",
@@ -327,4 +329,4 @@ def cost_entry(rows: list[dict[str, Any]], fractions: list[float], data: str) ->
         paper="control cost tracks identifiability R² monotonically", figures=("cost_vs_r2.png",))
 
 
-EXPERIMENT = ReacherExperiment()
+EXPERIMENT = _ReacherExperiment()

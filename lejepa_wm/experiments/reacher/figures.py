@@ -25,24 +25,26 @@ from lejepa_wm.experiments.plotting import (BASELINE_STYLE, FONT_SIZE, PANEL_HEI
                                             save_figure, target_line)
 from lejepa_wm.experiments.reacher.evaluation import JOINTS
 
-OU_COLOR = "#1f77b4"
-TRAJECTORY_COLOR = "#ff7f0e"
-PAPER_OU_R2 = 0.95
+__all__ = ["QUANTITIES", "mixture_name", "sample_frames", "r2_bars", "marginals", "planned_paths", "cost_vs_r2"]
+
+_OU_COLOR = "#1f77b4"
+_TRAJECTORY_COLOR = "#ff7f0e"
+_PAPER_OU_R2 = 0.95
 QUANTITIES = (*JOINTS, "total")
-NAMED_MIXTURES = {1.0: "OU pairs only", 0.0: "trajectory pairs only", 0.5: "half OU, half trajectory"}
+_NAMED_MIXTURES = {1.0: "OU pairs only", 0.0: "trajectory pairs only", 0.5: "half OU, half trajectory"}
 
 
 def mixture_name(ou_fraction: float) -> str:
     """What a model was trained on, in words."""
-    if ou_fraction in NAMED_MIXTURES:
-        return NAMED_MIXTURES[ou_fraction]
+    if ou_fraction in _NAMED_MIXTURES:
+        return _NAMED_MIXTURES[ou_fraction]
     percent = int(round(100 * ou_fraction))
     return f"{percent}% OU, {100 - percent}% trajectory"
 
 
-def mixture_color(ou_fraction: float) -> str:
+def _mixture_color(ou_fraction: float) -> str:
     """Blue for OU pairs, orange for trajectory pairs, in between for mixtures."""
-    ou, traj = np.asarray(to_rgb(OU_COLOR)), np.asarray(to_rgb(TRAJECTORY_COLOR))
+    ou, traj = np.asarray(to_rgb(_OU_COLOR)), np.asarray(to_rgb(_TRAJECTORY_COLOR))
     return to_hex(ou_fraction * ou + (1.0 - ou_fraction) * traj)
 
 
@@ -82,7 +84,7 @@ def r2_bars(models: Sequence[tuple[float, Mapping[str, Mapping[str, Sequence[flo
             stats = [mean_and_se(v) for v in per_seed]
             offset = x + (b - (bars - 1) / 2) * width
             axis.bar(offset, [m for m, _ in stats], width, yerr=[se for _, se in stats], capsize=2,
-                     color=mixture_color(fraction), label=f"model: {mixture_name(fraction)}")
+                     color=_mixture_color(fraction), label=f"model: {mixture_name(fraction)}")
             for position, v in zip(offset, per_seed):
                 axis.scatter([position] * len(v), v, color="black", s=4, zorder=3, linewidths=0)
             lowest = min(lowest, *(v.min() for v in per_seed))
@@ -91,7 +93,7 @@ def r2_bars(models: Sequence[tuple[float, Mapping[str, Mapping[str, Sequence[flo
                  edgecolor=BASELINE_STYLE["color"], hatch="//",
                  label=f"no training: linear probe on {name} (best on validation)")
         lowest = min(lowest, *(baseline[q] for q in QUANTITIES))
-        target_line(axis, PAPER_OU_R2, "paper, OU model: R²")
+        target_line(axis, _PAPER_OU_R2, "paper, OU model: R²")
         axis.set_xticks(x, ["shoulder", "wrist", "both joints"])
         axis.set_xlabel("joint angle predicted by the linear probe")
         axis.set_title(titles[test_set])
@@ -110,7 +112,7 @@ def marginals(edges: Sequence[float], histograms: Mapping[str, Mapping[str, Sequ
     """Per-joint histograms of the wrapped angles, one curve per data kind (``histograms[kind][joint]``)."""
     edges = np.asarray(edges)
     centres = (edges[:-1] + edges[1:]) / 2
-    colors = {"OU pairs": OU_COLOR, "trajectory pairs": TRAJECTORY_COLOR}
+    colors = {"OU pairs": _OU_COLOR, "trajectory pairs": _TRAJECTORY_COLOR}
     fig, axes = figure_grid(1, len(JOINTS), sharex=True, sharey=True)
     for axis, joint in zip(axes[0], JOINTS):
         for kind, per_joint in histograms.items():
@@ -125,7 +127,7 @@ def marginals(edges: Sequence[float], histograms: Mapping[str, Mapping[str, Sequ
                                   "a Gaussian latent).")
 
 
-PATH_COLUMNS = 3
+_PATH_COLUMNS = 3
 """Panels per row of the planned-paths grid."""
 EXECUTED, ORACLE = "executed: latent straight line decoded by kNN", "oracle: straight line in joint angles"
 START, GOAL = "start pose", "goal pose"
@@ -137,7 +139,7 @@ def planned_paths(panels: Sequence[tuple[str, Mapping[str, np.ndarray]]], path: 
     ``panels``: ``(title, plans)`` with the arrays of a run's ``plans.npz``: ``paths`` (P, K+1, 2), ``starts``
     and ``goals`` (P, 2).
     """
-    columns = min(PATH_COLUMNS, len(panels))
+    columns = min(_PATH_COLUMNS, len(panels))
     rows = math.ceil(len(panels) / columns)
     fig, axes = figure_grid(rows, columns, sharex=True, sharey=True, height=2.5 * rows + 0.6)
     colors = [f"C{i}" for i in range(10)]
@@ -181,7 +183,7 @@ def cost_vs_r2(points: Sequence[tuple[float, Sequence[float], Sequence[float]]],
     axis = axes[0][0]
     for fraction, r2, cost in points:
         r2, cost = np.asarray(r2, dtype=float), np.asarray(cost, dtype=float)
-        color = mixture_color(fraction)
+        color = _mixture_color(fraction)
         (r2_mean, r2_se), (cost_mean, cost_se) = mean_and_se(r2), mean_and_se(cost)
         axis.scatter(r2, cost, color=color, alpha=0.35, s=8, linewidths=0)
         axis.errorbar([r2_mean], [cost_mean], xerr=[r2_se], yerr=[cost_se], color=color, marker="o", ms=6,

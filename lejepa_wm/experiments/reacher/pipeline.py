@@ -49,23 +49,25 @@ from lejepa_wm.experiments.reacher.rendering import ReacherRenderer
 from lejepa_wm.experiments.training import DatasetPairs, train
 from lejepa_wm.seeds import SeedStreams, spawn_seeds
 
+__all__ = ["SPLITS", "PLAN_BASELINE", "data_seeds", "prepare_data", "mixture", "run_model"]
+
 SPLITS = ("fit", "validation", "test")
-KINDS = ("ou", "traj")
-WORLD_SEEDS = ("policy", "policy_eval", "ou_train", "traj_train", "traj_heldout", "traj_split", "plans")
-SAMPLE_FRAMES = 8
+_KINDS = ("ou", "traj")
+_WORLD_SEEDS = ("policy", "policy_eval", "ou_train", "traj_train", "traj_heldout", "traj_split", "plans")
+_SAMPLE_FRAMES = 8
 PLAN_BASELINE = "pca2"
-HISTORY_KEYS = ("step", "seconds", "lr", "loss_total", "loss_alignment", "loss_sigreg", "probe_r2", "traj_probe_r2")
+_HISTORY_KEYS = ("step", "seconds", "lr", "loss_total", "loss_alignment", "loss_sigreg", "probe_r2", "traj_probe_r2")
 """The keys of a history row worth storing in ``metrics.json``."""
 
 
 def data_seeds(data_seed: int) -> dict[str, int]:
     """Seeds of the shared data (see the module docstring), by name."""
     streams = SeedStreams.derive(data_seed)
-    world = dict(zip(WORLD_SEEDS, spawn_seeds(streams.renderer, len(WORLD_SEEDS))))
+    world = dict(zip(_WORLD_SEEDS, spawn_seeds(streams.renderer, len(_WORLD_SEEDS))))
     return {**world, **{f"ou_{split}": streams.seed(split) for split in SPLITS}}
 
 
-def prepare_policy(root: Path, config: ReacherConfig, seeds: Mapping[str, int],
+def _prepare_policy(root: Path, config: ReacherConfig, seeds: Mapping[str, int],
                    progress: bool = True) -> tuple[Any, Any, dict[str, Any], str]:
     """Train (or load) the SAC policy; return ``(model, env, info, policy_id)``.
 
@@ -92,7 +94,7 @@ def prepare_policy(root: Path, config: ReacherConfig, seeds: Mapping[str, int],
     return model, env, info, folder.name
 
 
-def plan_endpoints(angles: np.ndarray, count: int, min_distance: float,
+def _plan_endpoints(angles: np.ndarray, count: int, min_distance: float,
                    rng: np.random.Generator) -> list[tuple[int, int]]:
     """``count`` index pairs (start, goal) with both poses inside (−0.9π, 0.9π)² and at least ``min_distance`` apart."""
     inside = np.flatnonzero(np.all(np.abs(angles) < 0.9 * np.pi, axis=1))
@@ -106,7 +108,7 @@ def plan_endpoints(angles: np.ndarray, count: int, min_distance: float,
     raise ValueError(f"could not find {count} start/goal pairs {min_distance} rad apart in the test set")
 
 
-def plan_all(h_test: np.ndarray, h_fit: np.ndarray, data: Mapping[str, Any], config: ReacherConfig,
+def _plan_all(h_test: np.ndarray, h_fit: np.ndarray, data: Mapping[str, Any], config: ReacherConfig,
              endpoints: Sequence[Sequence[int]]) -> tuple[dict[str, float], dict[str, np.ndarray]]:
     """Latent straight-line plans between OU test frames, decoded by kNN among the OU fit frames.
 
@@ -123,14 +125,14 @@ def plan_all(h_test: np.ndarray, h_fit: np.ndarray, data: Mapping[str, Any], con
 def _baselines(data: Mapping[str, Any], config: ReacherConfig, seeds: Mapping[str, int]) -> dict[str, Any]:
     """Pixel probes of both kinds of held-out data, the planning endpoints and the PCA-2 planner."""
     out: dict[str, Any] = {}
-    for kind in KINDS:
+    for kind in _KINDS:
         samples = [(data[f"{kind}_{split}"]["frames"], data[f"{kind}_{split}"]["angles"]) for split in SPLITS]
         basis = PixelBasis.fit(samples[0][0])
         out[kind] = pixel_baselines(*samples, config.pca_components, basis)
         if kind == "ou":
-            endpoints = plan_endpoints(data["ou_test"]["angles"], config.plan_pairs, config.min_plan_distance,
+            endpoints = _plan_endpoints(data["ou_test"]["angles"], config.plan_pairs, config.min_plan_distance,
                                        np.random.default_rng(seeds["plans"]))
-            means, _ = plan_all(basis.project(data["ou_test"]["frames"], 2),
+            means, _ = _plan_all(basis.project(data["ou_test"]["frames"], 2),
                                 basis.project(data["ou_fit"]["frames"], 2), data, config, endpoints)
             out["plans"] = {"endpoints": endpoints, PLAN_BASELINE: means}
     return out
@@ -147,7 +149,7 @@ def prepare_data(root: Path, config: ReacherConfig, data_seed: int, progress: bo
             data[f"ou_{name}"], folders[f"ou_{name}"] = build_ou_dataset(
                 root, f"ou-{name}", renderer, count, config.chunk_pairs, config.ou_rho, config.angle_scale,
                 seeds[f"ou_{name}"], progress)
-        model, env, info, policy_id = prepare_policy(root, config, seeds, progress)
+        model, env, info, policy_id = _prepare_policy(root, config, seeds, progress)
         episodes_per_chunk = max(1, config.chunk_pairs // config.pairs_per_episode)
         for name, n_episodes in (("train", -(-config.train_pairs // config.pairs_per_episode)),
                                  ("heldout", 3 * config.heldout_episodes)):
@@ -182,10 +184,10 @@ def mixture(ou: Mapping[str, np.ndarray], traj: Mapping[str, np.ndarray], ou_fra
     return {key: np.concatenate([ou[key][take_ou], traj[key][take_traj]]) for key in ARRAY_KEYS}
 
 
-def baseline_metrics(baselines: Mapping[str, Any]) -> dict[str, Any]:
+def _baseline_metrics(baselines: Mapping[str, Any]) -> dict[str, Any]:
     """Flat metric keys of the pixel baselines: ``<kind>_<probe>_<split>_r2_<quantity>`` and the chosen probe."""
     metrics: dict[str, Any] = {}
-    for kind in KINDS:
+    for kind in _KINDS:
         found = baselines[kind]
         best = found["best"]
         metrics[f"{kind}_baseline"] = best
@@ -233,25 +235,25 @@ def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float
                    run_dir, evaluator, progress=progress, description=description)
     metrics: dict[str, Any] = {"ou_fraction": ou_fraction, "split": "test", "steps": result.steps,
                                "train_seconds": result.seconds, "resumed_from": result.resumed_from,
-                               "history": [{key: row[key] for key in HISTORY_KEYS if key in row}
+                               "history": [{key: row[key] for key in _HISTORY_KEYS if key in row}
                                            for row in result.history]}
     losses = [row for row in result.history if "loss_total" in row]
     if losses:
         metrics["final_loss"] = {key[5:]: value for key, value in losses[-1].items() if key.startswith("loss_")}
-    metrics.update(baseline_metrics(data["baselines"]))
-    for kind in KINDS:
+    metrics.update(_baseline_metrics(data["baselines"]))
+    for kind in _KINDS:
         for split in ("validation", "test"):
             metrics.update({f"{kind}_{split}_{key}": value for key, value in probe(kind, split).items()})
         metrics[f"{kind}_residual_ratio"] = residual_ratio(metrics[f"{kind}_test_r2_total"],
                                                            metrics[f"{kind}_baseline_test_r2_total"])
     metrics.update({f"data_{key}": value
                     for key, value in pair_diagnostics(mixed["angles"], mixed["angles_pos"]).items()})
-    means, arrays = plan_all(embed("ou_test"), embed("ou_fit"), data, config, data["baselines"]["plans"]["endpoints"])
+    means, arrays = _plan_all(embed("ou_test"), embed("ou_fit"), data, config, data["baselines"]["plans"]["endpoints"])
     metrics.update({f"plan_{key}": value for key, value in means.items()})
     save_npz(run_dir / "plans.npz", arrays)
-    step = max(1, len(mixed["frames"]) // SAMPLE_FRAMES)
-    save_npz(run_dir / "samples.npz", {"frames": mixed["frames"][::step][:SAMPLE_FRAMES]})
+    step = max(1, len(mixed["frames"]) // _SAMPLE_FRAMES)
+    save_npz(run_dir / "samples.npz", {"frames": mixed["frames"][::step][:_SAMPLE_FRAMES]})
     metrics["heldout"] = {f"{kind}_{split}": int(len(data[f"{kind}_{split}"]["angles"]))
-                          for kind in KINDS for split in SPLITS}
+                          for kind in _KINDS for split in SPLITS}
     metrics["heldout"]["traj_episodes_per_split"] = config.heldout_episodes
     return metrics

@@ -29,7 +29,9 @@ from lejepa_wm.experiments.reacher.datasets import episode_seed
 from lejepa_wm.experiments.reacher.rendering import DEFAULT_TARGET_XY, import_simulator, place_target
 from lejepa_wm.validation import EnvironmentUnavailable, check_choice, check_positive_int
 
-CONTROL_TIMESTEP = 0.02
+__all__ = ["make_env", "train_sac", "save_policy", "load_policy", "rollout_angles", "success_rate"]
+
+_CONTROL_TIMESTEP = 0.02
 
 
 def _import_sb3() -> Any:
@@ -42,7 +44,7 @@ def _import_sb3() -> Any:
     return gymnasium, stable_baselines3
 
 
-REWARDS = ("sparse", "dense")
+_REWARDS = ("sparse", "dense")
 
 
 def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int = 200,
@@ -50,7 +52,7 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
     """A :class:`FixedTargetReacher` instance (built lazily so gymnasium is only needed here)."""
     gymnasium, _ = _import_sb3()
     check_positive_int(episode_steps, "episode_steps")
-    check_choice(reward, REWARDS, "reward")
+    check_choice(reward, _REWARDS, "reward")
     _, reacher = import_simulator()
 
     class FixedTargetReacher(gymnasium.Env):
@@ -60,7 +62,7 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
 
         def __init__(self) -> None:
             # the episode length is counted here; dm_control's own limit is set beyond it
-            self._env = reacher.easy(time_limit=(episode_steps + 2) * CONTROL_TIMESTEP, random=0)
+            self._env = reacher.easy(time_limit=(episode_steps + 2) * _CONTROL_TIMESTEP, random=0)
             self.physics = self._env.physics  # the same object through every reset
             self._steps = 0
             self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (8,), np.float32)

@@ -32,14 +32,19 @@ import numpy as np
 
 from lejepa_wm.validation import EnvironmentUnavailable
 
+__all__ = [
+    "DEFAULT_TARGET_XY", "RenderingUnavailable", "check_backend", "import_simulator", "load_physics",
+    "place_target", "ReacherRenderer"
+]
+
 DEFAULT_TARGET_XY = (0.12, 0.12)
-PIP_INSTALL = "pip install 'dm-control==1.0.50' 'mujoco==3.17.0'   (or: pip install -e '.[reacher]')"
-APT_INSTALL = ("apt-get install -y --no-install-recommends libegl1 libegl-mesa0 libgl1 libopengl0 libgl1-mesa-dri"
+_PIP_INSTALL = "pip install 'dm-control==1.0.50' 'mujoco==3.17.0'   (or: pip install -e '.[reacher]')"
+_APT_INSTALL = ("apt-get install -y --no-install-recommends libegl1 libegl-mesa0 libgl1 libopengl0 libgl1-mesa-dri"
                "   (MUJOCO_GL=egl, the default)\n"
                "  or: apt-get install -y libosmesa6   (then run with MUJOCO_GL=osmesa)")
 
 
-BACKENDS = {"egl": "EGL", "osmesa": "OSMesa", "glfw": None}
+_BACKENDS = {"egl": "EGL", "osmesa": "OSMesa", "glfw": None}
 """MuJoCo's OpenGL back-ends (``MUJOCO_GL``) and the system library each loads (``glfw`` brings its own)."""
 
 
@@ -52,17 +57,17 @@ def check_backend(environ: dict[str, str] | None = None) -> str:
     naming the fix: an unknown back-end, ``glfw`` without a display, or (on Linux) a missing GL library."""
     environ = os.environ if environ is None else environ
     backend = environ.get("MUJOCO_GL", "egl") or "egl"
-    if backend not in BACKENDS:
+    if backend not in _BACKENDS:
         raise RenderingUnavailable(f"MUJOCO_GL={backend!r} is not a back-end MuJoCo knows; use MUJOCO_GL=egl "
                                    f"(headless, the default), osmesa or glfw (with a display); the headless ones "
-                                   f"need Mesa's libraries:\n  {APT_INSTALL}")
+                                   f"need Mesa's libraries:\n  {_APT_INSTALL}")
     if backend == "glfw" and not (environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")):
         raise RenderingUnavailable("MUJOCO_GL=glfw needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set; "
                                    "for offscreen rendering run with MUJOCO_GL=egl (or MUJOCO_GL=osmesa)")
-    library = BACKENDS[backend]
+    library = _BACKENDS[backend]
     if library is not None and sys.platform.startswith("linux") and ctypes.util.find_library(library) is None:
         raise RenderingUnavailable(f"MUJOCO_GL={backend} needs the {library} library, which is not "
-                                   f"installed; install it with:\n  {APT_INSTALL}")
+                                   f"installed; install it with:\n  {_APT_INSTALL}")
     return backend
 
 
@@ -74,18 +79,19 @@ def import_simulator() -> tuple[Any, Any]:
         from dm_control.suite import reacher
     except ImportError as exc:
         raise RenderingUnavailable(f"the reacher experiment needs dm_control and MuJoCo ({exc}); install them "
-                                   f"with:\n  {PIP_INSTALL}") from None
+                                   f"with:\n  {_PIP_INSTALL}") from None
     except Exception as exc:  # OpenGL bindings fail at import when the GL library is missing
         raise RenderingUnavailable(_gl_message(backend, exc)) from None
     if int(mujoco.__version__.split(".")[0]) >= 4:
         raise RenderingUnavailable(f"mujoco {mujoco.__version__} is installed, but dm-control 1.0.50 needs mujoco "
-                                   f"3.17.0 (MuJoCo 4 removed fields dm_control reads); install with:\n  {PIP_INSTALL}")
+                                   f"3.17.0 (MuJoCo 4 removed fields dm_control reads); install with:\n"
+                                   f"  {_PIP_INSTALL}")
     return mujoco, reacher
 
 
 def _gl_message(backend: str, exc: BaseException) -> str:
     return (f"offscreen OpenGL rendering with MUJOCO_GL={backend} failed "
-            f"({type(exc).__name__}: {exc}); install Mesa's offscreen libraries:\n  {APT_INSTALL}")
+            f"({type(exc).__name__}: {exc}); install Mesa's offscreen libraries:\n  {_APT_INSTALL}")
 
 
 def load_physics(target_xy: Sequence[float] = DEFAULT_TARGET_XY) -> Any:
