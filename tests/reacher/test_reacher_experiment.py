@@ -174,3 +174,6 @@ def test_t1r_is_judged_over_worlds_and_the_control_must_do_worse():
     assert len(effects) == len({row["ou_fraction"] for row in shipped}) and all(e.verdict == "held" for e in effects)
     collapsed = [{**row, "ou_residual_ratio": 0.1} if row.get("control") else row for row in rows]
     assert all(e.verdict == "failed" for e in headline(collapsed, config) if "regularizer's effect" in e.name)
+    one_world = [row for row in rows if row["data_seed"] == 0]
+    judged = [e for e in headline(one_world, config) if e.bound is not None]
+    assert judged and all(e.verdict == "not resolved" and "1 of the 3 finished" in e.precondition for e in judged)

@@ -26,6 +26,10 @@ Headline entries (verdicts computed from the numbers, :mod:`lejepa_wm.records`):
 - T4 (cost vs R², measured): the Spearman correlation across models of the R²
   on OU test frames and the control-cost ratio; not judged, because both follow
   the data-mixture fraction that distinguishes the models.
+
+Where the config renders several data worlds, every judged entry needs at least
+two of them finished (precondition): with one, no standard error was measured
+and a margin cannot be weighed against it, so the verdict is "not resolved".
 """
 
 from __future__ import annotations
@@ -212,6 +216,11 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
     first = rows[0]
     worlds = sorted({int(row["data_seed"]) for row in rows})
     data = f"data seed{'s' if len(worlds) > 1 else ''} {', '.join(map(str, worlds))}"
+    # A standard error needs two data worlds where the config renders several (a single world's one model
+    # has none, and a margin cannot be judged against a spread never measured).
+    spread = {"precondition": f"a standard error over data worlds: {len(worlds)} of the {config.worlds} finished "
+                              f"(at least {min(2, config.worlds)} needed)",
+              "precondition_met": len(worlds) >= min(2, config.worlds)}
     entries: list[HeadlineEntry] = []
     if OU in fractions:
         ratio, per_world = _over_worlds(rows, "ou_residual_ratio")
@@ -231,7 +240,7 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
                      f"{_mean_of(rows, OU, 'ou_test_r2_sincos'):.3f}; pixel probes on its test frames: "
                      f"{_pixel_probes(first, 'ou', config)}; the standard error is over "
                      + ("data worlds" if len(per_world) > 1 else "model seeds of one data world"),
-            paper="R² ≈ 0.95", figures=("sample_frames.png", "r2_per_joint.png")))
+            paper="R² ≈ 0.95", figures=("sample_frames.png", "r2_per_joint.png"), **spread))
     for fraction in sorted({float(row["ou_fraction"]) for row in controls}, reverse=True):
         regularized = by_seed(rows, "ou_residual_ratio", ou_fraction=fraction)
         control = by_seed(controls, "ou_residual_ratio", ou_fraction=fraction)
@@ -246,7 +255,7 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
                 split=f"test (OU test sample; {data})",
                 measured=f"control R² {over_seeds(by_seed(controls, 'ou_test_r2_total', ou_fraction=fraction)).describe(3)}"
                          f", SIGReg R² {over_seeds(by_seed(rows, 'ou_test_r2_total', ou_fraction=fraction)).describe(3)}",
-                figures=("r2_per_joint.png",)))
+                figures=("r2_per_joint.png",), **spread))
     if OU in fractions and TRAJ in fractions:
         ou_r2 = by_seed(rows, "ou_test_r2_total", ou_fraction=OU)
         traj_r2 = by_seed(rows, "ou_test_r2_total", ou_fraction=TRAJ)
@@ -272,7 +281,7 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
                      f"{_mean_of(rows, TRAJ, 'data_lag_corr_wrist'):.3f}, wrist bimodality coefficient "
                      f"{_mean_of(rows, TRAJ, 'data_bimodality_wrist'):.2f} (Gaussian: 1/3)",
             paper="trajectory-trained model: total R² < 0.5, strongly asymmetric per joint",
-            figures=("r2_per_joint.png", "marginals.png")))
+            figures=("r2_per_joint.png", "marginals.png"), **spread))
         dev_ou = by_seed(rows, "plan_deviation", ou_fraction=OU)
         dev_traj = by_seed(rows, "plan_deviation", ou_fraction=TRAJ)
         gap, se = difference(dev_traj, dev_ou)
@@ -288,7 +297,7 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
                      f"{_probe_label(PLAN_BASELINE)}: deviation {first[f'{PLAN_BASELINE}_plan_deviation']:.3f} "
                      f"rad, cost ratio {first[f'{PLAN_BASELINE}_plan_cost_ratio']:.2f}",
             paper="OU-trained latent plans match the oracle; trajectory-trained ones curve",
-            figures=("planned_paths.png",)))
+            figures=("planned_paths.png",), **spread))
     if len(fractions) >= 3:
         entries.append(_cost_entry(rows, sorted(fractions, reverse=True), data))
     return entries
