@@ -240,7 +240,7 @@ def gap_bound_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: s
         measured=((detail + ("; over: " + ", ".join(over) if over else "")) if judged else
                   "no run records its objective at the answer") + _escaped_text(rows),
         seeds=tuple(sorted({int(r["seed"]) for r in judged})), paper="open in the paper",
-        split="test (R²; the objective gap on validation batches)", figures=("decodability_vs_m.png",),
+        figures=("decodability_vs_m.png",),
         precondition=f"the allowance says something on some run (below the prediction itself): "
                      f"{len(informative)} of {len(judged)} runs", precondition_met=bool(informative))
 
