@@ -10,7 +10,7 @@ import pytest
 
 from lejepa_wm import validation
 from lejepa_wm.atomic import atomic_write_json, read_json
-from lejepa_wm.claims import CLAIMS, get_claim
+from lejepa_wm.claims import CLAIMS, Claim, get_claim
 from lejepa_wm.commands.cli import SUBCOMMANDS, build_parser, main
 from lejepa_wm.commands.verify import format_table
 from lejepa_wm.config import config_from_mapping, load_scaled_config
@@ -103,6 +103,22 @@ def test_every_claim_check_module_exists_and_defines_run_checks() -> None:
         assert checks_module.CHECK_MODULES[claim.checks] is module, claim.checks
 
 
+def test_verify_by_default_runs_every_claim_with_checks_and_no_procedure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A procedure claim (T1R) has no check module: ``verify`` with no ``--claims`` must not turn it into a
+    failed row (it did: "claim T1R has no numerical checks")."""
+    asked: list[str] = []
+
+    def one_check(claim: Claim) -> list[CheckResult]:
+        asked.append(claim.id)
+        return [CheckResult.logical(claim.id, "stand_in", "ran", True, "stands in for the claim's checks")]
+
+    monkeypatch.setattr(checks_module, "claim_checks", one_check)
+    summary = run_verify()
+    assert summary["passed"] is True
+    assert asked == [claim.id for claim in CLAIMS if claim.checks is not None]
+    assert "T1R" not in asked and any(claim.checks is None for claim in CLAIMS)
+
+
 def test_verify_reports_a_raising_check_as_failed(monkeypatch: pytest.MonkeyPatch) -> None:
     claim = get_claim("T1")
 
@@ -157,7 +173,8 @@ def test_cli_verify_exits_1_on_a_failed_check(tmp_path: Path, monkeypatch: pytes
     assert "FAILED: C1/too_large" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("claims, message", [("T9", "unknown claim 'T9'"), ("t2", "did you mean 'T2'")])
+@pytest.mark.parametrize("claims, message", [("T9", "unknown claim 'T9'"), ("t2", "did you mean 'T2'"),
+                                             ("T1R", "claim 'T1R' has no numerical checks")])
 def test_cli_verify_unknown_claim_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                      claims: str, message: str) -> None:
     assert main(["verify", "--claims", claims, "--json", str(tmp_path / "v.json")]) == 2

@@ -19,6 +19,7 @@ from lejepa_wm import __version__
 from lejepa_wm.commands import reproduce as reproduce_module
 from lejepa_wm.atomic import atomic_write_json, atomic_write_text
 from lejepa_wm.claims import CLAIMS
+from lejepa_wm.numerics.checks import CHECKED_CLAIMS
 from lejepa_wm.experiments import EXPERIMENT_MODULES
 from lejepa_wm.experiments.base import RunSpec, load_finished_metrics
 from lejepa_wm.records import FAILED, Bound, CheckResult, HeadlineEntry
@@ -74,7 +75,7 @@ class TinyVerify:
     calls: list[str] = field(default_factory=list)
 
     def __call__(self, claim_ids: list[str] | None = None) -> dict[str, Any]:
-        ids = claim_ids or [claim.id for claim in CLAIMS]
+        ids = claim_ids or [claim.id for claim in CHECKED_CLAIMS]
         self.calls += ids
         rows = [CheckResult.compare(cid, "closed form", "max error", 1.0 if cid in self.failing else 0.0,
                                     Bound.at_most(1e-12), quantity="max error").to_dict() for cid in ids]
@@ -104,7 +105,7 @@ def test_first_run_executes_everything_and_every_claim_holds(tmp_path: Path, tin
     parts = _parts(record)
     assert list(parts) == ["verify", *REPRODUCED_EXPERIMENTS, "report"]
     assert all(part["status"] == "ok" and not part["reused"] for part in parts.values())
-    assert tiny["verify"].calls == [claim.id for claim in CLAIMS]
+    assert tiny["verify"].calls == [claim.id for claim in CHECKED_CLAIMS]
     assert all(exp.executed == ["run0", "run1"] for name, exp in tiny["experiments"].items()
                if name in REPRODUCED_EXPERIMENTS)
     assert record["exit_status"] == 0 and record["all_claims_held"]
@@ -137,7 +138,7 @@ def test_second_run_reuses_finished_results_and_says_so(tmp_path: Path, tiny: di
 def test_fresh_recomputes_everything(tmp_path: Path, tiny: dict[str, Any]) -> None:
     reproduce(tmp_path, progress=False, jobs=1)
     record = reproduce(tmp_path, fresh=True, progress=False, jobs=1)
-    assert len(tiny["verify"].calls) == 2 * len(CLAIMS)
+    assert len(tiny["verify"].calls) == 2 * len(CHECKED_CLAIMS)
     assert tiny["experiments"]["reacher"].executed == ["run0", "run1"] * 2
     assert not any(part["reused"] for part in record["parts"]) and record["fresh"] is True
 
@@ -152,7 +153,7 @@ def test_verify_json_not_from_this_version_is_recomputed(tmp_path: Path, tiny: d
     rows = TinyVerify()()["rows"]
     atomic_write_json(tmp_path / "verify.json", {"passed": True, "rows": rows, **written})
     record = reproduce(tmp_path, experiments=(), progress=False)
-    assert not _parts(record)["verify"]["reused"] and len(tiny["verify"].calls) == len(CLAIMS)
+    assert not _parts(record)["verify"]["reused"] and len(tiny["verify"].calls) == len(CHECKED_CLAIMS)
     assert reason in capsys.readouterr().out
 
 

@@ -92,6 +92,13 @@ def test_serial_sweep_matches_the_pool_and_skips_finished_runs(toy: ModuleType, 
 
 
 @pytest.mark.slow
+def test_tensorboard_is_refused_for_an_experiment_that_does_not_log_its_training(toy: ModuleType,
+                                                                                   tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="--tensorboard: experiment 'toy' does not log its training"):
+        run_sweep("toy", SCALE, tmp_path / "out", "serial", progress=False, tensorboard=tmp_path / "tb")
+    assert not (tmp_path / "tb").exists() and not experiment_dir(tmp_path / "out", "toy", SCALE).exists()
+
+
 def test_pool_and_submitit_aggregate_identically_to_serial(toy: ModuleType, tmp_path: Path) -> None:
     run_sweep("toy", SCALE, tmp_path / "serial", "serial", progress=False)
     pool = run_sweep("toy", SCALE, tmp_path / "pool", "local", jobs=2, progress=False)

@@ -28,6 +28,10 @@ _COMMON: dict[str, dict[str, Any]] = {
     "out": {"type": Path, "default": DEFAULT_OUT, "help": f"results root (default: {DEFAULT_OUT})"},
     "device": {"choices": DEVICE_CHOICES, "default": "cpu", "help": "torch device (default: cpu)"},
     "config": {"type": Path, "default": None, "help": "TOML file overriding the experiment's defaults"},
+    "tensorboard": {"type": Path, "default": None, "metavar": "DIR",
+                    "help": "also log every executed run's training curves for TensorBoard in "
+                            "DIR/EXPERIMENT/SCALE/RUN_ID (`tensorboard --logdir DIR`; needs the tensorboard "
+                            "package: pip install 'lejepa-wm[tensorboard]')"},
 }
 """The shared options (``--NAME``) and their declarations."""
 

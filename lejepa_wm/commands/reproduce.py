@@ -45,7 +45,6 @@ from tqdm import tqdm
 
 from lejepa_wm import __version__
 from lejepa_wm.atomic import atomic_write_json, read_json
-from lejepa_wm.claims import CLAIMS
 from lejepa_wm.commands import exits
 from lejepa_wm.config import SCALES
 from lejepa_wm.experiments import EXPERIMENT_MODULES, SYNTHETIC_EXPERIMENTS
@@ -57,7 +56,7 @@ from lejepa_wm.report.gather import REPRODUCE_FILE, VERIFY_FILE, Gathered, gathe
 from lejepa_wm.sweep.driver import DEFAULT_OUT, check_environment, check_launch, run_sweep
 from lejepa_wm.sweep.state import ERROR_FILE, plan_sweep, refuse_if_busy
 from lejepa_wm.sweep.worker import error_line
-from lejepa_wm.numerics.checks import run_verify
+from lejepa_wm.numerics.checks import CHECKED_CLAIMS, run_verify
 from lejepa_wm.validation import check_choice
 
 __all__ = ["REPRODUCED_EXPERIMENTS", "COMMON_OPTIONS", "reusable_verify", "reproduce", "add_arguments", "main"]
@@ -105,7 +104,7 @@ def reusable_verify(path: Path) -> tuple[bool, str]:
     if version != __version__:
         return False, f"{path} was written by lejepa-wm {version}, this is {__version__}"
     covered = {row.claim for row in rows}
-    missing = [claim.id for claim in CLAIMS if claim.checks is not None and claim.id not in covered]
+    missing = [claim.id for claim in CHECKED_CLAIMS if claim.id not in covered]
     if missing:
         return False, f"{path} lacks the checks of {', '.join(missing)}"
     return True, f"reused {path} (written by this package version, {__version__})"
@@ -136,7 +135,7 @@ def _verify_part(out: Path, fresh: bool, progress: bool) -> tuple[str, bool]:
     start = time.perf_counter()
     rows: list[dict[str, Any]] = []
     seconds: dict[str, float] = {}
-    for claim in tqdm(CLAIMS, desc="verify", unit="claim", disable=not progress, leave=False):
+    for claim in tqdm(CHECKED_CLAIMS, desc="verify", unit="claim", disable=not progress, leave=False):
         summary = run_verify([claim.id])
         rows += summary["rows"]
         seconds.update(summary["seconds_per_claim"])

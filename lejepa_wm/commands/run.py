@@ -36,7 +36,7 @@ from lejepa_wm.sweep.state import plan_sweep, refuse_if_busy
 
 __all__ = ["COMMON_OPTIONS", "add_arguments", "main"]
 
-COMMON_OPTIONS = ("scale", "seed", "out", "config", "device")
+COMMON_OPTIONS = ("scale", "seed", "out", "config", "device", "tensorboard")
 _CONTROL = "alignment_only"
 _NO_CONTROL_LINE = (f"{NO_CONTROL_TAG} this launch trains no λ = 0 control: its results are a quick look, not "
                    "evidence, and its figure and headline say so")
@@ -108,7 +108,8 @@ def main(args: argparse.Namespace) -> int:
     if args.restart:
         _restart(args)
     result = run_sweep(args.experiment, args.scale, args.out, executor="serial", seed=args.seed,
-                       device=args.device, config_path=args.config, overrides=overrides)
+                       device=args.device, config_path=args.config, overrides=overrides,
+                       tensorboard=args.tensorboard)
     status = print_result(result, args.out)
     if args.no_control:
         print(_NO_CONTROL_LINE)

@@ -21,7 +21,7 @@ from lejepa_wm.validation import check_nonnegative_int, check_positive_int, chec
 
 __all__ = ["COMMON_OPTIONS", "add_arguments", "main", "print_result"]
 
-COMMON_OPTIONS = ("scale", "seed", "out", "config", "device")
+COMMON_OPTIONS = ("scale", "seed", "out", "config", "device", "tensorboard")
 
 _SLURM_OPTIONS = {"partition": (str, None), "time_min": (int, "wall-clock limit of one run in minutes"),
                  "cpus_per_run": (int, None), "gpus_per_run": (int, None), "mem_gb": (float, None),
@@ -75,7 +75,8 @@ def main(args: argparse.Namespace) -> int:
         return exits.OK
     result = run_sweep(args.experiment, args.scale, args.out, args.executor, args.jobs, args.seed, args.device,
                        args.config, slurm_config=args.slurm_config,
-                       slurm_overrides={name: getattr(args, name) for name in _SLURM_OPTIONS})
+                       slurm_overrides={name: getattr(args, name) for name in _SLURM_OPTIONS},
+                       tensorboard=args.tensorboard)
     return print_result(result, args.out)
 
 

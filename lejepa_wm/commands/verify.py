@@ -19,9 +19,8 @@ from pathlib import Path
 
 from lejepa_wm import __version__
 from lejepa_wm.atomic import atomic_write_json
-from lejepa_wm.claims import CLAIMS_BY_ID
 from lejepa_wm.commands import exits
-from lejepa_wm.numerics.checks import run_verify, select_claims
+from lejepa_wm.numerics.checks import CHECKED_CLAIMS, run_verify, select_claims
 from lejepa_wm.records import CheckResult, short_requirement
 from lejepa_wm.validation import check_writable_dir
 
@@ -69,7 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = _EXIT_CODES
     parser.add_argument("--claims", nargs="+", metavar="ID",
-                        help=f"only these claim ids (case-sensitive): {', '.join(CLAIMS_BY_ID)}")
+                        help="only these claim ids (case-sensitive): "
+                             f"{', '.join(claim.id for claim in CHECKED_CLAIMS)}")
     parser.add_argument("--json", type=Path, default=_DEFAULT_JSON, help=f"JSON output (default {_DEFAULT_JSON})")
 
 

@@ -24,6 +24,7 @@ repeats on every attempt: the sweep driver does not retry it.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import re
 import shutil
@@ -33,12 +34,14 @@ from pathlib import Path
 from typing import Any, Callable, Collection, ContextManager, Mapping, Protocol, runtime_checkable
 
 from lejepa_wm.atomic import Stage, atomic_write_json, publishing, read_json
+from lejepa_wm.experiments.training_log import tensorboard_log
 from lejepa_wm.machine import run_machine
 from lejepa_wm.records import check_metrics, nonfinite_item
 
 __all__ = [
     "CHECKPOINT_FILE", "METRICS_FILE", "SPEC_FILE", "HEADLINE_FILE", "SUMMARY_FILE", "DeterministicRunError",
-    "DETERMINISTIC_ERRORS", "RunTakenOver", "RunSpec", "experiment_dir", "Experiment", "StaleRunError", "read_run",
+    "DETERMINISTIC_ERRORS", "RunTakenOver", "RunSpec", "experiment_dir", "Experiment", "logs_evaluations",
+    "StaleRunError", "read_run",
     "read_metrics", "is_done", "execute_run", "run_compute_seconds", "folder_labels", "misplaced",
     "publish_results", "load_finished_metrics"
 ]
@@ -118,12 +121,21 @@ class Experiment(Protocol):
     def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict[str, Any]:
         """Do one run (resuming from checkpoints in ``run_dir``) and return its metrics."""
 
+    # Optional: ``execute`` may take a keyword ``on_evaluation`` (an :data:`EvaluationLog`) that receives each
+    # row of the training history as it is recorded; only such an experiment can be run with ``--tensorboard``
+    # (:func:`logs_evaluations`), and it is passed only when a log was asked for.
+
     def aggregate(self, exp_dir: Path, config: Any) -> list[Path]:
         """Publish ``summary.csv``, figures and ``headline.json`` from the finished runs as one set
         (:func:`publish_results`); return the files published."""
 
     # Optional: ``check_environment(device)`` raises (naming the fix) when this machine cannot execute a run,
     # e.g. Reacher's rendering back-end; the driver calls it before any run starts.
+
+
+def logs_evaluations(experiment: Experiment) -> bool:
+    """Whether ``experiment.execute`` takes the optional ``on_evaluation`` log (see :class:`Experiment`)."""
+    return "on_evaluation" in inspect.signature(experiment.execute).parameters
 
 
 class StaleRunError(ValueError):
@@ -191,7 +203,7 @@ def is_done(spec: RunSpec, out: Path) -> bool:
 
 def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = "cpu",
                 guard: Callable[[], ContextManager[Any]] | None = None,
-                keep: Collection[str] = ()) -> dict[str, Any]:
+                keep: Collection[str] = (), log_dir: Path | None = None) -> dict[str, Any]:
     """Execute ``spec`` unless it is done; write ``spec.json`` and then ``metrics.json`` atomically.
 
     The returned metrics gain ``wall_time_s`` (time of this execution) and
@@ -207,6 +219,8 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
     process still owns the run; it raises :class:`RunTakenOver` to drop the result).
     ``keep`` names files of the run folder that belong to whoever executes it
     (the sweep's claim): they survive when an unfinished run of other settings is cleared.
+    ``log_dir`` (``--tensorboard``) receives the run's TensorBoard log in
+    ``<log_dir>/<experiment>/<scale>/<run id>`` (:mod:`~lejepa_wm.experiments.training_log`).
     """
     if is_done(spec, out):
         return read_metrics(spec, out)
@@ -224,7 +238,10 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
     (run_dir / METRICS_FILE).unlink(missing_ok=True)  # a damaged one: the run starts (or resumes) again
     atomic_write_json(run_dir / SPEC_FILE, spec.to_dict())
     start, cpu_start = time.perf_counter(), time.process_time()
-    metrics = dict(experiment.execute(spec, run_dir, device))
+    log_folder = None if log_dir is None else Path(log_dir) / spec.experiment / spec.scale / spec.run_id
+    with tensorboard_log(log_folder) as on_evaluation:
+        metrics = dict(experiment.execute(spec, run_dir, device, **(
+            {} if on_evaluation is None else {"on_evaluation": on_evaluation})))
     metrics.setdefault("wall_time_s", time.perf_counter() - start)
     metrics.setdefault("cpu_time_s", time.process_time() - cpu_start)
     metrics.setdefault("run_id", spec.run_id)

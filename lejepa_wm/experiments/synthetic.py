@@ -47,6 +47,7 @@ from lejepa_wm.experiments.quick_look import mark_without_control
 from lejepa_wm.experiments.run_params import (SUPERVISED, EncoderParams, ObjectiveParams, RendererParams,
                                               SyntheticRunParams)
 from lejepa_wm.experiments.training import TrainResult, TrainSettings, WorldPairs, numpy64, train
+from lejepa_wm.experiments.training_log import EvaluationLog
 from lejepa_wm.experiments.worlds import GaussianWorld, World
 from lejepa_wm.machine import usable_cores
 from lejepa_wm.records import HeadlineEntry
@@ -315,7 +316,8 @@ class SyntheticExperiment:
         """Experiment-specific test-sample metrics (override)."""
         return {}
 
-    def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict[str, Any]:
+    def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu", *,
+                on_evaluation: EvaluationLog | None = None) -> dict[str, Any]:
         """One run with ``cpu_threads`` threads for torch and for BLAS (the probes' linear algebra); the trained
         encoder is kept as ``encoder.pt`` (:func:`~lejepa_wm.experiments.encoder_file.load_run` reads it)."""
         params = SyntheticRunParams.from_dict(spec.params)
@@ -323,7 +325,7 @@ class SyntheticExperiment:
         if dev.type == "cpu":
             torch.set_num_threads(params.cpu_threads)
         with threadpool_limits(params.cpu_threads):
-            trained = train_synthetic(params, run_dir, dev, spec.run_id)
+            trained = train_synthetic(params, run_dir, dev, spec.run_id, on_evaluation)
             encoder, samples, result = trained.encoder, trained.samples, trained.result
             save_encoder(run_dir, encoder, params)  # before metrics.json: a finished run always has its encoder
             embedding = embedding_of(params, encoder, samples)
@@ -357,7 +359,7 @@ class TrainedRun:
 
 
 def train_synthetic(params: SyntheticRunParams, run_dir: Path | None, dev: torch.device,
-                    description: str = "train") -> TrainedRun:
+                    description: str = "train", on_evaluation: EvaluationLog | None = None) -> TrainedRun:
     """Build the run's renderer, encoder and held-out samples from its seed streams and train the encoder.
 
     Deterministic on a given CPU model: the same ``params`` give the same encoder
@@ -378,7 +380,7 @@ def train_synthetic(params: SyntheticRunParams, run_dir: Path | None, dev: torch
     objective = params.objective.build()
     result = train(encoder, WorldPairs(world, renderer, targets=objective.targets), objective, params.train,
                    params.seeds.torch_generator("batches", dev), run_dir, evaluator,
-                   progress=sys.stderr.isatty(), description=description)
+                   progress=sys.stderr.isatty(), description=description, on_evaluation=on_evaluation)
     return TrainedRun(renderer, encoder, samples, result)
 
 

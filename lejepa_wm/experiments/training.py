@@ -216,7 +216,8 @@ Objective = Callable[[Tensor, Tensor, torch.Generator], tuple[Tensor, dict[str, 
 def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings: TrainSettings,
           generator: torch.Generator, run_dir: Path | None, evaluator: Evaluator | None = None,
           progress: bool = True, description: str = "train",
-          step_callback: Callable[[int], None] | None = None) -> TrainResult:
+          step_callback: Callable[[int], None] | None = None,
+          on_evaluation: Callable[[dict[str, Any]], None] | None = None) -> TrainResult:
     """Train ``encoder`` (already on ``generator``'s device) on ``pairs``; resume from ``run_dir``.
 
     Each step draws ``(x, x')`` from ``pairs`` and minimizes
@@ -225,7 +226,10 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
     ``evaluator(encoder)`` returns the metrics recorded at each evaluation (on
     the validation sample; it must include ``probe_r2`` when ``stop_r2`` is set).
     ``step_callback(step)`` is called after each completed update (tests use it
-    to simulate an interruption). ``run_dir = None`` disables checkpoints.
+    to simulate an interruption); ``on_evaluation(record)`` receives each row
+    of the history as it is recorded (step, learning rate, loss parts, the
+    evaluator's metrics, seconds: e.g. a TensorBoard log). ``run_dir = None``
+    disables checkpoints.
     """
     optimizer = torch.optim.AdamW(encoder.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
     average = (AveragedModel(encoder, multi_avg_fn=get_ema_multi_avg_fn(settings.average_decay))
@@ -297,6 +301,8 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
                     step % settings.eval_every == 0 or step == settings.max_steps):
                 record.update(evaluator(evaluated), seconds=time.perf_counter() - origin)  # timed after evaluating
                 history.append(record)
+                if on_evaluation is not None:
+                    on_evaluation(record)
                 if "probe_r2" in record:
                     bar.set_postfix(r2=f"{record['probe_r2']:.5f}", loss=f"{value:.4g}")
                 if settings.stop_r2 is not None and record["probe_r2"] >= settings.stop_r2:
@@ -309,6 +315,8 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
         elapsed = time.perf_counter() - origin
         if evaluator is not None and (not history or history[-1]["step"] != step or "probe_r2" not in history[-1]):
             history.append({"step": step, "seconds": elapsed, **evaluator(evaluated)})
+            if on_evaluation is not None:
+                on_evaluation(history[-1])
         if checkpoint_path is not None:
             save_checkpoint(elapsed, True)
     if average is not None:  # the caller's encoder becomes the averaged one

@@ -20,12 +20,16 @@ from lejepa_wm.numerics import (verify_c1, verify_hermite, verify_loss, verify_m
                                 verify_t1, verify_t2, verify_t3, verify_t4)
 from lejepa_wm.records import CheckResult
 
-__all__ = ["CHECK_MODULES", "claim_checks", "select_claims", "run_verify"]
+__all__ = ["CHECK_MODULES", "CHECKED_CLAIMS", "claim_checks", "select_claims", "run_verify"]
 
 CHECK_MODULES: dict[str, ModuleType] = {module.__name__: module for module in (
     verify_hermite, verify_mehler, verify_loss, verify_t1, verify_c1, verify_t2, verify_t3, verify_t4, verify_p5,
     verify_m1)}
 """Every check module by its module path; each defines ``run_checks() -> list[CheckResult]``."""
+
+
+CHECKED_CLAIMS: tuple[Claim, ...] = tuple(claim for claim in CLAIMS if claim.checks is not None)
+"""The claims ``verify`` checks: every claim but the procedures, which only experiments judge."""
 
 
 def claim_checks(claim: Claim) -> list[CheckResult]:
@@ -34,13 +38,22 @@ def claim_checks(claim: Claim) -> list[CheckResult]:
 
 
 def select_claims(claim_ids: list[str] | None) -> list[Claim]:
-    """The claims named by ``claim_ids`` (all by default); ``ValueError`` names an unknown id."""
+    """The claims named by ``claim_ids`` (every claim with checks by default, :data:`CHECKED_CLAIMS`).
+
+    ``ValueError`` names an unknown id, and an id of a claim that has no numerical
+    check (a procedure claim such as ``T1R``, judged by its experiments alone).
+    """
+    checked = ", ".join(claim.id for claim in CHECKED_CLAIMS)
     for claim_id in claim_ids or ():
         if claim_id not in CLAIMS_BY_ID:
             near = [known for known in CLAIMS_BY_ID if known.lower() == claim_id.lower()]
             hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise ValueError(f"unknown claim {claim_id!r}{hint}; known claims: {', '.join(CLAIMS_BY_ID)}")
-    return [CLAIMS_BY_ID[claim_id] for claim_id in claim_ids] if claim_ids else list(CLAIMS)
+            raise ValueError(f"unknown claim {claim_id!r}{hint}; claims with checks: {checked}")
+        claim = CLAIMS_BY_ID[claim_id]
+        if claim.checks is None:
+            raise ValueError(f"claim {claim_id!r} has no numerical checks (a {claim.kind} claim, judged by the "
+                             f"experiments {', '.join(claim.experiments)}); claims with checks: {checked}")
+    return [CLAIMS_BY_ID[claim_id] for claim_id in claim_ids] if claim_ids else list(CHECKED_CLAIMS)
 
 
 def run_verify(claim_ids: list[str] | None = None) -> dict[str, Any]:

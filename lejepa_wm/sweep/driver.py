@@ -41,7 +41,8 @@ from typing import Any, Mapping
 
 from lejepa_wm.atomic import read_json
 from lejepa_wm.device import DEVICE_CHOICES, select_device
-from lejepa_wm.experiments.base import METRICS_FILE, is_done
+from lejepa_wm.experiments.base import METRICS_FILE, is_done, logs_evaluations
+from lejepa_wm.experiments.training_log import check_tensorboard
 from lejepa_wm.progress import progress_bar
 from lejepa_wm.records import HeadlineEntry, records_from_list
 from lejepa_wm.sweep.executors import PoolExecutor, SerialExecutor, SweepExecutor, available_cores
@@ -174,14 +175,24 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
               jobs: int | None = None, seed: int = 0, device: str = "cpu",
               config_path: Path | None = None, overrides: Mapping[str, Any] | None = None,
               slurm_config: Path | None = None, slurm_overrides: Mapping[str, Any] | None = None,
-              submitit_cluster: str = "slurm", progress: bool | None = None) -> SweepResult:
+              submitit_cluster: str = "slurm", progress: bool | None = None,
+              tensorboard: Path | None = None) -> SweepResult:
     """Launch (or resume) the sweep of experiment ``name`` and aggregate it once every run is done.
+
+    ``tensorboard`` names a folder for a TensorBoard log of every run executed
+    (:mod:`~lejepa_wm.experiments.training_log`); without the package it is refused before any run.
 
     A failed attempt is resubmitted until :data:`MAX_ATTEMPTS` when its outcome
     says a retry may pass; each run's final outcome is counted once, as soon as it is known.
     """
     check_launch(out, executor, jobs, seed, device)
     plan = plan_sweep(name, scale, out, seed, config_path, overrides)
+    if tensorboard is not None:
+        if not logs_evaluations(plan.experiment):
+            raise ValueError(f"--tensorboard: experiment {name!r} does not log its training (its execute takes "
+                             "no on_evaluation); leave out --tensorboard")
+        check_tensorboard()
+        check_writable_dir(tensorboard, "--tensorboard")
     start = time.perf_counter()
     reused = tuple(spec.run_id for spec in plan.specs if is_done(spec, plan.out))
     todo = [spec for spec in plan.specs if spec.run_id not in reused]
@@ -206,8 +217,8 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
         damaged = tuple(sorted(spec.run_id for spec in startable if (spec.run_dir(plan.out) / METRICS_FILE).exists()))
         if startable:
             runner = _make_executor(executor, plan, jobs, device, slurm_config, slurm_overrides, submitit_cluster)
-            tasks = [RunTask(plan.module, spec.to_dict(), str(plan.out), device, runner.threads_per_run)
-                     for spec in startable]
+            tasks = [RunTask(plan.module, spec.to_dict(), str(plan.out), device, runner.threads_per_run,
+                             log_dir=None if tensorboard is None else str(tensorboard)) for spec in startable]
             bar = progress_bar(len(tasks), f"{name} ({scale}, {executor})", "run", progress)
             try:
                 runner.submit(tasks)

@@ -62,7 +62,8 @@ class RunTask:
     """One attempt at one run: the experiment's module path, the spec as a dict, and where to run.
 
     ``threads`` is the number of CPU threads the run may use (``None``: leave the
-    process's setting alone); ``attempt`` counts from 1.
+    process's setting alone); ``attempt`` counts from 1; ``log_dir`` is the
+    ``--tensorboard`` folder (``None``: no TensorBoard log).
     """
 
     module: str
@@ -71,6 +72,7 @@ class RunTask:
     device: str = "cpu"
     threads: int | None = None
     attempt: int = 1
+    log_dir: str | None = None
 
     @property
     def run_id(self) -> str:
@@ -165,7 +167,8 @@ def run_task(task: RunTask) -> RunOutcome:
     try:
         with heartbeat(run_dir, marker):
             execute_run(import_module(task.module).EXPERIMENT, spec, Path(task.out), task.device,
-                        guard=lambda: committing(run_dir, marker), keep=(RUNNING_FILE, LOCK_FILE))
+                        guard=lambda: committing(run_dir, marker), keep=(RUNNING_FILE, LOCK_FILE),
+                        log_dir=None if task.log_dir is None else Path(task.log_dir))
     except RunTakenOver as exc:
         return RunOutcome(False, str(exc), elsewhere=str(exc), reclaimed=reclaimed)
     except Exception as exc:  # noqa: BLE001 - any failure of a run is reported, never propagated

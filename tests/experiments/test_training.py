@@ -1,18 +1,26 @@
-"""The one training loop: resume after an interruption, the final checkpoint, divergence, settings, schedule."""
+"""The one training loop: resume after an interruption, the final checkpoint, divergence, settings, schedule;
+the optional TensorBoard log of its history."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import math
+from pathlib import Path
 
 import pytest
 import torch
 
+from lejepa_wm.commands.cli import main
+from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment, training_log
+from lejepa_wm.experiments.base import logs_evaluations
 from lejepa_wm.experiments.encoders import build_encoder
 from lejepa_wm.experiments.flows import make_renderer
 from lejepa_wm.experiments.heldout import HeldOutSamples, validation_metrics
 from lejepa_wm.experiments.objectives import build_objective
 from lejepa_wm.experiments.training import (CHECKPOINT_FILE, DatasetPairs, TrainingDivergedError, TrainSettings,
                                             WorldPairs, train)
+from lejepa_wm.experiments.training_log import tensorboard_log
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.seeds import SeedStreams
 
@@ -161,3 +169,64 @@ def test_a_setting_at_its_default_is_left_out_of_the_spec():
     averaged = SyntheticRunParams.from_dict({**params.to_dict(), "train": {**params.to_dict()["train"],
                                                                              "average_decay": 0.99}})
     assert averaged.train.average_decay == 0.99 and averaged.to_dict()["train"]["average_decay"] == 0.99
+
+
+needs_tensorboard = pytest.mark.skipif(importlib.util.find_spec("tensorboard") is None,
+                                       reason="the tensorboard package (extra 'tensorboard') is not installed")
+
+
+def _logged_scalars(folder: Path) -> dict[str, list[tuple[int, float]]]:
+    """Every scalar in the event files below ``folder``: tag -> [(step, value)]."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(folder))
+    events.Reload()
+    return {tag: [(event.step, event.value) for event in events.Scalars(tag)] for tag in events.Tags()["scalars"]}
+
+
+def test_no_folder_no_log() -> None:
+    with tensorboard_log(None) as log:
+        assert log is None
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENT_MODULES))
+def test_every_shipped_experiment_can_log_its_training(name: str) -> None:
+    assert logs_evaluations(get_experiment(name))
+
+
+@needs_tensorboard
+def test_every_history_row_is_logged_against_its_step(tmp_path: Path) -> None:
+    encoder, pairs, objective, settings, generator, evaluator = _setup()
+    with tensorboard_log(tmp_path / "log") as log:
+        result = train(encoder, pairs, objective, settings, generator, None, evaluator, progress=False,
+                       on_evaluation=log)
+    scalars = _logged_scalars(tmp_path / "log")
+    assert [step for step, _ in scalars["probe_r2"]] == [row["step"] for row in result.history]
+    assert [value for _, value in scalars["probe_r2"]] == pytest.approx([row["probe_r2"] for row in result.history])
+    assert {"loss_total", "lr", "seconds"} <= set(scalars) and "step" not in scalars
+
+
+@needs_tensorboard
+def test_a_run_logs_into_its_own_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["run", "bounds", "dims=2", "seeds=2", "methods=sigreg", "steps=40", "warmup_steps=5",
+                   "eval_every=10", "--out", str(tmp_path / "results"), "--tensorboard", str(tmp_path / "tb")])
+    assert status == 0, capsys.readouterr()
+    run_ids = sorted(path.parent.name for path in (tmp_path / "results" / "bounds" / "quick" / "runs").glob(
+        "*/metrics.json"))
+    assert run_ids and sorted(path.name for path in (tmp_path / "tb" / "bounds" / "quick").iterdir()) == run_ids
+    for run_id in run_ids:
+        history = json.loads((tmp_path / "results" / "bounds" / "quick" / "runs" / run_id / "metrics.json")
+                             .read_text())["history"]
+        scalars = _logged_scalars(tmp_path / "tb" / "bounds" / "quick" / run_id)
+        assert [step for step, _ in scalars["probe_r2"]] == [row["step"] for row in history if "probe_r2" in row]
+
+
+def test_without_the_package_a_launch_is_refused_before_any_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(training_log.importlib.util, "find_spec",
+                        lambda name, *args: None if name == "tensorboard" else real_find_spec(name, *args))
+    status = main(["run", "bounds", "--out", str(tmp_path / "results"), "--tensorboard", str(tmp_path / "tb")])
+    err = capsys.readouterr().err
+    assert status == 2 and "tensorboard" in err and "pip install" in err
+    assert not (tmp_path / "results" / "bounds").exists() and not (tmp_path / "tb").exists()

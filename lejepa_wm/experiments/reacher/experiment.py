@@ -53,6 +53,7 @@ from lejepa_wm.experiments.reacher.evaluation import JOINTS
 from lejepa_wm.experiments.reacher.figures import mixture_name
 from lejepa_wm.experiments.reacher.pipeline import PLAN_BASELINE, prepare_data, run_model
 from lejepa_wm.experiments.reacher.rendering import check_backend
+from lejepa_wm.experiments.training_log import EvaluationLog
 from lejepa_wm.experiments.synthetic import write_headline
 from lejepa_wm.records import Bound, HeadlineEntry
 from lejepa_wm.seeds import SeedStreams
@@ -116,7 +117,8 @@ class _ReacherExperiment:
         """Refuse, before any run, a rendering back-end that cannot work here (naming the fix)."""
         check_backend()
 
-    def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu") -> dict[str, Any]:
+    def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu", *,
+                on_evaluation: EvaluationLog | None = None) -> dict[str, Any]:
         params = spec.params
         config = config_from_mapping(ReacherConfig, params["config"])
         torch_device = select_device(device)
@@ -126,7 +128,8 @@ class _ReacherExperiment:
         data = prepare_data(run_dir.parent.parent / "data", config, int(params["data_seed"]), progress)
         metrics = run_model(data, config, float(params["labels"]["ou_fraction"]),
                             SeedStreams.from_dict(params["seeds"]), run_dir, torch_device, progress,
-                            description=spec.run_id, control=bool(params["labels"].get("control", False)))
+                            description=spec.run_id, control=bool(params["labels"].get("control", False)),
+                            on_evaluation=on_evaluation)
         metrics.update({"data_seconds": data["seconds"], "baseline_seconds": data["baselines"]["seconds"],
                         "device": str(torch_device), "data_seeds": data["seeds"],
                         **{f"sac_{key}": data["policy"][key]

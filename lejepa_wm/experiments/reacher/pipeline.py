@@ -47,6 +47,7 @@ from lejepa_wm.experiments.reacher.evaluation import (RIDGE_GRID, PixelBasis, pa
                                                       plan, probe_report)
 from lejepa_wm.experiments.reacher.rendering import ReacherRenderer
 from lejepa_wm.experiments.training import DatasetPairs, train
+from lejepa_wm.experiments.training_log import EvaluationLog
 from lejepa_wm.seeds import SeedStreams, spawn_seeds
 
 __all__ = ["SPLITS", "PLAN_BASELINE", "data_seeds", "prepare_data", "mixture", "run_model"]
@@ -202,10 +203,11 @@ def _baseline_metrics(baselines: Mapping[str, Any]) -> dict[str, Any]:
 
 def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float, streams: SeedStreams,
               run_dir: Path, device: torch.device, progress: bool = True, description: str = "train",
-              control: bool = False) -> dict[str, Any]:
+              control: bool = False, on_evaluation: EvaluationLog | None = None) -> dict[str, Any]:
     """Train one encoder on a mixture, probe both kinds of test data, plan; return metrics.
 
-    ``control`` trains the λ = 0 control: SIGReg's weight 0 (alignment alone), everything else identical.
+    ``control`` trains the λ = 0 control: SIGReg's weight 0 (alignment alone), everything else identical;
+    ``on_evaluation`` receives each training-history row as it is recorded.
 
     Writes ``checkpoint.pt`` (the shared loop's, resumable; the run driver
     deletes it once ``metrics.json`` exists), ``plans.npz`` (executed paths,
@@ -232,7 +234,7 @@ def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float
                 "traj_probe_r2": probe("traj", "validation")["r2_total"]}
 
     result = train(encoder, pairs, objective, config.train_settings(), streams.torch_generator("batches", device),
-                   run_dir, evaluator, progress=progress, description=description)
+                   run_dir, evaluator, progress=progress, description=description, on_evaluation=on_evaluation)
     metrics: dict[str, Any] = {"ou_fraction": ou_fraction, "split": "test", "steps": result.steps,
                                "train_seconds": result.seconds, "resumed_from": result.resumed_from,
                                "history": [{key: row[key] for key in _HISTORY_KEYS if key in row}
