@@ -48,7 +48,7 @@ def select_claims(claim_ids: list[str] | None) -> list[Claim]:
         if claim_id not in CLAIMS_BY_ID:
             near = [known for known in CLAIMS_BY_ID if known.lower() == claim_id.lower()]
             hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise ValueError(f"unknown claim {claim_id!r}{hint}; claims with checks: {checked}")
+            raise ValueError(f"unknown claim {claim_id!r}{hint}; known claims with checks: {checked}")
         claim = CLAIMS_BY_ID[claim_id]
         if claim.checks is None:
             raise ValueError(f"claim {claim_id!r} has no numerical checks (a {claim.kind} claim, judged by the "
