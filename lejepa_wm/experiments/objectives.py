@@ -184,14 +184,15 @@ WHITENING_RIDGE = 1e-4
 """Ridge of :func:`batch_whiten`, added to the batch's correlation matrix (so the map stays scale-free)."""
 
 
-def _whitening_map(rows: Tensor, ridge: float = WHITENING_RIDGE) -> tuple[Tensor, Tensor]:
-    """``(mu, W)`` such that ``(rows - mu) @ W`` is white: ``W = S^{-1/2} (R + ridge I)^{-1/2}``.
+def _whitening_map(rows: Tensor, ridge: float = WHITENING_RIDGE) -> tuple[Tensor, Tensor, Tensor]:
+    """``(mu, W, values)`` such that ``(rows - mu) @ W`` is white: ``W = S^{-1/2} (R + ridge I)^{-1/2}``.
 
     ``mu`` is the mean of ``rows``, ``S`` the diagonal of their (1/N) variances
     and ``R`` their correlation matrix (symmetric square root by ``eigh``), so
-    ``W`` is ``C^{-1/2}`` up to the ridge. The ridge is added to the correlation
-    matrix, so the whitened rows do not depend on a positive rescaling of any
-    column. Differentiable in ``rows``.
+    ``W`` is ``C^{-1/2}`` up to the ridge; ``values`` are the eigenvalues of
+    ``R + ridge I`` (ascending). The ridge is added to the correlation matrix,
+    so the whitened rows do not depend on a positive rescaling of any column.
+    Differentiable in ``rows``.
     """
     if rows.shape[0] <= rows.shape[1]:
         raise ValueError(f"whitening needs more rows ({rows.shape[0]}) than dimensions ({rows.shape[1]})")
@@ -202,7 +203,7 @@ def _whitening_map(rows: Tensor, ridge: float = WHITENING_RIDGE) -> tuple[Tensor
     correlation = scaled.T @ scaled / rows.shape[0]
     eye = torch.eye(correlation.shape[0], device=rows.device, dtype=rows.dtype)
     values, vectors = torch.linalg.eigh(correlation + ridge * eye)
-    return mean, ((vectors * values.rsqrt()) @ vectors.T) / std[:, None]
+    return mean, ((vectors * values.rsqrt()) @ vectors.T) / std[:, None], values
 
 
 def batch_whiten(h: Tensor, h_pos: Tensor, ridge: float = WHITENING_RIDGE) -> tuple[Tensor, Tensor]:
@@ -216,8 +217,29 @@ def batch_whiten(h: Tensor, h_pos: Tensor, ridge: float = WHITENING_RIDGE) -> tu
     eigenvalues spread by Marchenko–Pastur's law), so keep ``2N`` several times ``m``.
     """
     _check_pair(h, h_pos)
-    mean, whitener = _whitening_map(torch.cat([h, h_pos]), ridge)
+    mean, whitener, _ = _whitening_map(torch.cat([h, h_pos]), ridge)
     return (h - mean) @ whitener, (h_pos - mean) @ whitener
+
+
+def _whitened_alignment(h: Tensor, h_pos: Tensor, deficit_weight: float) -> tuple[Tensor, dict[str, Tensor]]:
+    """The ``whitened`` objective: alignment of the batch-whitened views (:func:`batch_whiten`), plus
+    ``deficit_weight`` times the whitening's deficit ``Σ_i ridge / (λ_i + ridge)``.
+
+    ``λ_i`` are the eigenvalues of the pooled batch's correlation matrix. The deficit is the variance the
+    ridge takes from the whitened views (``m`` minus the trace of their covariance): ``O(ridge)`` for each
+    well-conditioned direction, about 1 for each direction whose eigenvalue sank below the ridge. Such a
+    direction leaves the whitening near zero and stops paying alignment loss: an exit from the hard
+    constraint (``docs/TUNING.md``, "The ridge is a way out"). A direction's whitened alignment is
+    ``a λ / (λ + ridge)`` with ``a ≤ 4`` (twice the squared difference of two unit-variance views); with
+    its deficit share it is ``(a λ + c ridge) / (λ + ridge)``, which for ``c ≥ 4`` never decreases as ``λ``
+    shrinks: with that weight the exit is closed, and elsewhere the objective moves by ``O(c · m · ridge)``.
+    """
+    mean, whitener, values = _whitening_map(torch.cat([h, h_pos]))
+    whitened = alignment_loss((h - mean) @ whitener, (h_pos - mean) @ whitener)
+    if not deficit_weight:
+        return whitened, {"whitened": whitened}
+    deficit = (WHITENING_RIDGE / values).sum()
+    return whitened + deficit_weight * deficit, {"whitened": whitened, "deficit": deficit}
 
 
 class Whitened(torch.nn.Module):
@@ -234,7 +256,7 @@ class Whitened(torch.nn.Module):
         super().__init__()
         self.encoder = encoder
         with torch.no_grad():
-            mean, whitener = _whitening_map(encoder(x))
+            mean, whitener, _ = _whitening_map(encoder(x))
         self.register_buffer("mean", mean)
         self.register_buffer("whitener", whitener)
 
@@ -637,7 +659,9 @@ def build_objective(name: str, weight: float, **options: Any) -> Objective:
     - ``"whitened"``: ``L(W h, W h')`` with both views whitened by their pooled
       batch statistics (:func:`batch_whiten`): T1's hypothesis imposed as a hard
       constraint, not a penalty, so the weight must be 1 (logged as
-      ``whitened``). No options.
+      ``whitened``). Option: ``deficit_weight`` (default 0, finite, >= 0), the
+      weight of the whitening's deficit, which closes the ridge's exit from the
+      constraint at 4 (:func:`_whitened_alignment`; logged as ``deficit``).
 
     ``weight = 0`` is the alignment-only control for every name: the total is
     exactly ``alignment_loss(h, h')``. Unknown names, unknown options or a
@@ -650,7 +674,7 @@ def build_objective(name: str, weight: float, **options: Any) -> Objective:
     if name == "whitened" and weight_value not in (0.0, 1.0):
         raise ValueError(f"objective 'whitened' is a constraint: its weight is 1 (or 0, the control); got {weight!r}")
     allowed = {"sigreg": ("num_slices", "num_knots", "t_max", "statistic", "standardize"), "whitening": (),
-               "infonce": ("width",), "whitened": ()}[name]
+               "infonce": ("width",), "whitened": ("deficit_weight",)}[name]
     for key in options:
         if key not in allowed:
             raise ValueError(f"unknown option {key!r} for objective {name!r}; allowed: {', '.join(allowed) or 'none'}")
@@ -667,10 +691,14 @@ def build_objective(name: str, weight: float, **options: Any) -> Objective:
     elif name == "whitening":
         regularized = _view_average(whitening=lambda view, _: whitening_loss(view))
     elif name == "whitened":
+        deficit_weight = options.get("deficit_weight", 0.0)
+        if isinstance(deficit_weight, bool) or not isinstance(deficit_weight, (int, float)) or not (
+                deficit_weight >= 0.0) or math.isinf(deficit_weight):
+            raise ValueError(f"option 'deficit_weight' must be a finite number >= 0; got {deficit_weight!r}")
+
         def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor, generator: torch.Generator,
                         weight: float) -> tuple[Tensor, dict[str, Tensor]]:
-            whitened = alignment_loss(*batch_whiten(h, h_pos))
-            return whitened, {"whitened": whitened}
+            return _whitened_alignment(h, h_pos, float(deficit_weight))
     else:
         if "width" not in options:
             raise ValueError("objective 'infonce' needs the option width=<positive float>")

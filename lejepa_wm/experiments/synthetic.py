@@ -123,6 +123,7 @@ class TrainingConfig:
     whitening_weight: float = 1.0
     whitened_lr: float = 3e-2
     whitened_batch_per_dim: int = 4
+    whitened_deficit_weight: float = 0.0
     first_seed: int = 0
     cpu_threads: int = 1
     control: bool = True
@@ -138,6 +139,8 @@ class TrainingConfig:
         for name in ("sigreg_weight", "whitening_weight", "whitened_lr"):
             self.require(math.isfinite(getattr(self, name)) and getattr(self, name) > 0, name,
                          "must be a positive number")
+        self.require(math.isfinite(self.whitened_deficit_weight) and self.whitened_deficit_weight >= 0,
+                     "whitened_deficit_weight", "must be a number >= 0")
         self.require(0.0 <= self.stop_r2 <= 1.0, "stop_r2", "must lie in [0, 1] (0 = no early stop)")
         for name, choices in (("encoder", ENCODERS), ("renderer", RENDERERS), ("sigreg_statistic", SIGREG_STATISTICS)):
             self.require(getattr(self, name) in choices, name, f"must be one of {choices}")
@@ -226,8 +229,12 @@ class TrainingConfig:
                    "alignment_only": 0.0, "supervised": 0.0}
         if method not in weights:
             raise ValueError(f"unknown method {method!r}")
-        options = {"num_slices": self.sigreg_slices, "statistic": self.sigreg_statistic,
-                   "standardize": self.sigreg_standardize} if method == "sigreg" else {}
+        options: dict[str, Any] = {}
+        if method == "sigreg":
+            options = {"num_slices": self.sigreg_slices, "statistic": self.sigreg_statistic,
+                       "standardize": self.sigreg_standardize}
+        elif method == "whitened" and self.whitened_deficit_weight:  # 0: the plain constraint, no option stored
+            options = {"deficit_weight": self.whitened_deficit_weight}
         return ObjectiveParams(method, weights[method], options)
 
     def run(self, world: World, method: str, run_seed: int, encoder: EncoderParams | None = None,

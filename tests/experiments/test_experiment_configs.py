@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -100,6 +101,21 @@ def test_step_budget_and_learning_rate_follow_the_dimension():
                         for n in (2, 8, 16)}  # its own rate, and batches that grow with n
 
 
+def test_the_deficit_weight_reaches_only_the_whitened_runs_and_zero_stores_no_option():
+    """``whitened_deficit_weight`` becomes the ``whitened`` objective's ``deficit_weight`` option; at 0 (the
+    plain constraint, scaling's default) no option is stored, so those runs' specs are unchanged."""
+    experiment = get_experiment("output_dim")
+    config = experiment.load_config("quick")
+    options = {(spec.params["objective"]["name"], json.dumps(spec.params["objective"]["options"], sort_keys=True))
+               for spec in experiment.grid(config, "quick")}
+    assert ("whitened", json.dumps({"deficit_weight": config.whitened_deficit_weight})) in options
+    assert config.whitened_deficit_weight == 4.0
+    assert all("deficit_weight" not in text for name, text in options if name != "whitened")
+    scaling = get_experiment("scaling")
+    assert all(spec.params["objective"]["options"] == {} for spec in scaling.grid(scaling.load_config("quick"), "quick")
+               if spec.params["objective"]["name"] == "whitened")
+
+
 def test_published_encoders_have_their_own_budget_and_matched_ones_a_largest_n():
     """``published_steps_by_n`` / ``published_lr_by_n`` set the published encoders' budget (the others keep
     ``steps_by_n`` / ``lr_by_n``); ``matched_max_n`` and ``mlp_max_n`` bound the dimensions of their encoders."""
@@ -126,6 +142,7 @@ def test_published_encoders_have_their_own_budget_and_matched_ones_a_largest_n()
     ("anisotropic", {"low_r2": 0.95}, "low_r2"),
     ("bounds", {"encoders": ["cnn"]}, "encoders"),
     ("output_dim", {"output_dims": [0]}, "output_dims"),
+    ("output_dim", {"whitened_deficit_weight": -4.0}, "whitened_deficit_weight"),
 ])
 def test_bad_values_raise_in_every_experiment(name, overrides, message):
     with pytest.raises(ValueError, match=message):

@@ -14,8 +14,10 @@ from lejepa_wm.experiments.objectives import (
     OBJECTIVES,
     SIGREG_STATISTICS,
     SIGReg,
+    WHITENING_RIDGE,
     alignment_loss,
     batch_standardize,
+    batch_whiten,
     build_objective,
     epps_pulley_gaussian_mean,
     epps_pulley_knots,
@@ -501,6 +503,28 @@ def test_infonce_symmetric_in_the_two_views(seed: int, batch: int, dim: int) -> 
     assert infonce_loss(h, h_pos, 0.9).item() == pytest.approx(infonce_loss(h_pos, h, 0.9).item(), rel=1e-12)
 
 
+def test_whitened_objective_is_the_alignment_of_the_batch_whitened_views_without_a_deficit_weight() -> None:
+    h, h_pos = _batch(3, 256, 4), _batch(4, 256, 4)
+    loss, parts = build_objective("whitened", 1.0)(h, h_pos, _generator(0))
+    assert loss.item() == alignment_loss(*batch_whiten(h, h_pos)).item() == parts["whitened"]
+    assert "deficit" not in parts
+
+
+def test_the_deficit_penalty_charges_a_direction_collapsed_below_the_ridge() -> None:
+    """A column copied into another (a direction of eigenvalue 0) leaves the whitening near zero and stops
+    paying alignment: the exit. The deficit counts it as about 1; well-conditioned directions as ``O(ridge)``."""
+    h, h_pos = _batch(5, 512, 4), _batch(6, 512, 4)
+    weight = 4.0
+    loss, parts = build_objective("whitened", 1.0, deficit_weight=weight)(h, h_pos, _generator(0))
+    assert parts["deficit"] == pytest.approx(4 * WHITENING_RIDGE, rel=0.2)
+    assert loss.item() == pytest.approx(parts["whitened"] + weight * parts["deficit"], rel=1e-12)
+    collinear = torch.cat([h, h[:, :1]], dim=1), torch.cat([h_pos, h_pos[:, :1]], dim=1)
+    _, collapsed = build_objective("whitened", 1.0, deficit_weight=weight)(*collinear, _generator(0))
+    assert collapsed["deficit"] == pytest.approx(1.0, abs=0.01)
+    pooled = torch.cat(batch_whiten(*collinear))  # the collapsed direction left the whitening: trace m - 1
+    assert pooled.var(dim=0, unbiased=False).sum().item() == pytest.approx(5 - collapsed["deficit"], rel=1e-9)
+
+
 # ---------------------------------------------------------------- bad input
 
 
@@ -513,6 +537,10 @@ def test_infonce_symmetric_in_the_two_views(seed: int, batch: int, dim: int) -> 
         (lambda: build_objective("whitening", 1.0, width=2.0), "width"),
         (lambda: build_objective("infonce", 1.0), "width"),
         (lambda: build_objective("infonce", 1.0, width=0.0), "0.0"),
+        (lambda: build_objective("whitened", 1.0, deficit_weight=-4.0), "-4.0"),
+        (lambda: build_objective("whitened", 1.0, deficit_weight=float("inf")), "inf"),
+        (lambda: build_objective("whitened", 1.0, deficit_weight=True), "True"),
+        (lambda: build_objective("whitened", 1.0, deficit_weight="4"), "'4'"),
         (lambda: SIGReg(num_slices=0), "num_slices"),
         (lambda: SIGReg(num_knots=1), "num_knots"),
         (lambda: SIGReg(t_max=-3.0), "-3.0"),
