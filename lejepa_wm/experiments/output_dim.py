@@ -45,7 +45,7 @@ from matplotlib.figure import Figure
 from lejepa_wm.experiments.evidence import SeedSummary, by_seed, over_seeds
 from lejepa_wm.experiments.heldout import HeldOutSamples, embed
 from lejepa_wm.experiments.metrics import linear_probe_r2
-from lejepa_wm.experiments.optimum import ABOVE, AT, BELOW, gap_columns
+from lejepa_wm.experiments.optimum import ABOVE, AT, BELOW, gap_columns, whitened_population_gap
 from lejepa_wm.experiments.plotting import figure_grid, log_axis_with_ticks, plot_raw, plot_series, series, target_line
 from lejepa_wm.experiments.run_params import SyntheticRunParams
 from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
@@ -103,18 +103,30 @@ class _OutputDimExperiment(SyntheticExperiment):
                 if method != "supervised" or m == config.n]
 
     def extra_metrics(self, encoder: nn.Module, samples: HeldOutSamples, params: SyntheticRunParams) -> dict[str, Any]:
+        """The reverse probe (h from z); for the hard constraint also its gap to the answer on the population
+        objective (:func:`~lejepa_wm.experiments.optimum.whitened_population_gap`; ``encoder`` is then the
+        fit-whitened embedding)."""
         h_fit, h_test = embed(encoder, samples.fit.x), embed(encoder, samples.test.x)
         reverse, _ = linear_probe_r2(numpy64(samples.fit.z), h_fit, numpy64(samples.test.z), h_test)
-        return {"reverse_r2": float(reverse)}
+        extra: dict[str, Any] = {"reverse_r2": float(reverse)}
+        if params.objective.name == "whitened":
+            extra["population_gap"] = whitened_population_gap(encoder, samples.fit, samples.validation,
+                                                              params.encoder.m or params.world.n)
+        return extra
 
     summary_columns = ("run_id", "n", "m", "method", "seed", "split", "probe_r2", "predicted_r2", "raw_observation_r2",
-                       "reverse_r2", "embedding_std", "validation_r2", "objective_trained", "objective_answer",
-                       "gap_to_answer", "gap_to_answer_se", "optimum_reading", "steps", "train_seconds")
+                       "reverse_r2", "embedding_std", "validation_r2", "gap_measure", "objective_trained",
+                       "objective_answer", "gap_to_answer", "gap_to_answer_se", "optimum_reading", "steps",
+                       "train_seconds")
     figure_file = "decodability_vs_m.png"
 
     def derived(self, row: dict[str, Any], config: OutputDimConfig) -> dict[str, Any]:
+        """M1's prediction and the gap to the answer: for the hard constraint on the population objective
+        where the run records it (``gap_measure`` says which), else on the run's own training objective."""
+        population = row.get("population_gap")
         return {"predicted_r2": _predicted_r2(row["m"], row["n"]),
-                **gap_columns(row.get("objective_gap"), row["method"])}
+                "gap_measure": _POPULATION if population else _BATCHES if row.get("objective_gap") else None,
+                **gap_columns(population or row.get("objective_gap"), row["method"])}
 
     def draw(self, rows: list[dict[str, Any]], config: OutputDimConfig) -> tuple[Figure, str]:
         """One panel: the probe R² against m, every objective, the λ = 0 control, the raw observation and M1's
@@ -164,6 +176,15 @@ class _OutputDimExperiment(SyntheticExperiment):
         return entries
 
 
+_POPULATION = "population objective (fit-sample whitening, validation pairs)"
+_BATCHES = "training objective (validation batches)"
+
+
+def _gap_measures(rows: list[dict[str, Any]]) -> str:
+    """Which objective the rows' gaps were measured on (``gap_measure``), for an entry's text."""
+    return " and ".join(sorted({str(r["gap_measure"]) for r in rows if r.get("gap_measure")})) or "none"
+
+
 def _escaped_constraint(row: dict[str, Any]) -> bool:
     """Whether a ``whitened`` run's embedding escaped the constraint M1 assumes (``Cov h = I_m``).
 
@@ -197,8 +218,9 @@ def _optimum_entry(rows: list[dict[str, Any]], name: str) -> HeadlineEntry:
         claim="M1", name=f"output_dim ({name}): no run scores below the top-m eigenfunctions' objective",
         quantity=f"runs (of {len(judged)}) whose validation objective is below the answer's by more than 2 se",
         value=float(len(below)), bound=Bound.at_most(0.0) if judged else None,
-        measured=(f"{tally[ABOVE]} above, {tally[AT]} at, {tally[BELOW]} below the answer; gap J(f) − J(answer) "
-                  f"± se per run: {detail}" if judged else "no run records its objective at the answer")
+        measured=(f"{tally[ABOVE]} above, {tally[AT]} at, {tally[BELOW]} below the answer (gaps on the "
+                  f"{_gap_measures(judged)}); gap J(f) − J(answer) ± se per run: {detail}"
+                  if judged else "no run records its objective at the answer")
         + _escaped_text(rows),
         split="validation", seeds=tuple(sorted({int(r["seed"]) for r in judged})), paper="open in the paper",
         figures=("decodability_vs_m.png",),
@@ -213,8 +235,9 @@ def _gap_allowance(row: dict[str, Any], rho: float) -> tuple[float, float]:
     coordinates carry; the optimum carries the top ``m``. Every unit of degree-1 mass (``n R²`` in all)
     that ``h`` lacks against the optimum's ``min(m, n)`` is carried at an eigenvalue ``≤ ρ²`` instead of
     ``ρ``, so ``J(h) − J* ≥ 2ρ(1 − ρ) n (min(m, n)/n − R²)``: the deficit is at most
-    ``gap / (2 n ρ (1 − ρ))`` (population quantities; the gap is measured on validation batches, R² on
-    the test sample). A gap below 0 allows nothing.
+    ``gap / (2 n ρ (1 − ρ))`` (population quantities: the gap is measured on the population objective
+    where the run records it, else on validation batches of its training objective; R² on the test
+    sample). A gap below 0 allows nothing.
     """
     scale = 2.0 * row["n"] * rho * (1.0 - rho)
     return max(row["gap_to_answer"], 0.0) / scale, row["gap_to_answer_se"] / scale
@@ -237,7 +260,8 @@ def gap_bound_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: s
         claim="M1", name=f"output_dim ({name}): every run's R² within what its objective gap allows",
         quantity=f"runs (of {len(judged)}) with |min(m, n)/n − R²| above gap / (2nρ(1 − ρ)) by more than 2 se",
         value=float(len(over)), bound=Bound.at_most(0.0) if judged else None,
-        measured=((detail + ("; over: " + ", ".join(over) if over else "")) if judged else
+        measured=((f"gaps on the {_gap_measures(judged)}; " + detail + ("; over: " + ", ".join(over) if over else ""))
+                  if judged else
                   "no run records its objective at the answer") + _escaped_text(rows),
         seeds=tuple(sorted({int(r["seed"]) for r in judged})), paper="open in the paper",
         figures=("decodability_vs_m.png",),

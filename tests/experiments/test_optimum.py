@@ -12,9 +12,10 @@ from torch import nn
 from lejepa_wm.experiments.encoders import build_encoder, published_inverse
 from lejepa_wm.experiments.flows import make_renderer
 from lejepa_wm.experiments.heldout import HeldOutSamples
-from lejepa_wm.experiments.objectives import alignment_loss, batch_whiten, build_objective, supervised_objective
+from lejepa_wm.experiments.objectives import (Whitened, alignment_loss, batch_whiten, build_objective,
+                                              supervised_objective)
 from lejepa_wm.experiments.optimum import (ABOVE, AT, BELOW, answer_features, largest_answer_dim, objective_gap,
-                                           optimum_reading)
+                                           optimum_reading, whitened_population_gap)
 from lejepa_wm.experiments.training import TrainSettings, WorldPairs, train
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.seeds import SeedStreams
@@ -144,3 +145,24 @@ def test_the_hard_constraint_at_m_other_than_n_has_the_mehler_value_at_its_answe
     expected = 2 * (degree_one * (1 - 0.8) + degree_two * (1 - 0.8**2))
     assert gap.answer == pytest.approx(expected, rel=0.15)
     assert optimum_reading(gap.gap, gap.gap_se) == AT
+
+
+@pytest.mark.parametrize("m", [4, 9])
+def test_the_population_gap_is_zero_at_the_answer_and_positive_for_a_random_encoder(m: int) -> None:
+    """The hard constraint's gap on the population objective (fit-sample whitening, validation pairs): the
+    exact inverse followed by the top-m eigenfunctions is the answer itself (gap 0 to rounding); a random
+    head on the inverse, whitened the same way, is above it, and the answer's value is the Mehler sum."""
+    _, renderer, streams, samples = _world()
+    inverse = published_inverse(build_encoder("published", renderer, 16, streams.torch_generator("init")), renderer)
+    at_answer = whitened_population_gap(Whitened(nn.Sequential(inverse, _Answer(m)), samples.fit.x), samples.fit,
+                                        samples.validation, m)
+    assert at_answer["gap"] == pytest.approx(0.0, abs=1e-3) and at_answer["pairs"] == 1024
+    assert at_answer["trained"] == pytest.approx(at_answer["answer"], rel=1e-4)
+    degree_one, degree_two = min(m, 4), max(m - 4, 0)
+    assert at_answer["answer"] == pytest.approx(2 * (degree_one * 0.2 + degree_two * (1 - 0.8**2)), rel=0.15)
+    mixing = nn.Linear(4, m)
+    with torch.no_grad():
+        mixing.weight.copy_(torch.randn(m, 4, generator=torch.Generator().manual_seed(3)))
+    random_head = Whitened(nn.Sequential(inverse, mixing, nn.Tanh()), samples.fit.x)
+    away = whitened_population_gap(random_head, samples.fit, samples.validation, m)
+    assert optimum_reading(away["gap"], away["gap_se"]) == ABOVE
