@@ -135,7 +135,7 @@ def _anisotropic(rows: list[Row]) -> list[Comparison]:
 
 def _reacher(rows: list[Row]) -> list[Comparison]:
     def model(fraction: float, test: str) -> str:
-        mine = [r for r in rows if r.get("ou_fraction") == fraction]
+        mine = [r for r in rows if r.get("ou_fraction") == fraction and not r.get("control")]  # models only
         joints = ", ".join(f"{joint} {_stat(r[f'{test}_test_r2_{joint}'] for r in mine)}"
                            for joint in ("shoulder", "wrist"))
         return f"{_stat(r[f'{test}_test_r2_total'] for r in mine)} ({joints})"
