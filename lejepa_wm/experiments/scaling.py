@@ -102,6 +102,7 @@ class ScalingConfig(TrainingConfig):
     restart_encoders: tuple[str, ...] = ()
     restart_max_n: int = 1024
     encoder_max_n: tuple[tuple[str | int, ...], ...] = ()
+    method_max_n: tuple[tuple[str | int, ...], ...] = ()
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -130,6 +131,10 @@ class ScalingConfig(TrainingConfig):
         self.require(all(len(pair) == 2 and pair[0] in ENCODERS and isinstance(pair[1], int) and pair[1] >= 2
                          for pair in self.encoder_max_n), "encoder_max_n",
                      f"must list [encoder, largest n] pairs with an encoder from {ENCODERS} and n >= 2")
+        self.require(all(len(cut) == 3 and cut[0] in ("*", *ENCODERS) and cut[1] in METHODS and isinstance(cut[2], int)
+                         and cut[2] >= 2 for cut in self.method_max_n), "method_max_n",
+                     f"must list [encoder or \"*\", method, largest n] triples with an encoder from {ENCODERS}, a "
+                     f"method from {METHODS} and n >= 2")
         self.require(self.starts >= 1, "starts", "must be >= 1")
 
     def objective(self, method: str, n: int | None = None) -> ObjectiveParams:
@@ -187,11 +192,14 @@ class ScalingConfig(TrainingConfig):
         """The methods run with ``encoder`` at ``n``: the configured ones (``whitened`` for
         ``whitened_encoders``, every encoder if unset, up to ``whitened_max_n``: it diagonalizes an n × n
         covariance every step), plus InfoNCE for ``infonce_encoders`` up to ``infonce_max_n`` (a measurement,
-        not a verdict)."""
+        not a verdict); a method is left out above the largest n of a ``method_max_n`` triple ``[encoder or "*",
+        method, n]`` that names it."""
         infonce = (["infonce_fixed", "infonce_scaled"]
                    if encoder in self.infonce_encoders and n <= self.infonce_max_n else [])
         whitened = n <= self.whitened_max_n and (self.whitened_encoders is None or encoder in self.whitened_encoders)
-        return [m for m in self.methods if not m.startswith("infonce") and (m != "whitened" or whitened)] + infonce
+        cut = {method for scope, method, largest in self.method_max_n if scope in ("*", encoder) and n > largest}
+        return [m for m in self.methods if not m.startswith("infonce") and (m != "whitened" or whitened)
+                and m not in cut] + infonce
 
 
 def _objective(row: dict[str, Any]) -> float:

@@ -81,6 +81,10 @@ def test_full_scale_is_the_paper_sweep():
     ({"published_steps_by_n": [[2, 1001]]}, "published_steps_by_n"),
     ({"published_lr_by_n": [[2, -1.0]]}, "published_lr_by_n"),
     ({"matched_max_n": 1}, "matched_max_n"),
+    ({"method_max_n": [["*", "vicreg", 256]]}, "method_max_n"),
+    ({"method_max_n": [["cnn", "sigreg", 256]]}, "method_max_n"),
+    ({"method_max_n": [["*", "sigreg", 1]]}, "method_max_n"),
+    ({"method_max_n": [["sigreg", 256]]}, "method_max_n"),
 ])
 def test_bad_scaling_config_values_raise_on_loading(overrides, message):
     with pytest.raises(ValueError, match=message):
@@ -114,6 +118,24 @@ def test_the_deficit_weight_reaches_only_the_whitened_runs_and_zero_stores_no_op
     scaling = get_experiment("scaling")
     assert all(spec.params["objective"]["options"] == {} for spec in scaling.grid(scaling.load_config("quick"), "quick")
                if spec.params["objective"]["name"] == "whitened")
+
+
+def test_method_max_n_cuts_a_method_above_its_largest_n_for_the_encoders_it_names():
+    """``[encoder or "*", method, n]``: the method is left out above n for that encoder (every encoder with "*");
+    the full grid keeps SIGReg and the supervised ceiling at every n and the collapsible encoder's control."""
+    experiment = get_experiment("scaling")
+    config = experiment.load_config("quick", overrides={
+        "dims": [2, 8, 16], "encoders": ["published", "published_scaled"], "methods": ["sigreg", "alignment_only"],
+        "method_max_n": [["*", "sigreg", 8], ["published", "alignment_only", 2]]})
+    runs = {(spec.params["world"]["n"], spec.params["encoder"]["kind"], spec.params["objective"]["name"])
+            for spec in experiment.grid(config, "quick")}
+    sigreg = {(n, kind, "sigreg") for n in (2, 8) for kind in ("published", "published_scaled")}
+    control = {(2, "published", "alignment_only")} | {(n, "published_scaled", "alignment_only") for n in (2, 8, 16)}
+    assert runs == sigreg | control
+    full = experiment.load_config("full")
+    for kind in ("published", "published_scaled"):
+        assert {"sigreg", "supervised"} <= set(full.methods_for(kind, 1024))
+    assert "alignment_only" in full.methods_for("published_scaled", 1024)
 
 
 def test_published_encoders_have_their_own_budget_and_matched_ones_a_largest_n():
