@@ -32,23 +32,16 @@ os.environ["TORCHINDUCTOR_CACHE_DIR"] = _CACHE.name  # a cold compile: inductor'
 
 import torch  # noqa: E402
 
-from lejepa_wm.experiments.encoders import build_encoder  # noqa: E402
-from lejepa_wm.experiments.flows import make_renderer  # noqa: E402
-from lejepa_wm.experiments.objectives import build_objective  # noqa: E402
-from lejepa_wm.experiments.worlds import GaussianWorld  # noqa: E402
-from lejepa_wm.seeds import SeedStreams  # noqa: E402
+from profile_step import ProfiledRun  # noqa: E402  (this folder's profile: the same run, part by part)
 
 _BATCH = 256
 
 
 def _training_step(n: int, slices: int, compiled: bool) -> Callable[[], float]:
-    """One training step of a fresh run at ``n`` (seed 1000), eager or compiled; returns the loss."""
-    world, streams = GaussianWorld.isotropic(n, 0.8), SeedStreams.derive(1000)
-    renderer = make_renderer("published", n, streams.renderer)
-    encoder = build_encoder("published", renderer, 64, streams.torch_generator("init"))
-    objective = build_objective("sigreg", 0.3, num_slices=slices)
-    batches = streams.torch_generator("batches")
-    optimizer = torch.optim.AdamW(encoder.parameters(), lr=3e-3, weight_decay=0.0)
+    """One training step of :class:`ProfiledRun` at ``n``, eager or compiled; returns the loss."""
+    run = ProfiledRun.at(n, slices)
+    world, renderer, encoder, objective = run.world, run.renderer, run.encoder, run.objective
+    batches, optimizer = run.batches, run.optimizer
 
     embed = torch.compile(encoder, dynamic=False, fullgraph=True) if compiled else encoder
 

@@ -17,6 +17,8 @@ import argparse
 import os
 import statistics
 import time
+from dataclasses import dataclass
+from typing import Any
 
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")  # before NumPy, SciPy and torch start their pools
@@ -35,15 +37,35 @@ from lejepa_wm.seeds import SeedStreams  # noqa: E402
 PARTS = ("draw and render", "encoder forward", "objective", "backward", "optimizer")
 
 
+@dataclass(frozen=True)
+class ProfiledRun:
+    """The run whose steps are timed: the scaling world at ``n`` with tuning seed 1000's streams, the paper's
+    renderer and encoder, SIGReg 0.3 and AdamW at 3e-3."""
+
+    world: GaussianWorld
+    streams: SeedStreams
+    renderer: torch.nn.Module
+    encoder: torch.nn.Module
+    objective: Any
+    batches: torch.Generator
+    optimizer: torch.optim.Optimizer
+
+    @classmethod
+    def at(cls, n: int, slices: int) -> "ProfiledRun":
+        world, streams = GaussianWorld.isotropic(n, 0.8), SeedStreams.derive(1000)
+        renderer = make_renderer("published", n, streams.renderer)
+        encoder = build_encoder("published", renderer, 64, streams.torch_generator("init"))
+        return cls(world, streams, renderer, encoder, build_objective("sigreg", 0.3, num_slices=slices),
+                   streams.torch_generator("batches"),
+                   torch.optim.AdamW(encoder.parameters(), lr=3e-3, weight_decay=0.0))
+
+
 def profile(n: int, slices: int, batch: int, steps: int, warmup: int, evaluations: int,
             eval_size: int) -> tuple[dict[str, float], float]:
     """Median CPU milliseconds of each part of a step, and of one evaluation."""
-    world, streams = GaussianWorld.isotropic(n, 0.8), SeedStreams.derive(1000)
-    renderer = make_renderer("published", n, streams.renderer)
-    encoder = build_encoder("published", renderer, 64, streams.torch_generator("init"))
-    objective = build_objective("sigreg", 0.3, num_slices=slices)
-    generator = streams.torch_generator("batches")
-    optimizer = torch.optim.AdamW(encoder.parameters(), lr=3e-3, weight_decay=0.0)
+    run = ProfiledRun.at(n, slices)
+    world, streams, renderer, encoder = run.world, run.streams, run.renderer, run.encoder
+    objective, generator, optimizer = run.objective, run.batches, run.optimizer
     samples = HeldOutSamples.draw(world, renderer, eval_size, streams, "cpu")
     times: dict[str, list[float]] = {part: [] for part in PARTS}
     for step in range(warmup + steps):
