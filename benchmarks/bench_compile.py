@@ -5,11 +5,11 @@ thread (torch and BLAS), AdamW. Two versions of the same step, built from the sa
 with the encoder compiled whole by ``torch.compile`` (inductor, the default backend, one graph; its backward
 pass is compiled with it by AOTAutograd). The objective stays eager: its fresh directions come from a
 generator and it logs floats, which break a compiled graph (compiled with it, graph breaks and all, the step
-at n = 128 was 16% slower than eager). The first compiled step, which compiles, is
-timed on its own, with an empty inductor cache (a fresh temporary folder: a warm cache, from an earlier process
-compiling the same graph, cuts it to a fraction); then both versions alternate in blocks of ``--block`` steps (ABAB…), and the table gives the
-median process CPU time of a step of each, and the number of steps after which compiling has paid for itself
-(compile time over the saving per step). Fresh pairs are drawn every step, as in training.
+at n = 128 was 16% slower than eager). The first compiled step, which compiles, is timed on its own, with an
+empty inductor cache (a fresh temporary folder: a warm cache, left by an earlier process compiling the same
+graph, cuts it to a fraction); then both versions alternate in blocks of ``--block`` steps (ABAB…), and the
+table gives the median process CPU time of a step of each, and the number of steps after which compiling has
+paid for itself (compile time over the saving per step). Fresh pairs are drawn every step, as in training.
 
 Usage::
 
