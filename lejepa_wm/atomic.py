@@ -50,6 +50,8 @@ from typing import Any, Iterator, Mapping
 
 from filelock import FileLock, Timeout
 
+from lejepa_wm.schema import read
+
 __all__ = [
     "PUBLISHED_FILE", "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_torch_save",
     "NotRegularFile", "read_regular", "read_json", "PublicationError", "Publication", "Stage", "read_publication",
@@ -208,6 +210,15 @@ class Publication:
         return [self.folder / name for name in sorted(self.files)]
 
 
+@dataclass(frozen=True)
+class _Manifest:
+    """What a manifest file holds: the generation, each file's SHA-256, the labels."""
+
+    generation: str
+    files: dict[str, str]
+    labels: dict[str, Any] = field(default_factory=dict)
+
+
 @dataclass
 class Stage:
     """The staging folder of a publication in progress (``path``); ``published`` is filled once it is committed."""
@@ -248,20 +259,15 @@ def _read_manifest(folder: Path, manifest: str) -> Publication | None:
     """The folder's committed manifest (``None`` if there is none); ``PublicationError`` if it is damaged."""
     path = folder / manifest
     try:
-        data = read_json(path)
+        data = read(_Manifest, read_json(path), str(path))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
         raise PublicationError(f"{path} is damaged ({exc})") from None
-    data = data if isinstance(data, dict) else {}
-    generation, files, labels = data.get("generation"), data.get("files"), data.get("labels", {})
-    if not (isinstance(generation, str) and isinstance(files, dict) and isinstance(labels, dict)
-            and all(isinstance(digest, str) for digest in files.values())):
-        raise PublicationError(f"{path} is damaged (it must hold a generation, the files' SHA-256 and labels)")
-    bad = [name for name in files if not name or name != Path(name).name or name.startswith(".")]
+    bad = [name for name in data.files if not name or name != Path(name).name or name.startswith(".")]
     if bad:
         raise PublicationError(f"{path} names {bad[0]!r}, which is not a plain file name in its folder")
-    return Publication(folder, generation, dict(files), dict(labels), manifest)
+    return Publication(folder, data.generation, data.files, data.labels, manifest)
 
 
 def _finish(publication: Publication) -> None:

@@ -2,23 +2,22 @@
 
 An experiment describes its settings as a frozen dataclass; its defaults for
 each scale live in a TOML file with one table per scale (``[quick]``,
-``[full]``). :func:`config_from_mapping` builds the dataclass from a mapping and
-rejects unknown keys and values of the wrong type with an error that names the
-key and the value; range checks belong in the dataclass's ``__post_init__``.
+``[full]``). :func:`config_from_mapping` builds the dataclass from a mapping with
+:func:`lejepa_wm.schema.read`, which rejects unknown keys and values of the
+wrong type with an error that names the key and the value; range checks belong
+in the dataclass's ``__post_init__``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import math
 import tomllib
-import types
-import typing
 from pathlib import Path
 from typing import Any, Mapping, TypeVar
 
 from lejepa_wm.atomic import read_regular
+from lejepa_wm.records import nonfinite_item
+from lejepa_wm.schema import read
 
 __all__ = ["SCALES", "CONFIG_LIMIT", "config_from_mapping", "read_toml", "load_scaled_config"]
 
@@ -27,47 +26,21 @@ _T = TypeVar("_T")
 SCALES = ("quick", "full")
 CONFIG_LIMIT = 2**20
 """The largest config file read (bytes): a config is a few hundred bytes."""
-_KINDS = {int: "an integer", bool: "true or false", str: "a string"}
-"""The plain types a config value is checked against, and how an error message names them."""
-
-
-def _coerce(key: str, value: Any, annotation: Any) -> Any:
-    """Check ``value`` against a (simple) type annotation; lists become tuples; a mismatch is a ``ValueError``."""
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        for option in args:
-            if option is not type(None):
-                with contextlib.suppress(ValueError):
-                    return _coerce(key, value, option)
-        raise ValueError(f"config key {key!r}: value {value!r} matches none of {annotation}")
-    if origin in (tuple, list):
-        if not isinstance(value, (list, tuple)):
-            raise ValueError(f"config key {key!r} must be a list; got {value!r}")
-        item_type = args[0] if args else Any
-        return tuple(_coerce(key, item, item_type) for item in value)
-    if annotation is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ValueError(f"config key {key!r} must be a finite number; got {value!r}")
-        return float(value)
-    if annotation in _KINDS and (isinstance(value, bool) != (annotation is bool) or not isinstance(value, annotation)):
-        raise ValueError(f"config key {key!r} must be {_KINDS[annotation]}; got {value!r}")
-    return value
 
 
 def config_from_mapping(cls: type[_T], mapping: Mapping[str, Any]) -> _T:
-    """Build dataclass ``cls`` from ``mapping``; unknown keys and wrong types raise ``ValueError``."""
-    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    unknown = sorted(set(mapping) - set(fields))
+    """Config dataclass ``cls`` read from ``mapping`` by :func:`~lejepa_wm.schema.read`, after refusing unknown
+    keys and numbers that are not finite (TOML has ``nan`` and ``inf``); ``cls.__post_init__`` then checks
+    ranges. The ``ValueError`` names the key and the value."""
+    known = sorted(field.name for field in dataclasses.fields(cls))  # type: ignore[arg-type]
+    unknown = sorted(set(mapping) - set(known))
     if unknown:
-        raise ValueError(
-            f"unknown config key(s) {', '.join(map(repr, unknown))} for {cls.__name__}; "
-            f"known keys: {', '.join(sorted(fields))}"
-        )
-    hints = typing.get_type_hints(cls)
-    return cls(**{key: _coerce(key, value, hints[key]) for key, value in mapping.items()})
+        raise ValueError(f"unknown config key(s) {', '.join(map(repr, unknown))} for {cls.__name__}; "
+                         f"known keys: {', '.join(known)}")
+    for key, value in mapping.items():
+        if nonfinite_item(value) is not None:
+            raise ValueError(f"config key {key!r} must hold finite numbers only; got {value!r}")
+    return read(cls, dict(mapping), f"config ({cls.__name__})")
 
 
 def read_toml(path: Path) -> dict[str, Any]:

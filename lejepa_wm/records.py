@@ -8,8 +8,6 @@
   measured, its value, the bound a theorem predicts (``None``: a measurement outside
   any theorem's scope), its standard error over seeds, the split and the seeds.
 - :class:`PartOutcome` — how one part of ``lejepa-wm reproduce`` ended.
-- :data:`METRIC_FIELDS` — the types of the metrics every run stores (``metrics.json``),
-  checked by :func:`check_metrics` wherever a run's metrics are read or written.
 
 Verdicts
 --------
@@ -19,25 +17,27 @@ margin to the bound lies within ``2·se`` of zero is ``not resolved`` (the data
 cannot tell which side it is on); otherwise ``held`` if the bound holds, else
 ``failed``. Comparisons are exact float comparisons of the stored numbers.
 
-Every record has ``to_dict`` (plain JSON data) and ``from_dict``, which rejects
-malformed data with a ``ValueError`` naming the field and the bad value;
-:func:`records_from_list` reads a JSON list of them (``headline.json`` is a list
-of ``HeadlineEntry.to_dict()`` objects) and names the index of a bad item.
+Every record has ``to_dict`` (plain JSON data) and ``from_dict``, which reads it
+back with :func:`lejepa_wm.schema.read` (a ``ValueError`` naming the field and the
+bad value); ``read(list[HeadlineEntry], data, what)`` reads ``headline.json``, a
+list of them, naming the index of a bad item.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import MISSING, asdict, dataclass, field, fields
-from typing import Any, Callable, Iterable, Mapping, TypeVar
+from dataclasses import asdict, dataclass, field, fields
+from typing import Annotated, Any, Mapping
+
+from pydantic import Field
+
+from lejepa_wm.schema import read
 
 __all__ = [
-    "HELD", "FAILED", "NOT_RUN", "MEASURED", "UNRESOLVED", "VERDICTS", "number_text", "json_object", "checked",
-    "records_from_list", "METRIC_FIELDS", "check_metrics", "nonfinite_item", "Bound", "verdict_of", "combine",
+    "HELD", "FAILED", "NOT_RUN", "MEASURED", "UNRESOLVED", "VERDICTS", "number_text", "nonfinite_item", "Bound",
+    "verdict_of", "combine",
     "CheckResult", "HeadlineEntry", "short_requirement", "PartOutcome"
 ]
-
-_T = TypeVar("_T")
 
 HELD = "held"
 FAILED = "failed"
@@ -51,11 +51,6 @@ _INTERVAL = "in"
 _SYMBOLS = {"<=": "≤", ">=": "≥", "<": "<", ">": ">"}
 
 
-def _is(value: Any, types: type | tuple[type, ...]) -> bool:
-    """Whether ``value`` is of ``types``, a JSON ``true``/``false`` never counting as a number."""
-    return isinstance(value, types) and not isinstance(value, bool)
-
-
 def number_text(x: float) -> str:
     """The shortest ``%g`` form of ``x`` that reads back as exactly ``x`` (``1e-09``, ``0.999999999``, ``5``)."""
     for digits in range(6, 18):
@@ -63,88 +58,6 @@ def number_text(x: float) -> str:
         if float(text) == x:
             return text
     return repr(x)
-
-
-def json_object(data: Any, what: str) -> Mapping[str, Any]:
-    """``data`` if it is a JSON object, else ``ValueError`` naming ``what``."""
-    if not isinstance(data, Mapping):
-        raise ValueError(f"{what} must be a JSON object; got {type(data).__name__}")
-    return data
-
-
-def _require(data: Mapping[str, Any], keys: Iterable[str], what: str) -> None:
-    missing = [key for key in keys if key not in data]
-    if missing:
-        raise ValueError(f"{what} lacks the field(s) {', '.join(missing)}")
-
-
-# A field annotation (without ``| None``) -> what it accepts, that in words, and its conversion.
-# A list or object field reads null or an empty value as empty.
-_KINDS: dict[str, tuple[Callable[[Any], bool], str, Callable[[Any], Any]]] = {
-    "str": (lambda v: isinstance(v, str), "a string", str),
-    "float": (lambda v: _is(v, (int, float)), "a number", float),
-    "bool": (lambda v: isinstance(v, bool), "true or false", bool),
-    "seconds": (lambda v: _is(v, (int, float)) and math.isfinite(v) and v >= 0, "a duration >= 0 in seconds", float),
-    "count": (lambda v: _is(v, int) and v >= 0, "an integer >= 0", int),
-    "dict[str, Any]": (lambda v: not v or isinstance(v, dict), "an object", lambda v: dict(v or {})),
-    "tuple[int, ...]": (lambda v: not v or isinstance(v, list) and all(_is(s, int) for s in v),
-                        "a list of integers", lambda v: tuple(v or ())),
-    "tuple[str, ...]": (lambda v: not v or isinstance(v, list) and all(isinstance(s, str) for s in v),
-                        "a list of strings", lambda v: tuple(v or ())),
-}
-
-
-def checked(value: Any, annotation: str, label: str) -> Any:
-    """``value`` as a field annotated ``annotation`` (e.g. ``float | None``) holds it.
-
-    ``ValueError`` names ``label`` and the value when it is of the wrong type; a
-    ``Bound`` is read by :meth:`Bound.from_dict`.
-    """
-    kind, _, optional = annotation.partition(" | ")
-    if value is None and optional:
-        return None
-    if kind == "Bound":
-        return Bound.from_dict(value)
-    accepts, expected, convert = _KINDS[kind]
-    if not accepts(value):
-        raise ValueError(f"{label} must be {expected}; got {value!r}")
-    return convert(value)
-
-
-def records_from_list(data: Any, from_dict: Callable[[Any], _T], what: str) -> list[_T]:
-    """Each item of the JSON list ``data`` read with ``from_dict``; ``ValueError`` names ``what[index]``."""
-    if not isinstance(data, list):
-        raise ValueError(f"{what} must be a JSON list; got {type(data).__name__}")
-    records = []
-    for index, item in enumerate(data):
-        try:
-            records.append(from_dict(item))
-        except ValueError as exc:
-            raise ValueError(f"{what}[{index}]: {exc}") from None
-    return records
-
-
-METRIC_FIELDS: Mapping[str, str] = {
-    "run_id": "str", "split": "str | None", "machine": "dict[str, Any] | None",
-    "wall_time_s": "seconds", "cpu_time_s": "seconds", "train_seconds": "seconds", "data_seconds": "seconds",
-    "baseline_seconds": "seconds", "seconds_to_target": "seconds | None",
-    "steps": "count", "steps_to_target": "count | None", "resumed_from": "count | None",
-    "probe_r2": "float", "validation_r2": "float", "raw_observation_r2": "float", "residual_ratio": "float",
-    "procrustes_error": "float", "scale_free_error": "float", "orthogonality_error": "float",
-    "embedding_std": "float",
-}
-"""A stored metric's type (as :func:`checked` reads it): the keys ``execute_run`` adds and those every
-synthetic run reports; an experiment's other keys are its own."""
-
-
-def check_metrics(metrics: Any, label: str) -> Mapping[str, Any]:
-    """``metrics`` if it is a JSON object whose :data:`METRIC_FIELDS` have their types, else ``ValueError``
-    naming ``label`` (the file), the key and the value."""
-    metrics = json_object(metrics, label)
-    for key, annotation in METRIC_FIELDS.items():
-        if key in metrics:
-            checked(metrics[key], annotation, f"{label} field {key!r}")
-    return metrics
 
 
 def nonfinite_item(data: Any, where: str = "") -> str | None:
@@ -169,29 +82,17 @@ def _plain(value: Any) -> Any:
 
 
 class _Record:
-    """``to_dict``/``from_dict`` of a frozen dataclass record, driven by its fields and their annotations.
-
-    ``to_dict`` writes every field in order. ``from_dict`` requires the fields
-    without a default (but those in ``_read_defaults``, read with that default)
-    and reads each with :func:`checked`, naming ``_what`` and the field.
-    """
+    """``to_dict``/``from_dict`` of a frozen dataclass record: ``to_dict`` writes every field in order,
+    ``from_dict`` reads them back with :func:`~lejepa_wm.schema.read`, naming ``_what`` and the field."""
 
     _what = "record"
-    _read_defaults: Mapping[str, Any] = {}
 
     def to_dict(self) -> dict[str, Any]:
         return {item.name: _plain(getattr(self, item.name)) for item in fields(self)}  # type: ignore[arg-type]
 
     @classmethod
     def from_dict(cls, data: Any) -> Any:
-        data = json_object(data, cls._what)
-        defaults = {item.name: cls._read_defaults.get(item.name, item.default if item.default_factory is MISSING
-                                                      else item.default_factory())
-                    for item in fields(cls)}  # type: ignore[arg-type]
-        _require(data, [name for name, default in defaults.items() if default is MISSING], cls._what)
-        return cls(**{item.name: checked(data.get(item.name, defaults[item.name]), item.type,
-                                         f"{cls._what} field {item.name!r}")
-                      for item in fields(cls)})  # type: ignore[arg-type]
+        return read(cls, data, cls._what)
 
 
 def _comparison(op: str) -> Any:
@@ -210,12 +111,12 @@ class Bound:
     def __post_init__(self) -> None:
         if self.op not in _COMPARISONS + (_INTERVAL,):
             raise ValueError(f"bound operator must be one of {_COMPARISONS + (_INTERVAL,)}; got {self.op!r}")
-        if not math.isfinite(checked(self.value, "float", "bound value")):
+        if not math.isfinite(self.value):
             raise ValueError(f"bound value must be finite; got {self.value!r}")
         if self.op == _INTERVAL:
-            upper = checked(self.upper, "float", "bound upper end")
-            if not (math.isfinite(upper) and upper >= self.value):
-                raise ValueError(f"interval [{self.value!r}, {self.upper!r}] must be finite and ordered")
+            if self.upper is None or not (math.isfinite(self.upper) and self.upper >= self.value):
+                raise ValueError(f"interval [{self.value!r}, {self.upper!r}] needs a finite upper end, at least its "
+                                 "value")
         elif self.upper is not None:
             raise ValueError(f"only an interval bound has an upper end; got {self.op!r} with {self.upper!r}")
 
@@ -251,10 +152,7 @@ class Bound:
 
     @classmethod
     def from_dict(cls, data: Any) -> "Bound":
-        data = json_object(data, "bound")
-        _require(data, ("op", "value"), "bound")
-        return cls(str(data["op"]), checked(data["value"], "float", "bound value"),
-                   checked(data.get("upper"), "float | None", "bound upper end"))
+        return read(cls, data, "bound")
 
 
 def verdict_of(value: float | None, bound: Bound | None, standard_error: float | None = None) -> str:
@@ -371,7 +269,7 @@ class HeadlineEntry(_Record):
     value: float | None
     bound: Bound | None
     measured: str
-    standard_error: float | None = None
+    standard_error: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
     seeds: tuple[int, ...] = ()
     split: str = "test"
     scope: str | None = None
@@ -418,14 +316,6 @@ class HeadlineEntry(_Record):
         """JSON data; ``verdict`` is included for readers, and recomputed (not trusted) on reading."""
         return {**super().to_dict(), "verdict": self.verdict}
 
-    @classmethod
-    def from_dict(cls, data: Any) -> "HeadlineEntry":
-        entry = super().from_dict(data)
-        error = entry.standard_error
-        if error is not None and not (math.isfinite(error) and error >= 0):
-            raise ValueError(f"{cls._what} field 'standard_error' must be finite and non-negative; got {error!r}")
-        return entry
-
 
 def short_requirement(record: CheckResult | HeadlineEntry) -> str:
     """The requirement without repeating the quantity (``≤ 1e-10``), for compact lines and tables."""
@@ -442,14 +332,13 @@ class PartOutcome(_Record):
     name: str
     kind: str
     status: str
-    wall_time_s: float | None
-    detail: str
+    wall_time_s: float | None = None
+    detail: str = ""
     reused: bool = False
     error: str | None = None
     traceback: str | None = None
 
     _what = "part record"
-    _read_defaults = {"wall_time_s": None, "detail": ""}
 
     def __post_init__(self) -> None:
         if self.status not in _PART_STATUSES:

@@ -26,6 +26,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from lejepa_wm.schema import read
+
 __all__ = ["STREAMS", "SEED_LIMIT", "spawn_seeds", "SeedStreams"]
 
 STREAMS: tuple[str, ...] = ("renderer", "init", "batches", "fit", "validation", "test")
@@ -110,9 +112,4 @@ class SeedStreams:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "SeedStreams":
-        if not isinstance(data, Mapping):
-            raise ValueError(f"seed streams must be an object; got {data!r}")
-        missing = [field.name for field in fields(cls) if field.name not in data]
-        if missing:
-            raise ValueError(f"seed streams lack {', '.join(missing)}")
-        return cls(**{field.name: data[field.name] for field in fields(cls)})
+        return read(cls, data, "seed streams")

@@ -57,8 +57,8 @@ def test_a_key_given_twice_is_refused() -> None:
 
 
 @pytest.mark.parametrize("setting, message", [
-    ("max_steps=abc", "'max_steps' must be an integer; got 'abc'"),
-    ("lr=fast", "'lr' must be a finite number; got 'fast'"),
+    ("max_steps=abc", "field 'max_steps' must be a valid integer; got 'abc'"),
+    ("lr=fast", "field 'lr' must be a valid number; got 'fast'"),
     ("methods=sigreg", "must include the control 'alignment_only'"),
     ("dims=[2, 3]", "'dims'"),
 ])

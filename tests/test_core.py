@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -18,8 +20,9 @@ from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import RunSpec
 from lejepa_wm.numerics import checks as checks_module
 from lejepa_wm.numerics.checks import run_verify
+from lejepa_wm.schema import RunMetrics, read
 from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, HeadlineEntry,
-                               PartOutcome, combine, records_from_list, verdict_of)
+                               PartOutcome, combine, verdict_of)
 
 
 @pytest.mark.parametrize("rho", [0.0, 1.0, -0.5, 1.5, float("nan"), float("inf")])
@@ -61,7 +64,7 @@ def test_config_rejects_unknown_key_and_wrong_type() -> None:
         config_from_mapping(_Config, {"n": 2, "typo": 1})
     with pytest.raises(ValueError, match="'n'"):
         config_from_mapping(_Config, {"n": "two"})
-    with pytest.raises(ValueError, match="'name': value 7 matches none of"):
+    with pytest.raises(ValueError, match="field 'name' must be a valid string; got 7"):
         config_from_mapping(_Config, {"n": 2, "name": 7})
     config = config_from_mapping(_Config, {"n": 3, "rho": 1, "sizes": [8, 16]})
     assert config == _Config(3, 1.0, (8, 16))
@@ -160,7 +163,7 @@ def test_cli_verify_writes_json_and_sets_exit_status(tmp_path: Path) -> None:
     status = main(["verify", "--claims", "C1", "--json", str(out)])
     summary = read_json(out)
     assert status == (0 if summary["passed"] else 1)
-    rows = records_from_list(summary["rows"], CheckResult.from_dict, "rows")
+    rows = read(list[CheckResult], summary["rows"], "rows")
     assert {row.claim for row in rows} == {"C1"}
     assert all(row.judged() == (HELD, None) for row in rows)
 
@@ -258,7 +261,7 @@ def test_bound_describe_names_the_quantity_and_keeps_every_digit() -> None:
 
 
 @pytest.mark.parametrize("data, field", [
-    ({"op": "~", "value": 1}, "operator"), ({"op": "<=", "value": "1e-3"}, "bound value"),
+    ({"op": "~", "value": 1}, "operator"), ({"op": "<=", "value": "1e-3"}, "bound: field 'value'"),
     ({"op": "in", "value": 2, "upper": 1}, "interval"), ({"op": "<="}, "value"), ([1, 2], "bound"),
     ({"op": "<=", "value": 1, "upper": 2}, "upper"), ({"op": "in", "value": 1, "upper": None}, "upper"),
 ])
@@ -342,13 +345,24 @@ def test_bad_headline_entry_is_rejected_naming_the_field(change: dict, field: st
         HeadlineEntry.from_dict({**_entry().to_dict(), **change})
 
 
-def test_records_from_list_names_the_bad_item() -> None:
+def test_a_list_of_records_names_the_bad_item() -> None:
     good = _entry().to_dict()
-    with pytest.raises(ValueError, match=r"headline\.json\[1\]: .*quantity"):
-        records_from_list([good, {k: v for k, v in good.items() if k != "quantity"}], HeadlineEntry.from_dict,
-                          "headline.json")
-    with pytest.raises(ValueError, match="must be a JSON list; got dict"):
-        records_from_list({}, HeadlineEntry.from_dict, "headline.json")
+    with pytest.raises(ValueError, match=r"headline\.json\[1\]: lacks the field 'quantity'"):
+        read(list[HeadlineEntry], [good, {k: v for k, v in good.items() if k != "quantity"}], "headline.json")
+    with pytest.raises(ValueError, match="headline.json: the data must be a valid array; got {}"):
+        read(list[HeadlineEntry], {}, "headline.json")
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"when": datetime.date(2026, 1, 1)}, "is not JSON data"),
+    ({"a": 1, "b": "x"}, "field 'b' must be a valid integer; got 'x'"),
+    ({"a": True}, "field 'a' must be a valid integer; got True"),
+    ({"a": 1.5}, "field 'a' must be a valid integer; got 1.5"),
+])
+def test_read_is_strict_and_names_the_bad_value(data: dict, message: str) -> None:
+    assert read(dict[str, int], {"a": 1}, "x") == {"a": 1}
+    with pytest.raises(ValueError, match=re.escape(f"x: {message}") if "JSON" not in message else message):
+        read(dict[str, int], data, "x")
 
 
 def test_part_outcome_round_trip_and_bad_status() -> None:
@@ -601,18 +615,17 @@ def test_a_file_changed_after_its_publication_is_named(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"wall_time_s": -5.0}, "'wall_time_s' must be a duration >= 0 in seconds; got -5.0"),
-    ({"probe_r2": "0.99"}, "'probe_r2' must be a number; got '0.99'"),
-    ({"steps": 1.5}, "'steps' must be an integer >= 0; got 1.5"),
-    ({"resumed_from": True}, "'resumed_from' must be an integer >= 0; got True"),
+    ({"wall_time_s": -5.0}, "'wall_time_s' must be greater than or equal to 0; got -5.0"),
+    ({"wall_time_s": float("inf")}, "'wall_time_s' must be a finite number; got inf"),
+    ({"probe_r2": "0.99"}, "'probe_r2' must be a valid number; got '0.99'"),
+    ({"steps": 1.5}, "'steps' must be a valid integer; got 1.5"),
+    ({"resumed_from": True}, "'resumed_from' must be a valid integer; got True"),
 ])
 def test_stored_metrics_of_the_wrong_type_are_named(change: dict, message: str) -> None:
-    from lejepa_wm.records import check_metrics
-
-    good = {"probe_r2": 0.9, "wall_time_s": 1.0, "steps": 3, "resumed_from": None, "own_key": "anything"}
-    assert check_metrics(good, "m.json") == good
-    with pytest.raises(ValueError, match=f"m.json field {message}".replace("(", r"\(").replace(")", r"\)")):
-        check_metrics({**good, **change}, "m.json")
+    good = {"probe_r2": 0.9, "wall_time_s": 1.0, "steps": 3, "resumed_from": None, "own_key": ["anything"]}
+    assert read(RunMetrics, good, "m.json") == good
+    with pytest.raises(ValueError, match=re.escape(f"m.json: field {message}")):
+        read(RunMetrics, {**good, **change}, "m.json")
 
 
 def test_nonfinite_item_names_where_the_value_is() -> None:
@@ -638,7 +651,7 @@ def test_a_run_with_a_nonfinite_or_mistyped_metric_is_refused_naming_the_key(tmp
     spec = RunSpec("scaling", "quick", "r0", {"x": 1})
     with pytest.raises(ValueError, match=r"run 'r0' produced a metric that is not finite: history\[0\] = nan"):
         execute_run(_MetricsExperiment({"history": [float("nan")]}), spec, tmp_path)
-    with pytest.raises(ValueError, match="'steps' must be an integer >= 0; got -1"):
+    with pytest.raises(ValueError, match="field 'steps' must be greater than or equal to 0; got -1"):
         execute_run(_MetricsExperiment({"steps": -1}), spec, tmp_path)
     assert not (spec.run_dir(tmp_path) / METRICS_FILE).exists()
 

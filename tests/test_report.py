@@ -218,13 +218,13 @@ def test_missing_parts_are_not_run(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("content, message", [
-    ("{}", "headline.json must be a JSON list; got dict"),
+    ("{}", "headline.json: the data must be a valid array; got {}"),
     ("[]", "non-empty list"),
-    ('[{"claim": "T1", "name": "x"}]', "headline.json[0]: headline entry lacks the field(s) quantity, value, bound"),
+    ('[{"claim": "T1", "name": "x"}]', "headline.json[0]: lacks the fields 'quantity', 'value', 'bound'"),
     ('[{"claim": "T1", "name": "x", "quantity": "R2", "value": "high", "bound": null, "measured": ""}]',
-     "headline.json[0]: headline entry field 'value' must be a number; got 'high'"),
+     "headline.json[0]: field 'value' must be a valid number; got 'high'"),
     ('[{"claim": "T1", "name": "x", "quantity": "R2", "value": 1, "bound": "<= 1", "measured": ""}]',
-     "headline.json[0]: bound must be a JSON object"),
+     "headline.json[0]: field 'bound' must be an object; got '<= 1'"),
     ("[not json", "headline.json is not valid JSON"),
 ])
 def test_malformed_headline_fails_its_experiment(results: Path, content: str, message: str) -> None:
@@ -283,10 +283,10 @@ def test_reproduce_record_of_another_scale_is_ignored(results: Path) -> None:
 
 
 @pytest.mark.parametrize("content, message", [
-    ('{"scale": "quick", "parts": [{"status": "ok"}]}', "reproduce.json parts[0]: part record lacks the field(s) name"),
-    ('{"scale": "quick", "parts": {"verify": "ok"}}', "reproduce.json parts must be a JSON list; got dict"),
-    ('{"scale": "quick", "parts": [], "wall_time_s": "long"}', "reproduce.json field 'wall_time_s' must be a number"),
-    ('[{"scale": "quick"}]', "reproduce.json must be a JSON object; got list"),
+    ('{"scale": "quick", "parts": [{"status": "ok"}]}', "reproduce.json parts[0]: lacks the fields 'name', 'kind'"),
+    ('{"scale": "quick", "parts": {"verify": "ok"}}', "reproduce.json parts: the data must be a valid array; got {'verify': 'ok'}"),
+    ('{"scale": "quick", "parts": [], "wall_time_s": "long"}', "reproduce.json field 'wall_time_s': the data must be a valid number; got 'long'"),
+    ('[{"scale": "quick"}]', "reproduce.json: the data must be an object; got [{'scale': 'quick'}]"),
 ])
 def test_a_malformed_reproduce_record_is_shown_not_fatal(results: Path, lean_root: Path, content: str,
                                                         message: str) -> None:
@@ -301,12 +301,12 @@ def test_a_malformed_reproduce_record_is_shown_not_fatal(results: Path, lean_roo
 
 @pytest.mark.parametrize("file, damage, message", [
     ("verify.json", lambda data: data["rows"][2].update(passed="yes"),
-     "verify.json rows[2]: check result field 'passed' must be true or false; got 'yes'"),
+     "verify.json rows[2]: field 'passed' must be a valid boolean; got 'yes'"),
     ("verify.json", lambda data: data["rows"][2].update(value="4e-13"),
-     "verify.json rows[2]: check result field 'value' must be a number"),
+     "verify.json rows[2]: field 'value' must be a valid number"),
     ("verify.json", lambda data: data["rows"][2]["bound"].update(op="=="), "bound operator must be one of"),
     ("verify.json", lambda data: data.update(seconds_per_claim=[1, 2]), "field 'seconds_per_claim'"),
-    ("verify.json", lambda data: data.update(rows={"LOSS": 1}), "verify.json rows must be a JSON list; got dict"),
+    ("verify.json", lambda data: data.update(rows={"LOSS": 1}), "verify.json rows: the data must be a valid array; got {'LOSS': 1}"),
 ])
 def test_a_damaged_verify_json_fails_only_the_checks(results: Path, lean_root: Path, file: str, damage,
                                                      message: str) -> None:
@@ -323,16 +323,16 @@ def test_a_damaged_verify_json_fails_only_the_checks(results: Path, lean_root: P
 def test_a_verify_json_that_is_a_list_fails_only_the_checks(results: Path, lean_root: Path) -> None:
     (results / "verify.json").write_text("[]", encoding="utf-8")
     written = write_report(results, "quick", lean_root)
-    assert "verify.json must be a JSON object; got list" in written.gathered.verify.error
+    assert "verify.json: the data must be an object; got [" in written.gathered.verify.error
     assert next(s for s in written.gathered.experiments if s.name == "scaling").status == HELD
 
 
 @pytest.mark.parametrize("file, content, message", [
-    ("metrics.json", "[1, 2]", "scaling/quick/runs/n=8/metrics.json must be a JSON object; got list"),
-    ("metrics.json", '{"wall_time_s": "12 s"}', "metrics.json field 'wall_time_s' must be a duration >= 0 in seconds; got '12 s'"),
+    ("metrics.json", "[1, 2]", "scaling/quick/runs/n=8/metrics.json: the data must be an object; got [1, 2]"),
+    ("metrics.json", '{"wall_time_s": "12 s"}', "metrics.json: field 'wall_time_s' must be a valid number; got '12 s'"),
     ("metrics.json", "{", "scaling/quick/runs/n=8/metrics.json is not valid JSON"),
-    ("spec.json", "[]", "scaling/quick/runs/n=8/spec.json must be a JSON object; got list"),
-    ("spec.json", '{"params": [8, 0]}', "spec.json field 'params' must be a JSON object; got list"),
+    ("spec.json", "[]", "scaling/quick/runs/n=8/spec.json: the data must be an object; got []"),
+    ("spec.json", '{"params": [8, 0]}', "spec.json field 'params': the data must be an object; got [8, 0]"),
 ])
 def test_a_damaged_run_file_marks_its_experiment_damaged(results: Path, lean_root: Path, file: str, content: str,
                                                          message: str) -> None:

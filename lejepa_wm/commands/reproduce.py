@@ -49,10 +49,11 @@ from lejepa_wm.commands import exits
 from lejepa_wm.config import SCALES
 from lejepa_wm.experiments import EXPERIMENT_MODULES, SYNTHETIC_EXPERIMENTS
 from lejepa_wm.experiments.base import experiment_dir, is_done
-from lejepa_wm.records import FAILED, HELD, VERDICTS, CheckResult, PartOutcome, records_from_list
+from lejepa_wm.records import FAILED, HELD, VERDICTS, CheckResult, PartOutcome
 from lejepa_wm.report import HTML_FILE, MARKDOWN_FILE, write_report
 from lejepa_wm.report.environment import collect_environment
 from lejepa_wm.report.gather import REPRODUCE_FILE, VERIFY_FILE, Gathered, gather
+from lejepa_wm.schema import read
 from lejepa_wm.sweep.driver import DEFAULT_OUT, check_environment, check_launch, run_sweep
 from lejepa_wm.sweep.state import ERROR_FILE, plan_sweep, refuse_if_busy
 from lejepa_wm.sweep.worker import error_line
@@ -92,10 +93,8 @@ def reusable_verify(path: Path) -> tuple[bool, str]:
     if not path.exists():
         return False, f"no {path}"
     try:
-        data = read_json(path)
-        if not isinstance(data, dict):
-            raise ValueError(f"must be a JSON object; got {type(data).__name__}")
-        rows = records_from_list(data.get("rows"), CheckResult.from_dict, "rows")
+        data = read(dict[str, Any], read_json(path), path.name)
+        rows = read(list[CheckResult], data.get("rows"), "rows")
     except (OSError, ValueError) as exc:
         return False, f"{path} is unreadable ({exc})"
     version = data.get("package_version")

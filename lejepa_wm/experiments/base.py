@@ -5,7 +5,7 @@ An experiment expands its validated configuration into a grid of independent
 ``<out>/<experiment>/<scale>/runs/<run_id>/`` and finishes by writing
 ``metrics.json`` atomically; a run whose ``metrics.json`` exists is done and is
 never recomputed (resume); its metrics are checked on reading and writing
-(:func:`~lejepa_wm.records.check_metrics`, finite numbers only). ``spec.json`` records the parameters a run was
+(:class:`~lejepa_wm.schema.RunMetrics`, finite numbers only). ``spec.json`` records the parameters a run was
 started with: a finished run with other parameters is an error
 (:class:`StaleRunError`), never a silent reuse, and an unfinished one is started
 afresh (its checkpoints belong to the old settings). A run may keep checkpoints in its folder so that an
@@ -36,7 +36,8 @@ from typing import Any, Callable, Collection, ContextManager, Mapping, Protocol,
 from lejepa_wm.atomic import Stage, atomic_write_json, publishing, read_json
 from lejepa_wm.experiments.training_log import tensorboard_log
 from lejepa_wm.machine import run_machine
-from lejepa_wm.records import check_metrics, nonfinite_item
+from lejepa_wm.records import nonfinite_item
+from lejepa_wm.schema import RunMetrics, read
 
 __all__ = [
     "CHECKPOINT_FILE", "METRICS_FILE", "SPEC_FILE", "HEADLINE_FILE", "SUMMARY_FILE", "DeterministicRunError",
@@ -95,9 +96,9 @@ class RunSpec:
         return {"experiment": self.experiment, "scale": self.scale, "run_id": self.run_id, "params": dict(self.params)}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "RunSpec":
-        """Inverse of :meth:`to_dict`."""
-        return cls(data["experiment"], data["scale"], data["run_id"], data.get("params", {}))
+    def from_dict(cls, data: Any) -> "RunSpec":
+        """Inverse of :meth:`to_dict`, read with :func:`~lejepa_wm.schema.read`."""
+        return read(cls, data, "run spec")
 
 
 def experiment_dir(out: Path, experiment: str, scale: str) -> Path:
@@ -178,7 +179,7 @@ def read_run(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
     try:
         metrics = read_json(Path(run_dir) / METRICS_FILE)
         spec = read_json(Path(run_dir) / SPEC_FILE) if (Path(run_dir) / SPEC_FILE).exists() else {}
-        check_metrics(metrics, METRICS_FILE)
+        read(RunMetrics, metrics, METRICS_FILE)
     except (ValueError, OSError):  # a missing metrics.json included
         return None
     return (metrics, spec) if isinstance(spec, dict) else None
@@ -213,7 +214,7 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
     run's checkpoint is deleted only after ``metrics.json`` is durably written,
     so an interruption at any moment loses at most the steps since the last
     checkpoint; stale temporary files of a killed write are removed first.
-    Metrics that are not finite, or of the wrong type (:data:`~lejepa_wm.records.METRIC_FIELDS`),
+    Metrics that are not finite, or of the wrong type (:class:`~lejepa_wm.schema.RunMetrics`),
     are a ``ValueError`` naming the key. ``guard()`` is entered around writing
     the metrics and removing the checkpoint (the sweep's check that this
     process still owns the run; it raises :class:`RunTakenOver` to drop the result).
@@ -250,7 +251,7 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
     if bad is not None:
         raise ValueError(f"run {spec.run_id!r} produced a metric that is not finite: {bad}; a result must be a "
                          "finite number or null")
-    check_metrics(metrics, f"the metrics of run {spec.run_id!r}")
+    read(RunMetrics, metrics, f"the metrics of run {spec.run_id!r}")
     with guard() if guard is not None else contextlib.nullcontext():
         atomic_write_json(run_dir / METRICS_FILE, metrics)
         (run_dir / CHECKPOINT_FILE).unlink(missing_ok=True)

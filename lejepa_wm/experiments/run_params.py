@@ -22,6 +22,7 @@ from lejepa_wm.experiments.flows import RENDERERS, CouplingFlow, make_renderer
 from lejepa_wm.experiments.objectives import OBJECTIVES, Objective, build_objective, supervised_objective
 from lejepa_wm.experiments.training import TrainSettings, check_number
 from lejepa_wm.experiments.worlds import World, world_from_dict, world_to_dict
+from lejepa_wm.schema import read
 from lejepa_wm.seeds import SeedStreams
 from lejepa_wm.validation import check_choice, check_positive_int
 
@@ -32,24 +33,6 @@ _OMITTED_AT_DEFAULT = ("average_decay",)
 _ALIGNMENT_ONLY = "alignment_only"
 SUPERVISED = "supervised"
 _OBJECTIVE_NAMES = (*OBJECTIVES, _ALIGNMENT_ONLY, SUPERVISED)
-
-
-def _section(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
-    if key not in data:
-        raise ValueError(f"run parameters lack the section {key!r}")
-    value = data[key]
-    if not isinstance(value, Mapping):
-        raise ValueError(f"run parameter section {key!r} must be an object; got {value!r}")
-    return value
-
-
-def _build(cls: type, data: Mapping[str, Any], key: str, what: str | None = None) -> Any:
-    """``cls`` built from the section ``key`` of ``data``; ``ValueError`` names a malformed one."""
-    section = _section(data, key)
-    try:
-        return cls(**dict(section))
-    except TypeError as exc:
-        raise ValueError(f"{what or key} {dict(section)!r} is malformed: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -148,12 +131,14 @@ class SyntheticRunParams:
         return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "SyntheticRunParams":
-        if not isinstance(data, Mapping):
-            raise ValueError(f"run parameters must be an object; got {data!r}")
-        return cls(world=world_from_dict(_section(data, "world")), renderer=_build(RendererParams, data, "renderer"),
-                   encoder=_build(EncoderParams, data, "encoder"), objective=_build(ObjectiveParams, data, "objective"),
-                   train=_build(TrainSettings, data, "train", "training settings"),
-                   seeds=SeedStreams.from_dict(_section(data, "seeds")),
-                   eval_size=data.get("eval_size"), cpu_threads=data.get("cpu_threads", 1),
-                   track_test=bool(data.get("track_test", False)), labels=dict(data.get("labels", {})))
+    def from_dict(cls, data: Any) -> "SyntheticRunParams":
+        """The parameters a ``spec.json`` stores, read with :func:`~lejepa_wm.schema.read` (the world by its kind)."""
+        stored = read(_StoredParams, data, "run parameters")
+        return cls(**{**vars(stored), "world": world_from_dict(stored.world)})
+
+
+@dataclass(frozen=True)
+class _StoredParams(SyntheticRunParams):
+    """:class:`SyntheticRunParams` as ``spec.json`` stores them: the world as its dictionary."""
+
+    world: dict[str, Any]  # type: ignore[assignment]

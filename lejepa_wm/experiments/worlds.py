@@ -39,6 +39,7 @@ import numpy as np
 import torch
 from scipy.special import gammaln
 
+from lejepa_wm.schema import read
 from lejepa_wm.validation import check_choice, check_positive_int, check_rho
 
 __all__ = [
@@ -236,11 +237,8 @@ def world_to_dict(world: World) -> dict[str, Any]:
 
 def world_from_dict(data: Mapping[str, Any]) -> World:
     """The world described by ``data`` (built by its constructor, so every value is validated)."""
-    if not isinstance(data, Mapping) or "kind" not in data:
-        raise ValueError(f"a world must be an object with a 'kind'; got {data!r}")
-    if not isinstance(data["kind"], str) or data["kind"] not in WORLD_KINDS:
-        raise ValueError(f"unknown world kind {data['kind']!r}; expected 'gaussian' or 'gennorm'")
-    try:
-        return WORLD_KINDS[data["kind"]](**{key: value for key, value in data.items() if key != "kind"})
-    except TypeError as exc:
-        raise ValueError(f"world {dict(data)!r} is malformed: {exc}") from None
+    fields = dict(read(dict[str, Any], data, "world"))
+    kind = fields.pop("kind", None)
+    if not isinstance(kind, str) or kind not in WORLD_KINDS:
+        raise ValueError(f"unknown world kind {kind!r}; expected 'gaussian' or 'gennorm'")
+    return read(WORLD_KINDS[kind], fields, f"{kind} world")

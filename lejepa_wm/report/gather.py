@@ -49,9 +49,9 @@ from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import (HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir,
                                        folder_labels, misplaced, run_compute_seconds)
 from lejepa_wm.machine import describe_machine
-from lejepa_wm.records import (FAILED, MEASURED, NOT_RUN, UNRESOLVED, CheckResult, HeadlineEntry, PartOutcome,
-                               check_metrics, checked, combine, json_object, records_from_list)
+from lejepa_wm.records import FAILED, MEASURED, NOT_RUN, UNRESOLVED, CheckResult, HeadlineEntry, PartOutcome, combine
 from lejepa_wm.report.blocks import FigureBlock
+from lejepa_wm.schema import RunMetrics, read
 from lejepa_wm.report.verdicts import JudgedRow, judge_check
 from lejepa_wm.sweep.state import process_exists
 
@@ -174,11 +174,11 @@ def _read_result(path: Path, label: str) -> Any:
 
 def _read_object(path: Path, label: str) -> Mapping[str, Any]:
     """The JSON object of ``path``; ``ValueError`` naming ``label`` otherwise."""
-    return json_object(_read_result(path, label), label)
+    return read(dict[str, Any], _read_result(path, label), label)
 
 
 def _optional_number(data: Mapping[str, Any], key: str, label: str) -> float | None:
-    return checked(data.get(key), "float | None", f"{label} field {key!r}")
+    return read(float | None, data.get(key), f"{label} field {key!r}")
 
 
 def interrupted_part(record: Mapping[str, Any]) -> PartOutcome | None:
@@ -212,7 +212,7 @@ def _load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple
         record = _read_object(path, REPRODUCE_FILE)
         if record.get("scale") != scale:
             return None, (), None
-        parts = tuple(records_from_list(record.get("parts"), PartOutcome.from_dict, f"{REPRODUCE_FILE} parts"))
+        parts = tuple(read(list[PartOutcome], record.get("parts"), f"{REPRODUCE_FILE} parts"))
         _optional_number(record, "wall_time_s", REPRODUCE_FILE)
         _optional_number(record, "seed", REPRODUCE_FILE)
     except ValueError as exc:
@@ -242,19 +242,15 @@ def _gather_verify(out: Path, part: PartOutcome | None, record_time: float | Non
         return unread
     try:
         data = _read_object(path, VERIFY_FILE)
-        checks = records_from_list(data.get("rows"), CheckResult.from_dict, f"{VERIFY_FILE} rows")
+        checks = read(list[CheckResult], data.get("rows"), f"{VERIFY_FILE} rows")
         wall_time = _optional_number(data, "wall_time_s", VERIFY_FILE)
-        seconds = data.get("seconds_per_claim") or {}
-        if not isinstance(seconds, dict) or any(isinstance(v, bool) or not isinstance(v, (int, float))
-                                                for v in seconds.values()):
-            raise ValueError(f"{VERIFY_FILE} field 'seconds_per_claim' must map claim ids to seconds; got {seconds!r}")
+        seconds = read(dict[str, float], data.get("seconds_per_claim") or {}, f"{VERIFY_FILE} field 'seconds_per_claim'")
     except ValueError as exc:
         return section(FAILED, error=f"damaged {VERIFY_FILE}: {exc}")
     if not checks:
         return section(FAILED, error=f"{VERIFY_FILE} has no rows")
     rows = tuple(judge_check(check) for check in checks)
-    return section(combine([row.status for row in rows]), rows, wall_time,
-                   {str(k): float(v) for k, v in seconds.items()})
+    return section(combine([row.status for row in rows]), rows, wall_time, seconds)
 
 
 def figure_caption(path: Path) -> str | None:
@@ -327,7 +323,7 @@ def _read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[
         spec_path = metrics_path.parent / SPEC_FILE
         try:
             label = metrics_path.relative_to(out).as_posix()
-            metrics = check_metrics(_read_result(metrics_path, label), label)
+            metrics = read(RunMetrics, _read_result(metrics_path, label), label)
             wall_time = run_compute_seconds(metrics)
             machine = describe_machine(metrics.get("machine"))
             seed = None
@@ -336,7 +332,7 @@ def _read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[
                 spec = _read_object(spec_path, label)
                 if (why := misplaced(spec, folder)) is not None:
                     raise ValueError(f"{label} {why}")
-                params = json_object(spec.get("params", {}), f"{label} field 'params'")
+                params = read(dict[str, Any], spec.get("params", {}), f"{label} field 'params'")
                 labels = params.get("labels")
                 seed = labels.get("seed") if isinstance(labels, dict) else params.get("seed")
         except ValueError as exc:
@@ -355,7 +351,7 @@ def _read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[
 def _read_headline(path: Path, source: str) -> tuple[JudgedRow, ...]:
     """The judged entries of ``headline.json`` (a non-empty list of ``HeadlineEntry.to_dict()`` objects)."""
     data = _read_result(path, HEADLINE_FILE)
-    entries = records_from_list(data, HeadlineEntry.from_dict, HEADLINE_FILE)
+    entries = read(list[HeadlineEntry], data, HEADLINE_FILE)
     if not entries:
         raise ValueError(f"{HEADLINE_FILE} must be a non-empty list of entries; got an empty list")
     return tuple(JudgedRow(source, entry, *entry.judged(raw.get("verdict"))) for entry, raw in zip(entries, data))

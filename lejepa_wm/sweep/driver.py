@@ -44,7 +44,8 @@ from lejepa_wm.device import DEVICE_CHOICES, select_device
 from lejepa_wm.experiments.base import METRICS_FILE, is_done, logs_evaluations
 from lejepa_wm.experiments.training_log import check_tensorboard
 from lejepa_wm.progress import progress_bar
-from lejepa_wm.records import HeadlineEntry, records_from_list
+from lejepa_wm.records import HeadlineEntry
+from lejepa_wm.schema import read
 from lejepa_wm.sweep.executors import PoolExecutor, SerialExecutor, SweepExecutor, available_cores
 from lejepa_wm.sweep.slurm import SubmititExecutor, load_slurm_settings
 from lejepa_wm.sweep.state import SweepPlan, describe_owner, launch_claim, live_marker, plan_sweep, reclaim_stale
@@ -252,7 +253,7 @@ def format_headline(path: Path) -> str:
     """The headline results in ``path``: verdict, the quantity and its value over the seeds, the prediction,
     and the supporting numbers (which include the raw observation's baseline)."""
     lines = [f"headline ({path.parent.name} scale; test sample):"]
-    for entry in records_from_list(read_json(path), HeadlineEntry.from_dict, path.name):
+    for entry in read(list[HeadlineEntry], read_json(path), path.name):
         error = "" if entry.standard_error is None else f" ± {entry.standard_error:.3g}"
         value = "none" if entry.value is None else f"{entry.value:.4g}{error}"
         prediction = entry.requirement if entry.bound is None else (

@@ -58,15 +58,18 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from filelock import FileLock, Timeout
+from pydantic import ConfigDict
+from typing_extensions import NotRequired, TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
 from lejepa_wm.atomic import atomic_write_json, read_json
 from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import (METRICS_FILE, Experiment, RunSpec, RunTakenOver, experiment_dir,
                                         read_metrics)
+from lejepa_wm.schema import read
 
 __all__ = [
     "RUNNING_FILE", "ERROR_FILE", "LOCK_FILE", "HEARTBEAT_S", "RunState", "SweepPlan", "plan_sweep",
-    "process_exists", "read_marker", "describe_owner", "stale_reason", "live_marker", "new_marker",
+    "process_exists", "RunMarker", "read_marker", "describe_owner", "stale_reason", "live_marker", "new_marker",
     "RunOwnedElsewhere", "run_lock", "reclaim_stale", "claim_run", "owns", "release_run", "committing", "heartbeat",
     "launch_claim", "busy_owners", "refuse_if_busy", "record_failure", "run_state"
 ]
@@ -153,22 +156,31 @@ def process_exists(pid: int) -> bool:
         return True
 
 
+class RunMarker(TypedDict):
+    """What ``running.json`` holds: the owner's host and process, when it started and last beat, its claim's
+    token, the attempt, and its SLURM job (``None`` outside SLURM)."""
+
+    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
+
+    host: str
+    pid: int
+    started_at: float
+    token: NotRequired[str]
+    heartbeat_at: NotRequired[float]
+    heartbeat_s: NotRequired[float]
+    attempt: NotRequired[int]
+    slurm_job: NotRequired[str | None]
+
+
 def read_marker(run_dir: Path, name: str = RUNNING_FILE) -> dict[str, Any] | None:
     """The run's marker (``running.json``, or the file ``name``) as a dict: ``None`` if absent, ``{}`` if damaged
     (unreadable, wrong shape)."""
     try:
-        marker = read_json(Path(run_dir) / name)
+        return dict(read(RunMarker, read_json(Path(run_dir) / name), name))
     except FileNotFoundError:
         return None
     except (OSError, ValueError):
         return {}
-    if not isinstance(marker, dict):
-        return {}
-    try:
-        int(marker["pid"]), float(marker["started_at"]), str(marker["host"])
-    except (KeyError, TypeError, ValueError):
-        return {}
-    return marker
 
 
 def describe_owner(marker: Mapping[str, Any]) -> str:

@@ -92,7 +92,7 @@ def test_world_sampling_is_seeded():
     (lambda: rates_to_rho([1.0], -1.0), "tau"),
     (lambda: world_from_dict({"kind": []}), "unknown world kind"),
     (lambda: world_from_dict({"kind": "torus", "n": 2}), "'torus'"),
-    (lambda: world_from_dict({"kind": "gaussian", "n": 2}), "malformed"),
+    (lambda: world_from_dict({"kind": "gaussian", "n": 2}), "gaussian world: lacks the field 'rho'"),
 ])
 def test_bad_world_parameters_raise(make, message):
     with pytest.raises(ValueError, match=message):

@@ -1603,7 +1603,7 @@ def cases() -> list[Case]:
         # 5. Damaged results.
         Case(d, "report: a metrics.json that is a list", damaged_report("scaling/quick/runs/n=8/metrics.json",
                                                                          "[1, 2]\n", "runs/n=8/metrics.json"), 0,
-             ("runs/n=8/metrics.json", "must be a JSON object")),
+             ("runs/n=8/metrics.json", "the data must be an object")),
         Case(d, "report: a spec.json that is a list", damaged_report("scaling/quick/runs/n=8/spec.json", "[]\n",
                                                                       "runs/n=8/spec.json"), 0,
              ("runs/n=8/spec.json",)),
@@ -1620,7 +1620,7 @@ def cases() -> list[Case]:
              ("verify.json", "rows")),
         Case(d, "report: a headline.json that is an object", damaged_report("scaling/quick/headline.json", "{}",
                                                                              "headline.json"), 0,
-             ("headline.json", "must be a JSON list")),
+             ("headline.json", "the data must be a valid array")),
         Case(d, "report: a reproduce.json that is not JSON", damaged_report("reproduce.json", "{\"scale\"",
                                                                              "reproduce.json"), 0,
              ("reproduce.json",)),

@@ -1,0 +1,114 @@
+"""Reading data into the package's typed records: one rule, one place, validated once.
+
+Every value that enters from a file (a config's TOML, a run's ``spec.json`` and
+``metrics.json``, ``headline.json``, ``verify.json``, ``reproduce.json``) or
+from the command line's ``KEY=VALUE`` settings is read by :func:`read` into the
+frozen dataclass (or type) that holds it. pydantic (v2) checks the data against
+the class's annotations strictly, as JSON data: a number is never read from a
+string, ``true`` is not a number, an integer field refuses ``1.5``, a list
+becomes a tuple where the field is one, nested records are built field by
+field, and a missing field is named. Keys a class does not have are passed
+over (a stored record may come from a newer writer); configs refuse them
+(:func:`lejepa_wm.config.config_from_mapping`). The class's own
+``__post_init__`` then checks ranges and relations between fields.
+
+Whatever fails is one ``ValueError`` naming what was read, the field
+(``train.lr``, ``[3].bound.value``) and the bad value. Inside the package,
+functions trust the typed values they are given.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Annotated, Any, TypeVar
+
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
+from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
+
+__all__ = ["read", "RunMetrics"]
+
+_T = TypeVar("_T")
+
+_MISSING = ("missing", "missing_argument")
+
+
+@functools.cache
+def _adapter(kind: Any) -> TypeAdapter:
+    return TypeAdapter(kind)
+
+
+def _item_and_field(location: tuple[int | str, ...]) -> tuple[str, str]:
+    """``(3, 'bound', 'value')`` as ``("[3]", "bound.value")``: the item of a list read, and the field in it."""
+    index = next((i for i, part in enumerate(location) if not isinstance(part, int)), len(location))
+    field = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in location[index:])
+    return "".join(f"[{part}]" for part in location[:index]), field.lstrip(".")
+
+
+def _problem(error: Any, where: str) -> str:
+    """One of pydantic's errors (not a missing field) in words: the field, what is wrong, and the value."""
+    message = error["msg"].removeprefix("Value error, ")
+    if error["type"] == "value_error":
+        return f"{where}: {message}" if where else message
+    subject = f"field {where!r}" if where else "the data"
+    return f"{subject} {message.replace('Input should', 'must', 1)}; got {error['input']!r}"
+
+
+def read(kind: type[_T] | Any, data: Any, what: str) -> _T:
+    """``data`` (parsed JSON or TOML: dicts, lists, numbers, strings) as ``kind``, strictly validated.
+
+    ``kind`` is a dataclass, or a type built of them (``list[HeadlineEntry]``,
+    ``float | None``, ``dict[str, Any]``). ``ValueError`` names ``what``, each
+    bad field and its value; data that is not JSON data at all (a TOML date, a
+    Python object) is refused the same way.
+    """
+    try:
+        text = json.dumps(data)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what} is not JSON data: {exc}") from None
+    try:
+        return _adapter(kind).validate_json(text, strict=True)
+    except ValidationError as exc:
+        problems: dict[str, list[str]] = {}  # item -> what is wrong with it
+        missing: dict[str, list[str]] = {}
+        for error in exc.errors():
+            item, where = _item_and_field(error["loc"])
+            if error["type"] in _MISSING:
+                missing.setdefault(item, []).append(repr(where))
+            else:
+                problems.setdefault(item, []).append(_problem(error, where))
+        for item, names in missing.items():
+            problems.setdefault(item, []).insert(0, f"lacks the field{'s' * (len(names) > 1)} {', '.join(names)}")
+        raise ValueError("; ".join(f"{what}{item}: {'; '.join(found)}" for item, found in problems.items())) from None
+
+
+_Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+_Count = Annotated[int, Field(ge=0)]
+
+
+class RunMetrics(TypedDict, total=False):
+    """The keys every run's ``metrics.json`` may hold with a fixed type: those ``execute_run`` adds and those
+    every synthetic run reports. An experiment's other keys are its own, passed over unchecked."""
+
+    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
+
+    run_id: str
+    split: str | None
+    machine: dict[str, Any] | None
+    wall_time_s: _Seconds
+    cpu_time_s: _Seconds
+    train_seconds: _Seconds
+    data_seconds: _Seconds
+    baseline_seconds: _Seconds
+    seconds_to_target: _Seconds | None
+    steps: _Count
+    steps_to_target: _Count | None
+    resumed_from: _Count | None
+    probe_r2: float
+    validation_r2: float
+    raw_observation_r2: float
+    residual_ratio: float
+    procrustes_error: float
+    scale_free_error: float
+    orthogonality_error: float
+    embedding_std: float
