@@ -41,13 +41,16 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Mapping
 
+from typing_extensions import NotRequired, TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
+
 from lejepa_wm.config import load_scaled_config
 from lejepa_wm.experiments.synthetic import check_seed_offset
 from lejepa_wm.experiments.training import TrainSettings
-from lejepa_wm.seeds import SEED_LIMIT
+from lejepa_wm.schema import read
+from lejepa_wm.seeds import SEED_LIMIT, SeedStreams
 from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int, check_rho
 
-__all__ = ["ReacherConfig", "load_config"]
+__all__ = ["ReacherConfig", "ReacherLabels", "ReacherRunParams", "load_config"]
 
 _DEFAULTS = Path(__file__).with_name("reacher.toml")
 _GRID_KEYS = ("worlds", "control_fractions")
@@ -167,6 +170,35 @@ class ReacherConfig:
         """
         return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()
                 if key not in _GRID_KEYS}
+
+
+class ReacherLabels(TypedDict):
+    """A Reacher run's coordinates in its grid: the OU fraction, its mixture's name, the run seed, and
+    ``control: true`` for a λ = 0 control."""
+
+    ou_fraction: float
+    mixture: str
+    seed: int
+    control: NotRequired[bool]
+
+
+@dataclass(frozen=True)
+class ReacherRunParams:
+    """Everything one Reacher run needs besides its folder and device, as its ``spec.json`` stores them:
+    its labels, the data seed of its data world, its seed streams and the settings of its scale."""
+
+    labels: ReacherLabels
+    data_seed: int
+    seeds: SeedStreams
+    config: ReacherConfig
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"labels": dict(self.labels), "data_seed": self.data_seed, "seeds": self.seeds.to_dict(),
+                "config": self.config.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "ReacherRunParams":
+        return read(cls, data, "Reacher run parameters")
 
 
 def load_config(scale: str, path: Path | None = None, overrides: Mapping[str, Any] | None = None) -> ReacherConfig:

@@ -42,13 +42,12 @@ import numpy as np
 import torch
 from scipy import stats
 
-from lejepa_wm.config import config_from_mapping
 from lejepa_wm.device import select_device
 from lejepa_wm.experiments.base import RunSpec, load_finished_metrics, publish_results
 from lejepa_wm.experiments.evidence import SeedSummary, by_seed, difference, over_seeds
 from lejepa_wm.experiments.plotting import write_summary
 from lejepa_wm.experiments.reacher import figures
-from lejepa_wm.experiments.reacher.config import ReacherConfig, load_config
+from lejepa_wm.experiments.reacher.config import ReacherConfig, ReacherLabels, ReacherRunParams, load_config
 from lejepa_wm.experiments.reacher.evaluation import JOINTS
 from lejepa_wm.experiments.reacher.figures import mixture_name
 from lejepa_wm.experiments.reacher.pipeline import PLAN_BASELINE, prepare_data, run_model
@@ -102,13 +101,12 @@ class _ReacherExperiment:
     def grid(self, config: ReacherConfig, scale: str, seed: int = 0) -> list[RunSpec]:
         """One run per (data world, run seed, OU fraction), and a λ = 0 control beside each model whose fraction
         is in ``control_fractions``; world ``w`` draws its shared data from data seed ``seed + w``."""
-        def labels(fraction: float, run_seed: int, control: bool) -> dict[str, Any]:
-            return {"ou_fraction": fraction, "mixture": mixture_name(fraction), "seed": run_seed,
-                    **({"control": True} if control else {})}
+        def labels(fraction: float, run_seed: int, control: bool) -> ReacherLabels:
+            return ReacherLabels(ou_fraction=fraction, mixture=mixture_name(fraction), seed=run_seed,
+                                 **({"control": True} if control else {}))
 
-        return [RunSpec(self.name, scale, run_id(fraction, run_seed, control), {
-                    "labels": labels(fraction, run_seed, control), "data_seed": seed + world,
-                    "seeds": SeedStreams.derive(run_seed).to_dict(), "config": config.to_dict()})
+        return [RunSpec(self.name, scale, run_id(fraction, run_seed, control), ReacherRunParams(
+                    labels(fraction, run_seed, control), seed + world, SeedStreams.derive(run_seed), config).to_dict())
                 for world in range(config.worlds) for run_seed in config.run_seeds(seed, world)
                 for fraction in config.ou_fractions
                 for control in ((False, True) if fraction in config.control_fractions else (False,))]
@@ -119,16 +117,15 @@ class _ReacherExperiment:
 
     def execute(self, spec: RunSpec, run_dir: Path, device: str = "cpu", *,
                 on_evaluation: EvaluationLog | None = None) -> dict[str, Any]:
-        params = spec.params
-        config = config_from_mapping(ReacherConfig, params["config"])
+        params = ReacherRunParams.from_dict(spec.params)
+        config = params.config
         torch_device = select_device(device)
         if torch_device.type == "cpu":
             torch.set_num_threads(config.cpu_threads)
         progress = sys.stderr.isatty()
-        data = prepare_data(run_dir.parent.parent / "data", config, int(params["data_seed"]), progress)
-        metrics = run_model(data, config, float(params["labels"]["ou_fraction"]),
-                            SeedStreams.from_dict(params["seeds"]), run_dir, torch_device, progress,
-                            description=spec.run_id, control=bool(params["labels"].get("control", False)),
+        data = prepare_data(run_dir.parent.parent / "data", config, params.data_seed, progress)
+        metrics = run_model(data, config, params.labels["ou_fraction"], params.seeds, run_dir, torch_device,
+                            progress, description=spec.run_id, control=params.labels.get("control", False),
                             on_evaluation=on_evaluation)
         metrics.update({"data_seconds": data["seconds"], "baseline_seconds": data["baselines"]["seconds"],
                         "device": str(torch_device), "data_seeds": data["seeds"],
