@@ -45,7 +45,8 @@ side by side (the default; issue 17, item 5)
     - ``custom``: :data:`FAST` (600 steps, every 25, whatever n) with
       ``--set key=value`` overrides (``lr``, ``warmup_steps``,
       ``decay_fraction``, ``max_steps``, ``batch_size``, ``slices``,
-      ``weight``, ``eval_every``), for trying a change.
+      ``weight``, ``eval_every``, ``average_decay``, ``precision``), for
+      trying a change.
 
     A second table compares time at equal accuracy: steps and CPU seconds
     until each recipe's validation R² reaches what the published run on the
@@ -344,16 +345,19 @@ class Recipe:
     slices: int = 256
     weight: float = 1e-6
     eval_every: int = 50
+    average_decay: float = 0.0
+    precision: str = "float32"
 
     def settings(self, target: float) -> TrainSettings:
         return TrainSettings(max_steps=self.max_steps, batch_size=self.batch_size, lr=self.lr,
                              warmup_steps=self.warmup_steps, decay_fraction=self.decay_fraction,
-                             eval_every=self.eval_every, checkpoint_every=self.eval_every, stop_r2=target)
+                             eval_every=self.eval_every, checkpoint_every=self.eval_every, stop_r2=target,
+                             average_decay=self.average_decay, precision=self.precision)
 
     def describe(self) -> str:
         return (f"lr {self.lr:g}, warmup {self.warmup_steps}, decay over the last {self.decay_fraction:.0%} of "
                 f"{self.max_steps} steps, batch {self.batch_size}, SIGReg {self.weight:g} x {self.slices} slices, "
-                f"evaluation every {self.eval_every}")
+                f"evaluation every {self.eval_every}, weight average {self.average_decay:g}, {self.precision}")
 
 
 FAST = Recipe("fast", lr=2e-2, warmup_steps=25, decay_fraction=1.0, max_steps=600, batch_size=256, slices=64,
@@ -380,8 +384,8 @@ def recipes(published_steps: int, overrides: dict[str, str]) -> dict[str, Recipe
     from lejepa_wm.experiments.scaling import EXPERIMENT as SCALING
 
     full = SCALING.load_config("full")
-    custom = replace(FAST, name="custom", **{k: type(getattr(FAST, k))(float(v) if k != "name" else v)
-                                              for k, v in overrides.items()})
+    custom = replace(FAST, name="custom", **{k: v if isinstance(getattr(FAST, k), str) else
+                                              type(getattr(FAST, k))(float(v)) for k, v in overrides.items()})
     return {
         "published": Recipe("published", lr=3e-3, warmup_steps=0, decay_fraction=0.5, max_steps=published_steps,
                             batch_size=256, slices=256, weight=1e-6, eval_every=50),
@@ -420,7 +424,8 @@ def warm_up() -> None:
     world = GaussianWorld.isotropic(4, 0.8)
     renderer = make_renderer("published", 4, 0)
     samples = HeldOutSamples.draw(world, renderer, 64, _streams(FIRST_TUNING_SEED), "cpu")
-    run_recipe(replace(FAST, max_steps=10, eval_every=5), world, renderer, samples, _streams(FIRST_TUNING_SEED),
+    run_recipe(replace(FAST, max_steps=10, warmup_steps=2, eval_every=5), world, renderer, samples,
+               _streams(FIRST_TUNING_SEED),
                8, 0.9999, "matched_additive")
 
 

@@ -86,7 +86,8 @@ class TrainingConfig:
     ``"unbiased"`` (the U-statistic), and ``sigreg_standardize`` (SIGReg on the
     batch-standardized embedding plus a moment term for the scale;
     ``docs/SIGREG.md``). ``average_decay`` > 0 evaluates and keeps the exponential moving average of the
-    weights (:mod:`lejepa_wm.experiments.training`). The runs' seeds start at ``first_seed`` plus ``--seed``.
+    weights, and ``precision = "bfloat16"`` runs the encoder's passes in bfloat16
+    (:mod:`lejepa_wm.experiments.training`). The runs' seeds start at ``first_seed`` plus ``--seed``.
     ``control = false`` (``--no-control``) drops the λ = 0 control from ``methods``:
     a quick look, whose figure and headline say so (:mod:`.quick_look`).
     Cross-field rules are checked here, naming the key: ``eval_size`` at most
@@ -107,6 +108,7 @@ class TrainingConfig:
     checkpoint_every: int = 500
     stop_r2: float = 0.0
     average_decay: float = 0.0
+    precision: str = "float32"
     eval_size: int = 4096
     renderer: str = "published"
     renderer_layers: int = 4

@@ -125,6 +125,7 @@ def test_dataset_pairs_visit_every_pair_once_per_epoch_in_a_seeded_order():
     ({"checkpoint_every": 15}, "multiple"), ({"stop_r2": 1.5}, "stop_r2"), ({"warmup_steps": -1}, "warmup_steps"),
     ({"weight_decay": math.nan}, "weight_decay"), ({"decay_fraction": math.inf}, "decay_fraction"),
     ({"eval_every": None, "stop_r2": 0.9}, "stop_r2"), ({"average_decay": 1.0}, "average_decay"),
+    ({"precision": "float16"}, "precision 'float16'"),
 ])
 def test_bad_settings_raise(kwargs, message):
     base = {"max_steps": 10, "batch_size": 8, "lr": 1e-3, "eval_every": 10, "checkpoint_every": 10}
@@ -166,9 +167,23 @@ def test_a_setting_at_its_default_is_left_out_of_the_spec():
     config = EXPERIMENT.load_config("quick")
     params = config.run_at(2, "matched_additive", "sigreg", 0)
     assert "average_decay" not in params.to_dict()["train"]  # specs of runs shipped before the setting are unchanged
+    assert "precision" not in params.to_dict()["train"]
     averaged = SyntheticRunParams.from_dict({**params.to_dict(), "train": {**params.to_dict()["train"],
                                                                              "average_decay": 0.99}})
     assert averaged.train.average_decay == 0.99 and averaged.to_dict()["train"]["average_decay"] == 0.99
+
+
+def test_bfloat16_passes_train_nearly_as_float32_and_change_the_weights():
+    """bfloat16 autocast of the encoder: the same run within bfloat16's rounding, and not the float32 run itself."""
+    results, weights = {}, {}
+    for precision in ("float32", "bfloat16"):
+        encoder, pairs, objective, settings, generator, evaluator = _setup(precision=precision)
+        results[precision] = train(encoder, pairs, objective, settings, generator, None, evaluator, progress=False)
+        weights[precision] = torch.cat([p.detach().flatten() for p in encoder.parameters()])
+        assert all(p.dtype == torch.float32 for p in encoder.parameters())  # the weights stay float32
+    assert not torch.equal(weights["float32"], weights["bfloat16"])  # autocast was in effect
+    assert torch.allclose(weights["float32"], weights["bfloat16"], atol=0.05)
+    assert results["bfloat16"].final["probe_r2"] == pytest.approx(results["float32"].final["probe_r2"], abs=1e-3)
 
 
 needs_tensorboard = pytest.mark.skipif(importlib.util.find_spec("tensorboard") is None,
