@@ -9,17 +9,34 @@ reports them in one line (exit status 2), and any other exception as a bug.
 from __future__ import annotations
 
 import math
+import numbers
 import tempfile
 from pathlib import Path
+from typing import Any, Callable
 
 __all__ = [
-    "EnvironmentUnavailable", "check_rho", "check_positive_int", "check_nonnegative_int", "check_choice",
-    "check_writable_dir"
+    "EnvironmentUnavailable", "check_number", "check_positive", "check_rho", "check_positive_int",
+    "check_nonnegative_int", "check_choice", "check_writable_dir"
 ]
 
 
 class EnvironmentUnavailable(RuntimeError):
     """This machine lacks what was asked for: the message names what is missing and how to get it."""
+
+
+def check_number(value: Any, name: str, valid: Callable[[float], bool], rule: str) -> float:
+    """``value`` as a float if it is a finite real number (``true``/``false`` are not) for which ``valid`` holds;
+    else ``ValueError`` naming it, and the rule (``rule``: "be >= 0", "lie in [0, 1]", ...) it breaks."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number; got {value!r}")
+    if not valid(value):
+        raise ValueError(f"{name} must {rule}; got {value!r}")
+    return float(value)
+
+
+def check_positive(value: Any, name: str) -> float:
+    """``value`` as a float if it is a finite number > 0, else ``ValueError`` naming it."""
+    return check_number(value, name, lambda number: number > 0, "be a positive number")
 
 
 def check_rho(rho: float, name: str = "rho") -> float:

@@ -111,7 +111,6 @@ intermediates of :func:`sigreg_reference`; the two agree to float rounding
 from __future__ import annotations
 
 import functools
-import math
 import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -119,7 +118,7 @@ from typing import Any, Callable
 import torch
 from torch import Tensor
 
-from lejepa_wm.validation import check_choice, check_positive_int
+from lejepa_wm.validation import check_choice, check_number, check_positive, check_positive_int
 
 __all__ = [
     "OBJECTIVES", "SIGREG_STATISTICS", "alignment_loss", "whitening_loss", "WHITENING_RIDGE", "batch_whiten",
@@ -270,14 +269,6 @@ def _supervised_loss(h: Tensor, z: Tensor) -> Tensor:
     return (h - z).square().sum(dim=1).mean()
 
 
-def _positive_finite(value: float, name: str) -> float:
-    """``value`` as a float if it is positive and finite, else ``ValueError`` naming it."""
-    number = float(value)
-    if not (number > 0.0) or math.isinf(number):
-        raise ValueError(f"{name} must be a positive finite number; got {value!r}")
-    return number
-
-
 def _infonce_parts(h: Tensor, h_pos: Tensor, width: float) -> tuple[Tensor, Tensor]:
     """(positive term, log-normalizer term) of symmetric InfoNCE; their sum is the loss (inputs unchecked)."""
     logits = -torch.cdist(h, h_pos).square() / (2.0 * width**2)
@@ -296,7 +287,7 @@ def infonce_loss(h: Tensor, h_pos: Tensor, width: float) -> Tensor:
         0.5 * mean_i [-l_ii + logsumexp_j l_ij] + 0.5 * mean_j [-l_jj + logsumexp_i l_ij].
     """
     _check_pair(h, h_pos)
-    positive, normalizer = _infonce_parts(h, h_pos, _positive_finite(width, "width"))
+    positive, normalizer = _infonce_parts(h, h_pos, check_positive(width, "width"))
     return positive + normalizer
 
 
@@ -308,7 +299,7 @@ def epps_pulley_knots(num_knots: int = 17, t_max: float = 3.0) -> tuple[Tensor, 
     """
     if check_positive_int(num_knots, "num_knots") < 2:
         raise ValueError(f"num_knots must be at least 2; got {num_knots!r}")
-    t_max = _positive_finite(t_max, "t_max")
+    t_max = check_positive(t_max, "t_max")
     knots = torch.linspace(0.0, t_max, num_knots, dtype=torch.float64)
     step = t_max / (num_knots - 1)
     trapezoid = torch.full((num_knots,), 2.0 * step, dtype=torch.float64)
@@ -668,9 +659,7 @@ def build_objective(name: str, weight: float, **options: Any) -> Objective:
     negative/non-finite weight raise ``ValueError`` naming the value.
     """
     check_choice(name, OBJECTIVES, "objective")
-    weight_value = float(weight)
-    if not (weight_value >= 0.0) or math.isinf(weight_value):
-        raise ValueError(f"weight must be a finite number >= 0; got {weight!r}")
+    weight_value = check_number(weight, "weight", lambda value: value >= 0, "be >= 0")
     if name == "whitened" and weight_value not in (0.0, 1.0):
         raise ValueError(f"objective 'whitened' is a constraint: its weight is 1 (or 0, the control); got {weight!r}")
     allowed = {"sigreg": ("num_slices", "num_knots", "t_max", "statistic", "standardize"), "whitening": (),
@@ -691,18 +680,16 @@ def build_objective(name: str, weight: float, **options: Any) -> Objective:
     elif name == "whitening":
         regularized = _view_average(whitening=lambda view, _: whitening_loss(view))
     elif name == "whitened":
-        deficit_weight = options.get("deficit_weight", 0.0)
-        if isinstance(deficit_weight, bool) or not isinstance(deficit_weight, (int, float)) or not (
-                deficit_weight >= 0.0) or math.isinf(deficit_weight):
-            raise ValueError(f"option 'deficit_weight' must be a finite number >= 0; got {deficit_weight!r}")
+        deficit_weight = check_number(options.get("deficit_weight", 0.0), "option 'deficit_weight'",
+                                      lambda value: value >= 0, "be >= 0")
 
         def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor, generator: torch.Generator,
                         weight: float) -> tuple[Tensor, dict[str, Tensor]]:
-            return _whitened_alignment(h, h_pos, float(deficit_weight))
+            return _whitened_alignment(h, h_pos, deficit_weight)
     else:
         if "width" not in options:
             raise ValueError("objective 'infonce' needs the option width=<positive float>")
-        width = _positive_finite(options["width"], "width")
+        width = check_positive(options["width"], "width")
 
         def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor, generator: torch.Generator,
                         weight: float) -> tuple[Tensor, dict[str, Tensor]]:

@@ -20,11 +20,11 @@ from torch import nn
 from lejepa_wm.experiments.encoders import ENCODERS, build_encoder
 from lejepa_wm.experiments.flows import RENDERERS, CouplingFlow, make_renderer
 from lejepa_wm.experiments.objectives import OBJECTIVES, Objective, build_objective, supervised_objective
-from lejepa_wm.experiments.training import TrainSettings, check_number
+from lejepa_wm.experiments.training import TrainSettings
 from lejepa_wm.experiments.worlds import World, world_from_dict, world_to_dict
 from lejepa_wm.schema import read
 from lejepa_wm.seeds import SeedStreams
-from lejepa_wm.validation import check_choice, check_positive_int
+from lejepa_wm.validation import check_choice, check_number, check_positive_int
 
 __all__ = ["SUPERVISED", "RendererParams", "EncoderParams", "ObjectiveParams", "SyntheticRunParams"]
 

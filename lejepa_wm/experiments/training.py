@@ -64,10 +64,10 @@ from tqdm import tqdm
 from lejepa_wm.atomic import atomic_torch_save, read_regular
 from lejepa_wm.experiments.base import CHECKPOINT_FILE, DeterministicRunError
 from lejepa_wm.seeds import spawn_seeds
-from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int
+from lejepa_wm.validation import check_choice, check_nonnegative_int, check_number, check_positive_int
 
 __all__ = [
-    "CHECKPOINT_FILE", "PRECISIONS", "TrainingDivergedError", "check_number", "TrainSettings", "PairSource", "WorldPairs",
+    "CHECKPOINT_FILE", "PRECISIONS", "TrainingDivergedError", "TrainSettings", "PairSource", "WorldPairs",
     "DatasetPairs", "TrainResult", "Evaluator", "Objective", "train", "numpy64"
 ]
 
@@ -82,14 +82,6 @@ _MAX_BATCH_SIZE = 2**20
 
 class TrainingDivergedError(DeterministicRunError, RuntimeError):
     """The loss became NaN/inf or exceeded the divergence threshold (the same seed diverges again: not retried)."""
-
-
-def check_number(value: Any, name: str, valid: Callable[[float], bool], rule: str) -> None:
-    """``ValueError`` naming ``value`` unless it is a finite real number for which ``valid`` holds."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number; got {value!r}")
-    if not valid(value):
-        raise ValueError(f"{name} must {rule}; got {value!r}")
 
 
 @dataclass(frozen=True)

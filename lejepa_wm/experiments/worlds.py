@@ -40,7 +40,7 @@ import torch
 from scipy.special import gammaln
 
 from lejepa_wm.schema import read
-from lejepa_wm.validation import check_choice, check_positive_int, check_rho
+from lejepa_wm.validation import check_choice, check_positive, check_positive_int, check_rho
 
 __all__ = [
     "CHANNELS", "rates_to_rho", "GaussianWorld", "generalized_normal_scale", "sample_generalized_normal",
@@ -51,19 +51,12 @@ __all__ = [
 CHANNELS = ("mala", "shortcut")
 
 
-def _positive(value: float, name: str) -> float:
-    """``value`` if it is a finite number > 0, else ``ValueError`` naming it."""
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a positive number; got {value!r}")
-    return value
-
-
 def rates_to_rho(kappa: np.ndarray | list[float], tau: float) -> np.ndarray:
     """Per-coordinate OU correlations ``ρ_i = exp(−κ_i τ)`` (``κ_i > 0``, ``τ > 0``)."""
     rates = np.asarray(kappa, dtype=np.float64)
     if rates.ndim != 1 or rates.size == 0 or not np.all(np.isfinite(rates)) or np.any(rates <= 0):
         raise ValueError(f"rates kappa must be a non-empty list of positive numbers; got {kappa!r}")
-    return np.exp(-rates * _positive(tau, "time tau"))
+    return np.exp(-rates * check_positive(tau, "time tau"))
 
 
 @dataclass(frozen=True)
@@ -103,7 +96,7 @@ class GaussianWorld:
 
 def generalized_normal_scale(beta: float) -> float:
     """``s`` with ``Var = s² Γ(3/β)/Γ(1/β) = 1`` for ``p_β ∝ exp(−|z/s|^β)``."""
-    _positive(beta, "shape beta")
+    check_positive(beta, "shape beta")
     return math.exp(0.5 * (gammaln(1.0 / beta) - gammaln(3.0 / beta)))
 
 
@@ -133,7 +126,7 @@ def mala_move(z: np.ndarray, beta: float, tau: float, max_step: float, rng: np.r
     if ``z ~ p_β`` then the returned array is ``p_β``-distributed exactly.
     """
     scale = generalized_normal_scale(beta)
-    steps = max(1, math.ceil(_positive(tau, "time tau") / _positive(max_step, "MALA step") - 1e-9))
+    steps = max(1, math.ceil(check_positive(tau, "time tau") / check_positive(max_step, "MALA step") - 1e-9))
     step = tau / steps
     current = np.array(z, dtype=np.float64)
     log_p = _log_density(current, beta, scale)
@@ -172,7 +165,7 @@ class GeneralizedNormalWorld:
         generalized_normal_scale(self.beta)
         check_choice(self.channel, CHANNELS, "channel")
         check_rho(math.exp(-self.tau), "exp(-tau)")
-        _positive(self.mala_step, "mala_step")
+        check_positive(self.mala_step, "mala_step")
 
     @property
     def stationary(self) -> bool:

@@ -187,7 +187,7 @@ def _commands_block(gathered: Gathered, shown_as: str) -> str:
     verify = format_seconds(gathered.verify.wall_time_s)
     if record is None:
         return render_markdown([paragraph("No ", Code(REPRODUCE_FILE), f" at scale {gathered.scale} in ",
-                                          Code(shown_as), f": no reproduction was timed. ", Code("lejepa-wm verify"),
+                                          Code(shown_as), ": no reproduction was timed. ", Code("lejepa-wm verify"),
                                           f" took {verify}.")])
     compute = (gathered.verify.wall_time_s or 0.0) + sum(section.compute_time_s for section in gathered.experiments)
     reused = [part.name for part in gathered.parts if part.reused]
@@ -195,7 +195,7 @@ def _commands_block(gathered: Gathered, shown_as: str) -> str:
              f"{format_seconds(compute)} of compute their stored results took, plus the set-up." if reused else "")
     return render_markdown([paragraph(
         *_source(gathered, shown_as), Code(f"lejepa-wm reproduce --scale {gathered.scale}"),
-        f" (what ", Code("make reproduce"), f" runs after the set-up) took {format_seconds(record.get('wall_time_s'))}"
+        " (what ", Code("make reproduce"), f" runs after the set-up) took {format_seconds(record.get('wall_time_s'))}"
         f" of wall time on {_machine(record.get('environment'))}.{again} ", Code("lejepa-wm verify"),
         f" took {verify}.")])
 
