@@ -26,9 +26,9 @@ def main() -> None:
         start = time.perf_counter()
         summary = run_verify(args.claims)
         totals.append(time.perf_counter() - start)
-        for claim, seconds in summary["seconds_per_claim"].items():
+        for claim, seconds in summary.seconds_per_claim.items():
             per_claim.setdefault(claim, []).append(seconds)
-        status = "all passed" if summary["passed"] else "SOME FAILED"
+        status = "all passed" if summary.passed else "SOME FAILED"
         print(f"run {repeat + 1}/{args.repeats}: {totals[-1]:.2f} s ({status})")
     print(f"\nmedian total: {statistics.median(totals):.2f} s  (min {min(totals):.2f}, max {max(totals):.2f})")
     print(f"{'claim':<10}{'median s':>10}{'min s':>10}{'max s':>10}")

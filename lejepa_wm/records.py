@@ -7,6 +7,7 @@
 - :class:`HeadlineEntry` — one headline result of an experiment: which quantity was
   measured, its value, the bound a theorem predicts (``None``: a measurement outside
   any theorem's scope), its standard error over seeds, the split and the seeds.
+- :class:`VerifyRecord` — what ``verify.json`` holds: the check rows and their timings.
 - :class:`PartOutcome` — how one part of ``lejepa-wm reproduce`` ended.
 
 Verdicts
@@ -36,7 +37,7 @@ from lejepa_wm.schema import read
 __all__ = [
     "HELD", "FAILED", "NOT_RUN", "MEASURED", "UNRESOLVED", "VERDICTS", "number_text", "nonfinite_item", "Bound",
     "verdict_of", "combine",
-    "CheckResult", "HeadlineEntry", "short_requirement", "PartOutcome"
+    "CheckResult", "HeadlineEntry", "VerifyRecord", "short_requirement", "PartOutcome"
 ]
 
 HELD = "held"
@@ -73,11 +74,11 @@ def nonfinite_item(data: Any, where: str = "") -> str | None:
 
 
 def _plain(value: Any) -> Any:
-    """A field as JSON data: a record as its ``to_dict``, a tuple as a list, a dict copied."""
+    """A field as JSON data: a record as its ``to_dict``, a tuple as a list of such, a dict copied."""
     if hasattr(value, "to_dict"):
         return value.to_dict()
     if isinstance(value, tuple):
-        return list(value)
+        return [_plain(item) for item in value]
     return dict(value) if isinstance(value, dict) else value
 
 
@@ -315,6 +316,27 @@ class HeadlineEntry(_Record):
     def to_dict(self) -> dict[str, Any]:
         """JSON data; ``verdict`` is included for readers, and recomputed (not trusted) on reading."""
         return {**super().to_dict(), "verdict": self.verdict}
+
+
+@dataclass(frozen=True)
+class VerifyRecord(_Record):
+    """What ``verify.json`` holds: the rows of ``lejepa-wm verify``, each claim's seconds, and (once written) the
+    wall time and the package version that wrote it (``lejepa-wm reproduce`` reuses a file of its own version).
+    ``passed``, whether every row passed, is written for readers and recomputed on reading."""
+
+    rows: tuple[CheckResult, ...]
+    seconds_per_claim: dict[str, float] = field(default_factory=dict)
+    wall_time_s: float | None = None
+    package_version: str | None = None
+
+    _what = "verify record"
+
+    @property
+    def passed(self) -> bool:
+        return all(row.passed for row in self.rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "passed": self.passed}
 
 
 def short_requirement(record: CheckResult | HeadlineEntry) -> str:

@@ -117,7 +117,7 @@ def test_verify_by_default_runs_every_claim_with_checks_and_no_procedure(monkeyp
 
     monkeypatch.setattr(checks_module, "claim_checks", one_check)
     summary = run_verify()
-    assert summary["passed"] is True
+    assert summary.passed is True
     assert asked == [claim.id for claim in CLAIMS if claim.checks is not None]
     assert "T1R" not in asked and any(claim.checks is None for claim in CLAIMS)
 
@@ -130,8 +130,8 @@ def test_verify_reports_a_raising_check_as_failed(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(checks_module, "claim_checks", boom)
     summary = run_verify(["T1"])
-    assert summary["passed"] is False
-    row = CheckResult.from_dict(summary["rows"][0])
+    assert summary.passed is False
+    row = summary.rows[0]
     assert "broken check" in row.measured and "ArithmeticError" in row.details["traceback"]
     assert row.judged() == (FAILED, None)
     assert "FAIL" in format_table([row])

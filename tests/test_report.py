@@ -301,12 +301,12 @@ def test_a_malformed_reproduce_record_is_shown_not_fatal(results: Path, lean_roo
 
 @pytest.mark.parametrize("file, damage, message", [
     ("verify.json", lambda data: data["rows"][2].update(passed="yes"),
-     "verify.json rows[2]: field 'passed' must be a valid boolean; got 'yes'"),
+     "verify.json: field 'rows[2].passed' must be a valid boolean; got 'yes'"),
     ("verify.json", lambda data: data["rows"][2].update(value="4e-13"),
-     "verify.json rows[2]: field 'value' must be a valid number"),
+     "verify.json: field 'rows[2].value' must be a valid number"),
     ("verify.json", lambda data: data["rows"][2]["bound"].update(op="=="), "bound operator must be one of"),
     ("verify.json", lambda data: data.update(seconds_per_claim=[1, 2]), "field 'seconds_per_claim'"),
-    ("verify.json", lambda data: data.update(rows={"LOSS": 1}), "verify.json rows: the data must be a valid array; got {'LOSS': 1}"),
+    ("verify.json", lambda data: data.update(rows={"LOSS": 1}), "verify.json: field 'rows' must be a valid array; got {'LOSS': 1}"),
 ])
 def test_a_damaged_verify_json_fails_only_the_checks(results: Path, lean_root: Path, file: str, damage,
                                                      message: str) -> None:

@@ -9,7 +9,7 @@ import argparse
 import sys
 import json
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from lejepa_wm.claims import CLAIMS
 from lejepa_wm.numerics.checks import CHECKED_CLAIMS
 from lejepa_wm.experiments import EXPERIMENT_MODULES
 from lejepa_wm.experiments.base import RunSpec, load_finished_metrics
-from lejepa_wm.records import FAILED, Bound, CheckResult, HeadlineEntry
+from lejepa_wm.records import FAILED, Bound, CheckResult, HeadlineEntry, VerifyRecord
 from lejepa_wm.commands.options import common_options
 from lejepa_wm.commands.reproduce import COMMON_OPTIONS, REPRODUCED_EXPERIMENTS, add_arguments, main, reproduce
 
@@ -74,12 +74,12 @@ class TinyVerify:
     failing: tuple[str, ...] = ()
     calls: list[str] = field(default_factory=list)
 
-    def __call__(self, claim_ids: list[str] | None = None) -> dict[str, Any]:
+    def __call__(self, claim_ids: list[str] | None = None) -> VerifyRecord:
         ids = claim_ids or [claim.id for claim in CHECKED_CLAIMS]
         self.calls += ids
-        rows = [CheckResult.compare(cid, "closed form", "max error", 1.0 if cid in self.failing else 0.0,
-                                    Bound.at_most(1e-12), quantity="max error").to_dict() for cid in ids]
-        return {"passed": all(r["passed"] for r in rows), "rows": rows, "seconds_per_claim": {c: 0.0 for c in ids}}
+        rows = tuple(CheckResult.compare(cid, "closed form", "max error", 1.0 if cid in self.failing else 0.0,
+                                         Bound.at_most(1e-12), quantity="max error") for cid in ids)
+        return VerifyRecord(rows, {c: 0.0 for c in ids})
 
 
 @pytest.fixture()
@@ -150,16 +150,14 @@ def test_fresh_recomputes_everything(tmp_path: Path, tiny: dict[str, Any]) -> No
 def test_verify_json_not_from_this_version_is_recomputed(tmp_path: Path, tiny: dict[str, Any],
                                                          capsys: pytest.CaptureFixture[str],
                                                          written: dict[str, Any], reason: str) -> None:
-    rows = TinyVerify()()["rows"]
-    atomic_write_json(tmp_path / "verify.json", {"passed": True, "rows": rows, **written})
+    atomic_write_json(tmp_path / "verify.json", {**TinyVerify()().to_dict(), "package_version": None, **written})
     record = reproduce(tmp_path, experiments=(), progress=False)
     assert not _parts(record)["verify"]["reused"] and len(tiny["verify"].calls) == len(CHECKED_CLAIMS)
     assert reason in capsys.readouterr().out
 
 
 def test_verify_json_missing_claims_is_recomputed(tmp_path: Path, tiny: dict[str, Any]) -> None:
-    atomic_write_json(tmp_path / "verify.json", {"passed": True, "rows": TinyVerify()(["T1"])["rows"],
-                                                 "package_version": __version__})
+    atomic_write_json(tmp_path / "verify.json", replace(TinyVerify()(["T1"]), package_version=__version__).to_dict())
     ok, why = reproduce_module.reusable_verify(tmp_path / "verify.json")
     assert not ok and "lacks the checks of" in why and "HERMITE" in why
 

@@ -49,7 +49,7 @@ from lejepa_wm.commands import exits
 from lejepa_wm.config import SCALES
 from lejepa_wm.experiments import EXPERIMENT_MODULES, SYNTHETIC_EXPERIMENTS
 from lejepa_wm.experiments.base import experiment_dir, is_done
-from lejepa_wm.records import FAILED, HELD, VERDICTS, CheckResult, PartOutcome
+from lejepa_wm.records import FAILED, HELD, VERDICTS, PartOutcome, VerifyRecord
 from lejepa_wm.report import HTML_FILE, MARKDOWN_FILE, write_report
 from lejepa_wm.report.environment import collect_environment
 from lejepa_wm.report.gather import REPRODUCE_FILE, VERIFY_FILE, Gathered, gather
@@ -93,16 +93,15 @@ def reusable_verify(path: Path) -> tuple[bool, str]:
     if not path.exists():
         return False, f"no {path}"
     try:
-        data = read(dict[str, Any], read_json(path), path.name)
-        rows = read(list[CheckResult], data.get("rows"), "rows")
+        record = read(VerifyRecord, read_json(path), path.name)
     except (OSError, ValueError) as exc:
         return False, f"{path} is unreadable ({exc})"
-    version = data.get("package_version")
+    version = record.package_version
     if version is None:
         return False, f"{path} does not record the package version that wrote it"
     if version != __version__:
         return False, f"{path} was written by lejepa-wm {version}, this is {__version__}"
-    covered = {row.claim for row in rows}
+    covered = {row.claim for row in record.rows}
     missing = [claim.id for claim in CHECKED_CLAIMS if claim.id not in covered]
     if missing:
         return False, f"{path} lacks the checks of {', '.join(missing)}"
@@ -132,16 +131,14 @@ def _verify_part(out: Path, fresh: bool, progress: bool) -> tuple[str, bool]:
         if reuse:
             return why, True
     start = time.perf_counter()
-    rows: list[dict[str, Any]] = []
-    seconds: dict[str, float] = {}
-    for claim in tqdm(CHECKED_CLAIMS, desc="verify", unit="claim", disable=not progress, leave=False):
-        summary = run_verify([claim.id])
-        rows += summary["rows"]
-        seconds.update(summary["seconds_per_claim"])
-    atomic_write_json(path, {"passed": all(row["passed"] for row in rows), "rows": rows, "seconds_per_claim": seconds,
-                             "wall_time_s": time.perf_counter() - start, "package_version": __version__})
-    failed = sum(not row["passed"] for row in rows)
-    return f"ran {len(rows)} checks ({why}): {len(rows) - failed} passed, {failed} failed", False
+    claims = [run_verify([claim.id])
+              for claim in tqdm(CHECKED_CLAIMS, desc="verify", unit="claim", disable=not progress, leave=False)]
+    record = VerifyRecord(tuple(row for part in claims for row in part.rows),
+                          {claim: seconds for part in claims for claim, seconds in part.seconds_per_claim.items()},
+                          time.perf_counter() - start, __version__)
+    atomic_write_json(path, record.to_dict())
+    failed = sum(not row.passed for row in record.rows)
+    return f"ran {len(record.rows)} checks ({why}): {len(record.rows) - failed} passed, {failed} failed", False
 
 
 def _run_traceback(folder: Path, run_id: str) -> str:

@@ -15,6 +15,7 @@ import argparse
 import shutil
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from lejepa_wm import __version__
@@ -80,15 +81,13 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError(f"--json {args.json} is a folder; give a file name")
     check_writable_dir(args.json.parent, "the folder of --json")
     start = time.perf_counter()
-    summary = run_verify(args.claims)
-    summary["wall_time_s"] = time.perf_counter() - start
-    summary["package_version"] = __version__  # lets `lejepa-wm reproduce` reuse this file
-    rows = [CheckResult.from_dict(row) for row in summary["rows"]]
-    print(format_table(rows))
-    atomic_write_json(args.json, summary)
-    failed = [f"{row.claim}/{row.name}" for row in rows if not row.passed]
-    print(f"\n{len(rows) - len(failed)} passed, {len(failed)} failed "
-          f"in {summary['wall_time_s']:.1f} s; wrote {args.json}")
+    record = replace(run_verify(args.claims), wall_time_s=time.perf_counter() - start,
+                     package_version=__version__)  # the version lets `lejepa-wm reproduce` reuse this file
+    print(format_table(list(record.rows)))
+    atomic_write_json(args.json, record.to_dict())
+    failed = [f"{row.claim}/{row.name}" for row in record.rows if not row.passed]
+    print(f"\n{len(record.rows) - len(failed)} passed, {len(failed)} failed "
+          f"in {record.wall_time_s:.1f} s; wrote {args.json}")
     for name in failed:
         print(f"FAILED: {name}")
     return exits.FAILED if failed else exits.OK

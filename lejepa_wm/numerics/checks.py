@@ -11,14 +11,13 @@ from __future__ import annotations
 import time
 import traceback
 from types import ModuleType
-from typing import Any
 
 from threadpoolctl import threadpool_limits
 
 from lejepa_wm.claims import CLAIMS, CLAIMS_BY_ID, Claim
 from lejepa_wm.numerics import (verify_c1, verify_hermite, verify_loss, verify_m1, verify_mehler, verify_p5,
                                 verify_t1, verify_t2, verify_t3, verify_t4)
-from lejepa_wm.records import CheckResult
+from lejepa_wm.records import CheckResult, VerifyRecord
 
 __all__ = ["CHECK_MODULES", "CHECKED_CLAIMS", "claim_checks", "select_claims", "run_verify"]
 
@@ -56,10 +55,9 @@ def select_claims(claim_ids: list[str] | None) -> list[Claim]:
     return [CLAIMS_BY_ID[claim_id] for claim_id in claim_ids] if claim_ids else list(CHECKED_CLAIMS)
 
 
-def run_verify(claim_ids: list[str] | None = None) -> dict[str, Any]:
-    """Run the checks of the selected claims (all by default); return the JSON-ready summary.
+def run_verify(claim_ids: list[str] | None = None) -> VerifyRecord:
+    """Run the checks of the selected claims (all by default); return their rows and each claim's seconds.
 
-    The summary is ``{"passed", "rows": [CheckResult.to_dict()], "seconds_per_claim"}``.
     The checks solve many small dense problems; multi-threaded BLAS makes those
     slower (and on a busy machine far slower), so they run with one BLAS thread.
     """
@@ -78,5 +76,4 @@ def run_verify(claim_ids: list[str] | None = None) -> dict[str, Any]:
                                            details={"traceback": traceback.format_exc()})]
         timings[claim.id] = time.perf_counter() - start
         rows.extend(results)
-    return {"passed": all(row.passed for row in rows), "rows": [row.to_dict() for row in rows],
-            "seconds_per_claim": timings}
+    return VerifyRecord(tuple(rows), timings)

@@ -49,7 +49,7 @@ from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import (HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir,
                                        folder_labels, misplaced, run_compute_seconds)
 from lejepa_wm.machine import describe_machine
-from lejepa_wm.records import FAILED, MEASURED, NOT_RUN, UNRESOLVED, CheckResult, HeadlineEntry, PartOutcome, combine
+from lejepa_wm.records import FAILED, MEASURED, NOT_RUN, UNRESOLVED, HeadlineEntry, PartOutcome, VerifyRecord, combine
 from lejepa_wm.report.blocks import FigureBlock
 from lejepa_wm.schema import RunMetrics, read
 from lejepa_wm.report.verdicts import JudgedRow, judge_check
@@ -241,16 +241,13 @@ def _gather_verify(out: Path, part: PartOutcome | None, record_time: float | Non
     if unread is not None:
         return unread
     try:
-        data = _read_object(path, VERIFY_FILE)
-        checks = read(list[CheckResult], data.get("rows"), f"{VERIFY_FILE} rows")
-        wall_time = _optional_number(data, "wall_time_s", VERIFY_FILE)
-        seconds = read(dict[str, float], data.get("seconds_per_claim") or {}, f"{VERIFY_FILE} field 'seconds_per_claim'")
+        record = read(VerifyRecord, _read_result(path, VERIFY_FILE), VERIFY_FILE)
     except ValueError as exc:
         return section(FAILED, error=f"damaged {VERIFY_FILE}: {exc}")
-    if not checks:
+    if not record.rows:
         return section(FAILED, error=f"{VERIFY_FILE} has no rows")
-    rows = tuple(judge_check(check) for check in checks)
-    return section(combine([row.status for row in rows]), rows, wall_time, seconds)
+    rows = tuple(judge_check(check) for check in record.rows)
+    return section(combine([row.status for row in rows]), rows, record.wall_time_s, record.seconds_per_claim)
 
 
 def figure_caption(path: Path) -> str | None:
