@@ -2,10 +2,10 @@
 
 An experiment describes its settings as a frozen dataclass; its defaults for
 each scale live in a TOML file with one table per scale (``[quick]``,
-``[full]``). :func:`config_from_mapping` builds the dataclass from a mapping with
-:func:`lejepa_wm.schema.read`, which rejects unknown keys and values of the
-wrong type with an error that names the key and the value; range checks belong
-in the dataclass's ``__post_init__``.
+``[full]``). :func:`config_from_mapping` refuses unknown keys and non-finite
+numbers, then builds the dataclass with :func:`lejepa_wm.schema.read`, which
+refuses values of the wrong type; every error names the key and the value.
+Range checks belong in the dataclass's ``__post_init__``.
 """
 
 from __future__ import annotations
