@@ -526,6 +526,45 @@ def equal_r2(rows: list[dict[str, Any]], chosen: list[Recipe], target: float) ->
     return out
 
 
+def every_level(rows: list[dict[str, Any]], chosen: list[Recipe]) -> list[dict[str, Any]]:
+    """Per (n, recipe): CPU to every level the published run reached, against the published run's CPU.
+
+    The levels are the validation R² of each of the published run's evaluations on the same seed; each side's
+    time to a level is its first evaluation at or above it (:func:`time_to`). ``worst`` is the smallest ratio
+    published CPU / ours over all levels and seeds (above 1: ours was sooner at every level), ``missed`` the
+    levels ours never reached.
+    """
+    out = []
+    for n in sorted({r["n"] for r in rows}):
+        base = {r["seed"]: r for r in rows if r["n"] == n and r["recipe"] == "published"}
+        for recipe in (c for c in chosen if c.name != "published" and base):
+            ratios: list[tuple[float, float, int]] = []  # (ratio, level, seed)
+            missed = 0
+            for r in (r for r in rows if r["n"] == n and r["recipe"] == recipe.name and r["seed"] in base):
+                b = base[r["seed"]]
+                for level in sorted({r2 for _, r2, _ in b["history"]}):
+                    mine, theirs = time_to(r, level), time_to(b, level)
+                    if mine is None:
+                        missed += 1
+                    elif theirs is not None:
+                        ratios.append((theirs[1] / mine[1], level, r["seed"]))
+            worst = min(ratios) if ratios else None
+            out.append({"n": n, "recipe": recipe.name, "levels": len(ratios) + missed, "missed": missed,
+                        "sooner": sum(ratio > 1 for ratio, _, _ in ratios),
+                        "worst": None if worst is None else {"ratio": worst[0], "level": worst[1], "seed": worst[2]}})
+    return out
+
+
+def print_every_level(table: list[dict[str, Any]]) -> None:
+    print("\n| n | recipe | published levels (all seeds) | ours sooner | ours never | worst ratio, published CPU / ours "
+          "(level, seed) |")
+    print("|---|---|---|---|---|---|")
+    for e in table:
+        worst = ("—" if e["worst"] is None else
+                 f"{e['worst']['ratio']:.2f}× ({e['worst']['level']:.5f}, seed {e['worst']['seed']})")
+        print(f"| {e['n']} | {e['recipe']} | {e['levels']} | {e['sooner']} | {e['missed']} | {worst} |")
+
+
 def print_equal_r2(table: list[dict[str, Any]]) -> None:
     print("\n| n | recipe | level (published's validation R², per seed) | seeds reaching it | steps | CPU s "
           "| speed-up vs published (CPU, median of per-seed ratios) |")
@@ -625,7 +664,9 @@ def main() -> None:
         print_summary(summary, args.target)
         levels = equal_r2(rows, chosen, args.target)
         print_equal_r2(levels)
-        result.update(runs=rows, summary=summary, equal_r2=levels, recipes=[r.__dict__ for r in chosen],
+        every = every_level(rows, chosen)
+        print_every_level(every)
+        result.update(runs=rows, summary=summary, equal_r2=levels, every_level=every, recipes=[r.__dict__ for r in chosen],
                       encoder=args.encoder, eval_size=eval_size, end_load_average=os.getloadavg())
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")

@@ -71,6 +71,7 @@ class InverseCouplingEncoder(nn.Module):
         self.log_scale_rate = log_scale_rate if learn_scales else None
         self.n_a = n_a = mixing.n_a
         self.register_buffer("inverse_permutations", mixing.inverse_permutations.flip(0).clone())
+        self.inverse_permutation_kinds = tuple(reversed(mixing.inverse_permutation_kinds))
         if tanh_shifts:
             self.conditioners = nn.ModuleList(TanhShift(n_a, mixing.n - n_a, generator) for _ in mixing.conditioners)
         else:
@@ -82,7 +83,8 @@ class InverseCouplingEncoder(nn.Module):
         self.output_log_scales = nn.Parameter(torch.zeros(mixing.n)) if output_scales else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = uncouple(x, self.inverse_permutations, self.conditioners, self.n_a, self.log_scale_rate)
+        h = uncouple(x, self.inverse_permutations, self.inverse_permutation_kinds, self.conditioners, self.n_a,
+                     self.log_scale_rate)
         return h if self.output_log_scales is None else h * torch.exp(self.output_log_scales)
 
 

@@ -14,11 +14,16 @@ The loop
   over ``warmup_steps``, constant, then a cosine decay to zero over the last
   ``decay_fraction`` of ``max_steps`` (:meth:`TrainSettings.learning_rate`).
 - With ``average_decay = d > 0`` the encoder that is evaluated and returned is
-  the exponential moving average of the trained weights,
-  ``θ̄ ← d θ̄ + (1 − d) θ`` after every update (:class:`torch.optim.swa_utils.AveragedModel`,
-  starting from the weights after the first update): averaging removes most of
-  the minibatch noise that keeps the last iterate away from the optimum, so a
-  target is reached in fewer steps (``benchmarks/README.md``).
+  an exponential moving average of the weights after each update,
+  ``θ̄_t = θ̄_(t−1) + r_t (θ_t − θ̄_(t−1))`` with ``θ̄_1 = θ_1`` and rate
+  ``r_t = max(1 − d, 9 / (9 + t))`` (:class:`torch.optim.swa_utils.AveragedModel`): the
+  decay ``1 − r_t = min(d, t / (9 + t))`` ramps up as in TensorFlow's
+  ``ExponentialMovingAverage`` with ``num_updates``, so early in training the
+  average spans about the last tenth of the updates instead of keeping the first
+  weights (at a fixed ``d = 0.99`` they would still weigh 0.6 after 50 updates), and
+  from ``t = 9d / (1 − d)`` (891 updates at 0.99) it is the plain ``d``-average.
+  Averaging removes most of the minibatch noise that keeps the last iterate away
+  from the optimum, so a target is reached in fewer steps (``benchmarks/README.md``).
 - With ``precision = "bfloat16"`` the encoder's forward pass (and so its backward) runs under
   ``torch.autocast`` in bfloat16: its matrix products round their inputs to 8 bits of mantissa
   (relative error about 4e-3) and accumulate in float32; the weights, the optimizer, the data
@@ -58,7 +63,7 @@ from typing import Any, Callable, Protocol
 import numpy as np
 import torch
 from torch import Tensor, nn
-from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
+from torch.optim.swa_utils import AveragedModel
 from tqdm import tqdm
 
 from lejepa_wm.atomic import atomic_torch_save, read_regular
@@ -235,7 +240,7 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
     disables checkpoints.
     """
     optimizer = torch.optim.AdamW(encoder.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
-    average = (AveragedModel(encoder, multi_avg_fn=get_ema_multi_avg_fn(settings.average_decay))
+    average = (AveragedModel(encoder, avg_fn=_exponential_average(settings.average_decay))
                if settings.average_decay else None)
     evaluated = encoder if average is None else average.module  # what is evaluated and returned
     targets = bool(getattr(objective, "targets", False))  # a regression: the second input is z itself
@@ -330,6 +335,18 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
     hit = target_hit or {}
     return TrainResult(final=history[-1] if history else {}, history=history, steps=step, seconds=elapsed,
                        steps_to_target=hit.get("step"), seconds_to_target=hit.get("seconds"), resumed_from=resumed_from)
+
+
+def _exponential_average(decay: float) -> Callable[[Tensor, Tensor, Tensor], Tensor]:
+    """``AveragedModel``'s update: rate ``max(1 − decay, 9 / (9 + t))`` at update ``t`` (module docstring).
+
+    ``count`` is the number of weights averaged before ``current`` (``t − 1``).
+    """
+    def update(average: Tensor, current: Tensor, count: Tensor) -> Tensor:
+        rate = max(1 - decay, 9 / (10 + float(count)))
+        return average + (current - average) * rate
+
+    return update
 
 
 def numpy64(tensor: Tensor) -> np.ndarray:

@@ -160,6 +160,24 @@ def test_weight_averaging_returns_the_average_and_resumes_identically(tmp_path):
     assert resumed.final["probe_r2"] == pytest.approx(reference.final["probe_r2"], abs=1e-6)
 
 
+def test_the_weight_average_weighs_every_iterate_by_its_ramped_exponential_weight():
+    """``θ̄_t = Σ_s w_s θ_s`` with ``w_s = r_s Π_(u>s) (1 − r_u)``, ``r_1 = 1``, ``r_u = max(1 − d, 9 / (9 + u))``."""
+    decay = 0.9
+    encoder, pairs, objective, settings, generator, evaluator = _setup(average_decay=decay, max_steps=120,
+                                                                       checkpoint_every=30, eval_every=30)
+    iterates = []
+    train(encoder, pairs, objective, settings, generator, None, evaluator, progress=False,
+          step_callback=lambda step: iterates.append({k: v.double().clone() for k, v in encoder.state_dict().items()}))
+    t = len(iterates)
+    rates = [1.0] + [max(1 - decay, 9 / (9 + u)) for u in range(2, t + 1)]
+    weights = [rates[s] * math.prod(1 - r for r in rates[s + 1:]) for s in range(t)]
+    assert sum(weights) == pytest.approx(1.0)
+    assert weights[0] < 1e-6  # the first weights are forgotten (a fixed 0.9 would keep 0.9^119 = 3.6e-6)
+    for key, value in encoder.state_dict().items():
+        expected = sum(w * iterate[key] for w, iterate in zip(weights, iterates))
+        assert torch.allclose(value.double(), expected, atol=1e-6), key
+
+
 def test_a_setting_at_its_default_is_left_out_of_the_spec():
     from lejepa_wm.experiments.scaling import EXPERIMENT
     from lejepa_wm.experiments.run_params import SyntheticRunParams
