@@ -45,8 +45,7 @@ side by side (the default; issue 17, item 5)
     - ``custom``: :data:`FAST` (600 steps, every 25, whatever n) with
       ``--set key=value`` overrides (``lr``, ``warmup_steps``,
       ``decay_fraction``, ``max_steps``, ``batch_size``, ``slices``,
-      ``weight``, ``eval_every``, ``average_decay``, ``precision``,
-      ``batch_warmup_steps``), for
+      ``weight``, ``eval_every``, ``average_decay``, ``precision``), for
       trying a change.
 
     A second table compares time at equal accuracy: steps and CPU seconds
@@ -348,20 +347,17 @@ class Recipe:
     eval_every: int = 50
     average_decay: float = 0.0
     precision: str = "float32"
-    batch_warmup_steps: int = 0
 
     def settings(self, target: float) -> TrainSettings:
         return TrainSettings(max_steps=self.max_steps, batch_size=self.batch_size, lr=self.lr,
                              warmup_steps=self.warmup_steps, decay_fraction=self.decay_fraction,
                              eval_every=self.eval_every, checkpoint_every=self.eval_every, stop_r2=target,
-                             average_decay=self.average_decay, precision=self.precision,
-                             batch_warmup_steps=self.batch_warmup_steps)
+                             average_decay=self.average_decay, precision=self.precision)
 
     def describe(self) -> str:
         return (f"lr {self.lr:g}, warmup {self.warmup_steps}, decay over the last {self.decay_fraction:.0%} of "
                 f"{self.max_steps} steps, batch {self.batch_size}, SIGReg {self.weight:g} x {self.slices} slices, "
-                f"evaluation every {self.eval_every}, weight average {self.average_decay:g}, {self.precision}, "
-                f"a quarter batch for the first {self.batch_warmup_steps} steps")
+                f"evaluation every {self.eval_every}, weight average {self.average_decay:g}, {self.precision}")
 
 
 FAST = Recipe("fast", lr=2e-2, warmup_steps=25, decay_fraction=1.0, max_steps=600, batch_size=256, slices=64,

@@ -28,7 +28,7 @@ from lejepa_wm.validation import check_choice, check_number, check_positive_int
 
 __all__ = ["SUPERVISED", "RendererParams", "EncoderParams", "ObjectiveParams", "SyntheticRunParams"]
 
-_OMITTED_AT_DEFAULT = ("average_decay", "precision", "batch_warmup_steps")
+_OMITTED_AT_DEFAULT = ("average_decay", "precision")
 """Training settings that a run's spec stores only when they differ from their default."""
 _ALIGNMENT_ONLY = "alignment_only"
 SUPERVISED = "supervised"

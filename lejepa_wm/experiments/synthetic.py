@@ -86,8 +86,7 @@ class TrainingConfig:
     ``"unbiased"`` (the U-statistic), and ``sigreg_standardize`` (SIGReg on the
     batch-standardized embedding plus a moment term for the scale;
     ``docs/SIGREG.md``). ``average_decay`` > 0 evaluates and keeps the exponential moving average of the
-    weights, ``precision = "bfloat16"`` runs the encoder's passes in bfloat16, and
-    ``batch_warmup_steps`` trains the first updates on a quarter of the batch
+    weights, and ``precision = "bfloat16"`` runs the encoder's passes in bfloat16
     (:mod:`lejepa_wm.experiments.training`). The runs' seeds start at ``first_seed`` plus ``--seed``.
     ``control = false`` (``--no-control``) drops the λ = 0 control from ``methods``:
     a quick look, whose figure and headline say so (:mod:`.quick_look`).
@@ -110,7 +109,6 @@ class TrainingConfig:
     stop_r2: float = 0.0
     average_decay: float = 0.0
     precision: str = "float32"
-    batch_warmup_steps: int = 0
     eval_size: int = 4096
     renderer: str = "published"
     renderer_layers: int = 4
@@ -216,9 +214,8 @@ class TrainingConfig:
         """``train`` for the ``whitened`` objective of an ``m``-dimensional embedding: peak rate ``whitened_lr``
         and batches of at least ``whitened_batch_per_dim · m`` pairs (its whitening is estimated from the batch:
         with ``2N`` rows for ``m`` dimensions the estimate's eigenvalues spread by about ``±2√(m/2N)``,
-        Marchenko–Pastur; ``docs/TUNING.md``), so never the quarter batches of ``batch_warmup_steps``."""
-        return replace(train, lr=self.whitened_lr, batch_size=max(train.batch_size, self.whitened_batch_per_dim * m),
-                       batch_warmup_steps=0)
+        Marchenko–Pastur; ``docs/TUNING.md``)."""
+        return replace(train, lr=self.whitened_lr, batch_size=max(train.batch_size, self.whitened_batch_per_dim * m))
 
     def renderer_params(self) -> RendererParams:
         return RendererParams(self.renderer, self.renderer_layers, self.renderer_hidden, self.shift_gain,

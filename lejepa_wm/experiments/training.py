@@ -24,12 +24,6 @@ The loop
   from ``t = 9d / (1 − d)`` (891 updates at 0.99) it is the plain ``d``-average.
   Averaging removes most of the minibatch noise that keeps the last iterate away
   from the optimum, so a target is reached in fewer steps (``benchmarks/README.md``).
-- With ``batch_warmup_steps = K`` the first ``K`` updates use a quarter of
-  ``batch_size`` (:meth:`TrainSettings.batch`; fresh pairs only): early in training
-  progress is limited by the number of updates, not by minibatch noise, so the
-  small batches buy the same progress for a quarter of the pairs, and the full
-  batch is kept for later, when its lower noise is what the accuracy needs
-  (``benchmarks/README.md``).
 - With ``precision = "bfloat16"`` the encoder's forward pass (and so its backward) runs under
   ``torch.autocast`` in bfloat16: its matrix products round their inputs to 8 bits of mantissa
   (relative error about 4e-3) and accumulate in float32; the weights, the optimizer, the data
@@ -118,7 +112,6 @@ class TrainSettings:
     max_loss: float = 1e8
     average_decay: float = 0.0
     precision: str = "float32"
-    batch_warmup_steps: int = 0
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "batch_size", "checkpoint_every"):
@@ -145,15 +138,6 @@ class TrainSettings:
         check_number(self.max_loss, "max_loss", lambda value: value > 0, "be positive")
         check_number(self.average_decay, "average_decay", lambda value: 0 <= value < 1, "lie in [0, 1)")
         check_choice(self.precision, PRECISIONS, "precision")
-        check_nonnegative_int(self.batch_warmup_steps, "batch_warmup_steps")
-        if self.batch_warmup_steps > self.max_steps:
-            raise ValueError(f"batch_warmup_steps ({self.batch_warmup_steps}) must not exceed max_steps "
-                             f"({self.max_steps})")
-
-    def batch(self, step: int) -> int:
-        """Pairs in the batch of update ``step`` (0-based): a quarter of ``batch_size`` (at least 2) during the
-        first ``batch_warmup_steps`` updates, ``batch_size`` after."""
-        return max(2, self.batch_size // 4) if step < self.batch_warmup_steps else self.batch_size
 
     def learning_rate(self, step: int) -> float:
         """Learning rate used for update ``step`` (0-based): warmup, constant, cosine decay."""
@@ -255,9 +239,6 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
     evaluator's metrics, seconds: e.g. a TensorBoard log). ``run_dir = None``
     disables checkpoints.
     """
-    if settings.batch_warmup_steps and isinstance(pairs, DatasetPairs):
-        raise ValueError("batch_warmup_steps needs fresh pairs (WorldPairs): a data set's epochs are counted "
-                         "in batches of one size")
     optimizer = torch.optim.AdamW(encoder.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
     average = (AveragedModel(encoder, avg_fn=_exponential_average(settings.average_decay))
                if settings.average_decay else None)
@@ -307,7 +288,7 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
             lr = settings.learning_rate(step)
             for group in optimizer.param_groups:
                 group["lr"] = lr
-            x, second = pairs.draw(step, settings.batch(step), generator)
+            x, second = pairs.draw(step, settings.batch_size, generator)
             with torch.autocast(x.device.type, torch.bfloat16, enabled=settings.precision == "bfloat16"):
                 first, other = encoder(x), None if targets else encoder(second)
             loss, parts = objective(first.float(), second if targets else other.float(), generator)

@@ -125,8 +125,7 @@ def test_dataset_pairs_visit_every_pair_once_per_epoch_in_a_seeded_order():
     ({"checkpoint_every": 15}, "multiple"), ({"stop_r2": 1.5}, "stop_r2"), ({"warmup_steps": -1}, "warmup_steps"),
     ({"weight_decay": math.nan}, "weight_decay"), ({"decay_fraction": math.inf}, "decay_fraction"),
     ({"eval_every": None, "stop_r2": 0.9}, "stop_r2"), ({"average_decay": 1.0}, "average_decay"),
-    ({"precision": "float16"}, "precision 'float16'"), ({"batch_warmup_steps": 11}, "batch_warmup_steps"),
-    ({"batch_warmup_steps": -1}, "batch_warmup_steps"),
+    ({"precision": "float16"}, "precision 'float16'"),
 ])
 def test_bad_settings_raise(kwargs, message):
     base = {"max_steps": 10, "batch_size": 8, "lr": 1e-3, "eval_every": 10, "checkpoint_every": 10}
@@ -187,28 +186,9 @@ def test_a_setting_at_its_default_is_left_out_of_the_spec():
     params = config.run_at(2, "matched_additive", "sigreg", 0)
     assert "average_decay" not in params.to_dict()["train"]  # specs of runs shipped before the setting are unchanged
     assert "precision" not in params.to_dict()["train"]
-    assert "batch_warmup_steps" not in params.to_dict()["train"]
     averaged = SyntheticRunParams.from_dict({**params.to_dict(), "train": {**params.to_dict()["train"],
                                                                              "average_decay": 0.99}})
     assert averaged.train.average_decay == 0.99 and averaged.to_dict()["train"]["average_decay"] == 0.99
-
-
-def test_batch_warmup_draws_quarter_batches_first_and_refuses_a_data_set():
-    settings = TrainSettings(max_steps=10, batch_size=64, lr=1e-3, eval_every=10, checkpoint_every=10,
-                             batch_warmup_steps=3)
-    assert [settings.batch(step) for step in range(5)] == [16, 16, 16, 64, 64]
-    assert TrainSettings(max_steps=10, batch_size=5, lr=1e-3, eval_every=10, checkpoint_every=10,
-                         batch_warmup_steps=3).batch(0) == 2
-    encoder, pairs, objective, settings, generator, evaluator = _setup(batch_warmup_steps=7, max_steps=20,
-                                                                       checkpoint_every=20, eval_every=10)
-    sizes = []
-    draw = pairs.draw
-    pairs.draw = lambda step, size, gen: sizes.append(size) or draw(step, size, gen)
-    train(encoder, pairs, objective, settings, generator, None, evaluator, progress=False)
-    assert sizes == [16] * 7 + [64] * 13
-    data = DatasetPairs(torch.zeros(8, 4), torch.ones(8, 4), order_seed=0)
-    with pytest.raises(ValueError, match="batch_warmup_steps needs fresh pairs"):
-        train(encoder, data, objective, settings, generator, None, evaluator, progress=False)
 
 
 def test_bfloat16_passes_train_nearly_as_float32_and_change_the_weights():
