@@ -45,7 +45,8 @@ side by side (the default; issue 17, item 5)
     - ``custom``: :data:`FAST` (600 steps, every 25, whatever n) with
       ``--set key=value`` overrides (``lr``, ``warmup_steps``,
       ``decay_fraction``, ``max_steps``, ``batch_size``, ``slices``,
-      ``weight``, ``eval_every``, ``average_decay``, ``precision``), for
+      ``weight``, ``eval_every``, ``average_decay``, ``precision``,
+      ``identity_start``: ``true`` starts every weight of the paper's encoder at 0, the identity), for
       trying a change.
 
     A second table compares time at equal accuracy: steps and CPU seconds
@@ -347,6 +348,7 @@ class Recipe:
     eval_every: int = 50
     average_decay: float = 0.0
     precision: str = "float32"
+    identity_start: bool = False
 
     def settings(self, target: float) -> TrainSettings:
         return TrainSettings(max_steps=self.max_steps, batch_size=self.batch_size, lr=self.lr,
@@ -357,7 +359,8 @@ class Recipe:
     def describe(self) -> str:
         return (f"lr {self.lr:g}, warmup {self.warmup_steps}, decay over the last {self.decay_fraction:.0%} of "
                 f"{self.max_steps} steps, batch {self.batch_size}, SIGReg {self.weight:g} x {self.slices} slices, "
-                f"evaluation every {self.eval_every}, weight average {self.average_decay:g}, {self.precision}")
+                f"evaluation every {self.eval_every}, weight average {self.average_decay:g}, {self.precision}"
+                + (", every weight started at 0 (the identity)" if self.identity_start else ""))
 
 
 FAST = Recipe("fast", lr=2e-2, warmup_steps=25, decay_fraction=1.0, max_steps=600, batch_size=256, slices=64,
@@ -380,12 +383,20 @@ def fast_recipe(base: Recipe, n: int) -> Recipe:
     return replace(base, max_steps=steps, eval_every=every)
 
 
+def _setting(default: Any, text: str) -> Any:
+    """A ``--set`` value in the type of the recipe field's default (``true``/``false`` for a flag)."""
+    if isinstance(default, bool):
+        if text not in ("true", "false"):
+            raise SystemExit(f"--set expects true or false for a flag; got {text!r}")
+        return text == "true"
+    return text if isinstance(default, str) else type(default)(float(text))
+
+
 def recipes(published_steps: int, overrides: dict[str, str], published_every: int = 50) -> dict[str, Recipe]:
     from lejepa_wm.experiments.scaling import EXPERIMENT as SCALING
 
     full = SCALING.load_config("full")
-    custom = replace(FAST, name="custom", **{k: v if isinstance(getattr(FAST, k), str) else
-                                              type(getattr(FAST, k))(float(v)) for k, v in overrides.items()})
+    custom = replace(FAST, name="custom", **{k: _setting(getattr(FAST, k), v) for k, v in overrides.items()})
     return {
         "published": Recipe("published", lr=3e-3, warmup_steps=0, decay_fraction=0.5, max_steps=published_steps,
                             batch_size=256, slices=256, weight=1e-6, eval_every=published_every),
@@ -408,6 +419,10 @@ def probe_r2(encoder: torch.nn.Module, samples: HeldOutSamples, split: str) -> f
 def run_recipe(recipe: Recipe, world: GaussianWorld, renderer: torch.nn.Module, samples: HeldOutSamples,
                streams: Any, hidden: int, target: float, encoder_kind: str) -> dict[str, Any]:
     encoder = build_encoder(encoder_kind, renderer, hidden, streams.torch_generator("init"))
+    if recipe.identity_start:  # the paper's layers subtract tanh(W a): with W = 0 the encoder is the identity
+        with torch.no_grad():
+            for weight in encoder.parameters():
+                weight.zero_()
     objective = build_objective("sigreg", recipe.weight, num_slices=recipe.slices)
     with Clock() as clock:
         result = train(encoder, WorldPairs(world, renderer), objective, recipe.settings(target),

@@ -8,7 +8,8 @@ evaluation (``validation_metrics``: both held-out samples embedded, the probe fi
 
 Usage::
 
-    python benchmarks/profile_step.py --n 128 1024 [--slices 256] [--eval-every 250]
+    python benchmarks/profile_step.py --n 128 1024 [--slices 256] [--eval-every 250] [--batch 256]
+        [--precision float32|bfloat16]
 """
 
 from __future__ import annotations
@@ -61,8 +62,9 @@ class ProfiledRun:
 
 
 def profile(n: int, slices: int, batch: int, steps: int, warmup: int, evaluations: int,
-            eval_size: int) -> tuple[dict[str, float], float]:
-    """Median CPU milliseconds of each part of a step, and of one evaluation."""
+            eval_size: int, precision: str) -> tuple[dict[str, float], float]:
+    """Median CPU milliseconds of each part of a step, and of one evaluation (``precision`` of the encoder's
+    passes as in the training loop: ``bfloat16`` runs its forward, and so its backward, under autocast)."""
     run = ProfiledRun.at(n, slices)
     world, streams, renderer, encoder = run.world, run.streams, run.renderer, run.encoder
     objective, generator, optimizer = run.objective, run.batches, run.optimizer
@@ -74,7 +76,9 @@ def profile(n: int, slices: int, batch: int, steps: int, warmup: int, evaluation
         with torch.no_grad():
             x, x_pos = renderer(z), renderer(z_pos)
         marks.append(time.process_time())
-        h, h_pos = encoder(x), encoder(x_pos)
+        with torch.autocast("cpu", torch.bfloat16, enabled=precision == "bfloat16"):
+            h, h_pos = encoder(x), encoder(x_pos)
+        h, h_pos = h.float(), h_pos.float()
         marks.append(time.process_time())
         loss, _ = objective(h, h_pos, generator)
         marks.append(time.process_time())
@@ -104,6 +108,7 @@ def main() -> None:
     parser.add_argument("--evaluations", type=int, default=3)
     parser.add_argument("--eval-size", type=int, default=8192)
     parser.add_argument("--eval-every", type=int, default=250)
+    parser.add_argument("--precision", choices=["float32", "bfloat16"], default="float32")
     args = parser.parse_args()
     torch.set_num_threads(1)
     threadpool_limits(1)
@@ -111,7 +116,7 @@ def main() -> None:
     print("|---" * (len(PARTS) + 3) + "|")
     for n in args.n:
         parts, evaluation = profile(n, args.slices, args.batch, args.steps, args.warmup, args.evaluations,
-                                    args.eval_size)
+                                    args.eval_size, args.precision)
         step = sum(parts.values())
         shares = " | ".join(f"{parts[p]:.1f} ({100 * parts[p] / step:.0f}%)" for p in PARTS)
         print(f"| {n} | {shares} | {step:.1f} | {evaluation:.0f} ({evaluation / args.eval_every:.1f}) |")
