@@ -571,8 +571,8 @@ def every_level(rows: list[dict[str, Any]], chosen: list[Recipe]) -> list[dict[s
 
 
 def print_every_level(table: list[dict[str, Any]]) -> None:
-    print("\n| n | recipe | published levels (all seeds) | ours sooner | ours never | worst ratio, published CPU / ours "
-          "(level, seed) |")
+    print("\n| n | recipe | published levels (all seeds) | ours sooner | ours never "
+          "| worst ratio, published CPU / ours (level, seed) |")
     print("|---|---|---|---|---|---|")
     for e in table:
         worst = ("—" if e["worst"] is None else
@@ -681,7 +681,8 @@ def main() -> None:
         print_equal_r2(levels)
         every = every_level(rows, chosen)
         print_every_level(every)
-        result.update(runs=rows, summary=summary, equal_r2=levels, every_level=every, recipes=[r.__dict__ for r in chosen],
+        result.update(runs=rows, summary=summary, equal_r2=levels, every_level=every,
+                      recipes=[r.__dict__ for r in chosen],
                       encoder=args.encoder, eval_size=eval_size, end_load_average=os.getloadavg())
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")

@@ -161,7 +161,8 @@ def test_weight_averaging_returns_the_average_and_resumes_identically(tmp_path):
 
 
 def test_the_weight_average_weighs_every_iterate_by_its_ramped_exponential_weight():
-    """``θ̄_t = Σ_s w_s θ_s`` with ``w_s = r_s Π_(u>s) (1 − r_u)``, ``r_1 = 1``, ``r_u = max(1 − d, 9 / (9 + u))``."""
+    """``θ̄_t = Σ_s w_s θ_s`` with ``w_s = r_s Π_(u>s) (1 − r_u)``, ``r_1 = 1`` and
+    ``r_u = max(1 − d, 9 / (9 + u))``."""
     decay = 0.9
     encoder, pairs, objective, settings, generator, evaluator = _setup(average_decay=decay, max_steps=120,
                                                                        checkpoint_every=30, eval_every=30)
