@@ -42,6 +42,8 @@ side by side (the default; issue 17, item 5)
       cosine decay to 0 over the budget, 64 slices) with the step budget and
       evaluation cadence of :data:`FAST_BUDGETS` for each n (chosen on the
       validation sample of the tuning seeds; see ``benchmarks/README.md``);
+    - ``ours``: the recipe chosen on tuning seeds and confirmed against the published one
+      (:data:`OURS`, at n = 128 and 1,024 only; issue 28);
     - ``custom``: :data:`FAST` (600 steps, every 25, whatever n) with
       ``--set key=value`` overrides (``lr``, ``warmup_steps``,
       ``decay_fraction``, ``max_steps``, ``batch_size``, ``slices``,
@@ -70,6 +72,8 @@ Usage::
     python benchmarks/bench_training.py --estimate-quick
     python benchmarks/bench_training.py --dims 16 128 [--seeds 1000 1001 1002] [--recipes published fast]
     python benchmarks/bench_training.py --dims 128 --recipes published custom --set lr=2e-2 max_steps=800
+    python benchmarks/bench_training.py --dims 128 1024 --seeds 1003 1004 1005 --recipes published ours \
+        --published-every 250
 """
 
 from __future__ import annotations
@@ -375,8 +379,21 @@ budget ended at validation R² 0.998 / 0.9987 / 0.982 on seeds 1000-1002, so 450
 at n = 256 this recipe reached only 0.83 in 9000 steps (``benchmarks/README.md``)."""
 
 
-def fast_recipe(base: Recipe, n: int) -> Recipe:
-    """``base`` with the step budget and evaluation cadence of :data:`FAST_BUDGETS` for dimension ``n``."""
+OURS = {
+    128: Recipe("ours", lr=3e-2, warmup_steps=25, decay_fraction=1.0, max_steps=500, batch_size=512, slices=16,
+                weight=1e-6, eval_every=50, average_decay=0.99),
+    1024: Recipe("ours", lr=6e-3, warmup_steps=50, decay_fraction=1.0, max_steps=2400, batch_size=1024, slices=64,
+                 weight=1e-6, eval_every=100, average_decay=0.99, precision="bfloat16", identity_start=True),
+}
+"""Our recipe at each n where it was chosen on tuning seeds 1000-1002 and confirmed on 1003-1005 against the
+published one (issue 28; ``benchmarks/README.md``, "After the cheaper steps"); other n have none."""
+
+
+def recipe_at(base: Recipe, n: int) -> Recipe:
+    """``base`` at dimension ``n``: ``fast`` with the budget and cadence of :data:`FAST_BUDGETS`, ``ours`` from
+    :data:`OURS`, any other as it is."""
+    if base.name == "ours":
+        return OURS[n]
     if base.name != "fast":
         return base
     _, steps, every = next(entry for entry in FAST_BUDGETS if n <= entry[0])
@@ -404,6 +421,7 @@ def recipes(published_steps: int, overrides: dict[str, str], published_every: in
                          max_steps=full.max_steps, batch_size=full.batch_size, slices=full.sigreg_slices,
                          weight=full.sigreg_weight, eval_every=full.eval_every),
         "fast": FAST,
+        "ours": OURS[1024],  # its settings at each n: recipe_at
         "custom": custom,
     }
 
@@ -467,7 +485,7 @@ def side_by_side(dims: list[int], seeds: list[int], chosen: list[Recipe], encode
             samples = HeldOutSamples.draw(world, renderer, eval_size, streams, "cpu")
             raw = raw_observation_r2(samples)
             order = chosen if index % 2 == 0 else list(reversed(chosen))
-            for recipe in (fast_recipe(r, n) for r in order):
+            for recipe in (recipe_at(r, n) for r in order):
                 row = {"n": n, "seed": seed, "encoder": encoder_kind, "hidden": hidden, "raw_test_r2": raw,
                        "max_steps": recipe.max_steps, "eval_every": recipe.eval_every,
                        **run_recipe(recipe, world, renderer, samples, streams, hidden, target, encoder_kind)}
@@ -633,7 +651,7 @@ def main() -> None:
     parser.add_argument("--dims", type=int, nargs="+", default=[16, 128])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1000, 1001, 1002])
     parser.add_argument("--recipes", nargs="+", default=["published", "fast"],
-                        choices=["published", "config", "fast", "custom"])
+                        choices=["published", "config", "fast", "ours", "custom"])
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="overrides of the custom recipe")
     parser.add_argument("--published-every", type=int, default=50,
                         help="how often the published recipe is evaluated (its stopping cadence; an evaluation on "
@@ -663,9 +681,17 @@ def main() -> None:
     else:
         if any(seed < FIRST_TUNING_SEED for seed in args.seeds):
             raise SystemExit(f"the benchmark tunes: use tuning seeds (>= {FIRST_TUNING_SEED}), never reported ones")
+        missing = sorted(set(args.dims) - set(OURS)) if "ours" in args.recipes else []
+        if missing:
+            raise SystemExit(f"recipe 'ours' exists at n = {sorted(OURS)} only (chosen and confirmed there); got "
+                             f"--dims {missing}: use 'custom' with --set elsewhere")
         table = recipes(args.published_steps, parse_pairs(args.set, "--set"), args.published_every)
         chosen = [table[name] for name in args.recipes]
         for recipe in chosen:
+            if recipe.name == "ours":
+                for n in args.dims:
+                    print(f"  ours at n = {n}: {OURS[n].describe()}")
+                continue
             print(f"  {recipe.name}: {recipe.describe()}"
                   + ("; step budget and cadence per n: " + ", ".join(
                       f"n <= {n}: {steps} steps, every {every}" for n, steps, every in FAST_BUDGETS)
