@@ -709,7 +709,7 @@ def main() -> None:
         every = every_level(rows, chosen)
         print_every_level(every)
         result.update(runs=rows, summary=summary, equal_r2=levels, every_level=every,
-                      recipes=[r.__dict__ for r in chosen],
+                      recipes=[{**recipe_at(r, n).__dict__, "n": n} for r in chosen for n in args.dims],
                       encoder=args.encoder, eval_size=eval_size, end_load_average=os.getloadavg())
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")
