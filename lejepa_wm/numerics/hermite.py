@@ -19,14 +19,11 @@ from itertools import combinations, pairwise
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lejepa_wm.validation import check_nonnegative_int, check_positive_int
-
 __all__ = ["hermite_values", "multi_indices", "total_degrees", "hermite_features"]
 
 
 def hermite_values(max_degree: int, x: ArrayLike) -> NDArray[np.float64]:
     """Values ``H_k(x)`` for ``k = 0..max_degree``; shape ``(max_degree + 1, *x.shape)``."""
-    check_nonnegative_int(max_degree, "max_degree")
     x = np.asarray(x, dtype=float)
     values = np.empty((max_degree + 1, *x.shape))
     values[0] = 1.0
@@ -38,7 +35,13 @@ def hermite_values(max_degree: int, x: ArrayLike) -> NDArray[np.float64]:
 
 
 @lru_cache(maxsize=256)
-def _multi_indices(n: int, max_degree: int, min_degree: int) -> NDArray[np.int64]:
+def multi_indices(n: int, max_degree: int, min_degree: int = 0) -> NDArray[np.int64]:
+    """All ``alpha in N^n`` with ``min_degree <= |alpha| <= max_degree``; shape ``(K, n)``.
+
+    Rows are sorted by total degree, then in decreasing lexicographic order, so
+    for ``min_degree = 1`` the first ``n`` rows are the unit vectors ``e_1..e_n``
+    (the linear features ``H_{e_i}(z) = z_i``). The returned array is read-only (it is cached).
+    """
     rows: list[tuple[int, ...]] = []
     for degree in range(min_degree, max_degree + 1):
         # Stars and bars: the n-1 bar positions among degree + n - 1 slots; alpha_i is the gap between bars.
@@ -47,19 +50,6 @@ def _multi_indices(n: int, max_degree: int, min_degree: int) -> NDArray[np.int64
     array = np.array(rows, dtype=np.int64).reshape(-1, n)
     array.setflags(write=False)
     return array
-
-
-def multi_indices(n: int, max_degree: int, min_degree: int = 0) -> NDArray[np.int64]:
-    """All ``alpha in N^n`` with ``min_degree <= |alpha| <= max_degree``; shape ``(K, n)``.
-
-    Rows are sorted by total degree, then in decreasing lexicographic order, so
-    for ``min_degree = 1`` the first ``n`` rows are the unit vectors ``e_1..e_n``
-    (the linear features ``H_{e_i}(z) = z_i``). The returned array is read-only.
-    """
-    check_positive_int(n, "n")
-    check_nonnegative_int(max_degree, "max_degree")
-    check_nonnegative_int(min_degree, "min_degree")
-    return _multi_indices(n, max_degree, min_degree)
 
 
 def total_degrees(alphas: ArrayLike) -> NDArray[np.int64]:
@@ -74,10 +64,6 @@ def hermite_features(alphas: ArrayLike, z: ArrayLike) -> NDArray[np.float64]:
     """
     alphas = np.asarray(alphas, dtype=np.int64)
     z = np.atleast_2d(np.asarray(z, dtype=float))
-    if alphas.ndim != 2 or alphas.shape[1] != z.shape[1]:
-        raise ValueError(f"alphas of shape {alphas.shape} do not match points of dimension {z.shape[1]}")
-    if alphas.size and alphas.min() < 0:
-        raise ValueError(f"multi-indices must be non-negative; got minimum {alphas.min()}")
     max_degree = int(alphas.max()) if alphas.size else 0
     features = np.ones((z.shape[0], alphas.shape[0]))
     for i in range(z.shape[1]):

@@ -27,8 +27,6 @@ import scipy.linalg
 from numpy.typing import NDArray
 from scipy.stats import ortho_group
 
-from lejepa_wm.validation import check_nonnegative_int, check_positive_int
-
 __all__ = [
     "Array", "Step", "random_orthogonal", "random_nonorthogonal", "LinearQuadratic", "random_linear_quadratic",
     "solve_lqr", "closed_loop_value", "Rollout", "lqr_rollout", "NonlinearLatentModel", "random_nonlinear_model",
@@ -41,7 +39,6 @@ Step = Callable[[Array, Array], Array]
 
 def random_orthogonal(n: int, seed: int) -> Array:
     """Haar-random orthogonal ``n x n`` matrix from ``seed`` (``Q = [[±1]]`` for ``n = 1``)."""
-    n = check_positive_int(n, "n")
     if n == 1:
         return np.array([[1.0 if np.random.default_rng(seed).random() < 0.5 else -1.0]])
     return ortho_group.rvs(n, random_state=np.random.default_rng(seed))
@@ -51,25 +48,12 @@ def random_nonorthogonal(n: int, seed: int, condition_number: float = 10.0) -> A
     """Invertible ``U diag(s) V^T`` with singular values geometric in ``[c^-1/2, c^1/2]`` (``c`` = condition number).
 
     For ``n = 1`` (where every invertible map is a scaling) the single singular
-    value is ``c^1/2``. ``condition_number`` must exceed 1 so the map is not a
+    value is ``c^1/2``. ``condition_number`` exceeds 1, so the map is not a
     multiple of an orthogonal matrix.
     """
-    n = check_positive_int(n, "n")
-    if not condition_number > 1.0:
-        raise ValueError(f"condition_number must exceed 1; got {condition_number!r}")
     singular = (np.array([condition_number**0.5]) if n == 1
                 else np.geomspace(condition_number**-0.5, condition_number**0.5, n))
     return random_orthogonal(n, seed) @ np.diag(singular) @ random_orthogonal(n, seed + 1).T
-
-
-def _check_square(matrix: Array, name: str) -> Array:
-    """``matrix`` as a float array if it is square and finite, else ``ValueError`` naming its shape."""
-    array = np.asarray(matrix, dtype=float)
-    if array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] == 0:
-        raise ValueError(f"{name} must be a non-empty square matrix; got shape {array.shape}")
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must be finite; got {array!r}")
-    return array
 
 
 @dataclass(frozen=True)
@@ -81,13 +65,6 @@ class LinearQuadratic:
     S: Array
     R: Array
 
-    def __post_init__(self) -> None:
-        n = _check_square(self.A, "A").shape[0]
-        m = _check_square(self.R, "R").shape[0]
-        if _check_square(self.S, "S").shape[0] != n or np.shape(self.B) != (n, m):
-            raise ValueError(f"shapes do not match: A {np.shape(self.A)}, B {np.shape(self.B)}, "
-                             f"S {np.shape(self.S)}, R {np.shape(self.R)}")
-
     def in_coordinates(self, M: Array, conjugate_cost: bool = False) -> LinearQuadratic:
         """The model seen in coordinates ``y = M z``: ``(M A M^-1, M B)``.
 
@@ -95,7 +72,6 @@ class LinearQuadratic:
         ``conjugate_cost``, which uses the true cost expressed in ``y``,
         ``M^-T S M^-1``.
         """
-        M = _check_square(M, "M")
         M_inv = np.linalg.inv(M)
         S = M_inv.T @ self.S @ M_inv if conjugate_cost else self.S
         return LinearQuadratic(M @ self.A @ M_inv, M @ self.B, S, self.R)
@@ -104,9 +80,6 @@ class LinearQuadratic:
 def random_linear_quadratic(n: int, m: int, seed: int, state_weight: float = 1.0,
                             action_weight: float = 0.1) -> LinearQuadratic:
     """Seeded open-loop unstable ``A = 1.2 G / sqrt(n)``, ``B`` Gaussian, isotropic ``S = q I``, ``R = r I``."""
-    n, m = check_positive_int(n, "n"), check_positive_int(m, "m")
-    if not (state_weight > 0.0 and action_weight > 0.0):
-        raise ValueError(f"state and action weights must be positive; got {state_weight!r}, {action_weight!r}")
     rng = np.random.default_rng(seed)
     A = 1.2 * rng.standard_normal((n, n)) / np.sqrt(n)
     B = rng.standard_normal((n, m))
@@ -174,14 +147,12 @@ class NonlinearLatentModel:
 
 def random_nonlinear_model(n: int, m: int, seed: int) -> NonlinearLatentModel:
     """Seeded :class:`NonlinearLatentModel` with ``W = 2 G / sqrt(n)`` and ``B = I`` padded/cut to ``n x m``."""
-    n, m = check_positive_int(n, "n"), check_positive_int(m, "m")
     rng = np.random.default_rng(seed)
     return NonlinearLatentModel(W=2.0 * rng.standard_normal((n, n)) / np.sqrt(n), B=np.eye(n, m))
 
 
 def conjugate_step(step: Step, M: Array) -> Step:
     """The model in coordinates ``y = M z``: ``F_M(y, a) = M F(M^-1 y, a)`` (row batches)."""
-    M = _check_square(M, "M")
     M_inv = np.linalg.inv(M)
     return lambda y, a: step(y @ M_inv.T, a) @ M.T
 
@@ -211,15 +182,6 @@ class CEMSettings:
     initial_std: float = 1.0
     action_weight: float = 0.01
 
-    def __post_init__(self) -> None:
-        check_positive_int(self.horizon, "horizon")
-        check_positive_int(self.iterations, "iterations")
-        if check_positive_int(self.elites, "elites") > check_positive_int(self.samples, "samples"):
-            raise ValueError(f"elites={self.elites!r} exceeds samples={self.samples!r}")
-        if not (self.initial_std > 0.0 and self.action_weight >= 0.0):
-            raise ValueError(f"initial_std must be positive and action_weight non-negative; "
-                             f"got {self.initial_std!r}, {self.action_weight!r}")
-
 
 def cem_plan(step: Step, start: Array, goal: Array, action_dim: int, seed: int,
              settings: CEMSettings = CEMSettings()) -> tuple[Array, float]:
@@ -229,8 +191,6 @@ def cem_plan(step: Step, start: Array, goal: Array, action_dim: int, seed: int,
     which do not depend on the coordinates, so two coordinate systems whose
     costs agree sample identical plans.
     """
-    check_positive_int(action_dim, "action_dim")
-    check_nonnegative_int(seed, "seed")
     rng = np.random.default_rng(seed)
     mean = np.zeros((settings.horizon, action_dim))
     std = np.full_like(mean, settings.initial_std)

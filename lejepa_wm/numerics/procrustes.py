@@ -22,17 +22,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lejepa_wm.numerics.t3 import error_bound, nonlinear_energy_bound
-from lejepa_wm.validation import check_positive_int
 
 __all__ = ["polar_factor", "procrustes_distance_sq", "whitening_defect", "T3Quantities", "t3_quantities"]
 
 
 def polar_factor(matrix: ArrayLike) -> NDArray[np.float64]:
     """Orthogonal polar factor ``U V^T`` of a square matrix (or a batch ``(..., n, n)``)."""
-    matrix = np.asarray(matrix, dtype=float)
-    if matrix.ndim < 2 or matrix.shape[-1] != matrix.shape[-2]:
-        raise ValueError(f"polar factor needs square matrices; got shape {matrix.shape}")
-    u, _, vt = np.linalg.svd(matrix)
+    u, _, vt = np.linalg.svd(np.asarray(matrix, dtype=float))
     return u @ vt
 
 
@@ -83,10 +79,7 @@ def t3_quantities(coefficients: ArrayLike, delta: ArrayLike, rho: ArrayLike, n: 
     :func:`~lejepa_wm.numerics.hermite.multi_indices` orders them for
     ``min_degree = 1``).
     """
-    check_positive_int(n, "n")
     coefficients = np.asarray(coefficients, dtype=float)
-    if coefficients.ndim != 3 or coefficients.shape[1] != n or coefficients.shape[2] < n:
-        raise ValueError(f"coefficients must have shape (B, {n}, K >= {n}); got {coefficients.shape}")
     delta, rho = np.asarray(delta, dtype=float), np.asarray(rho, dtype=float)
     second_moment = np.sum(coefficients**2, axis=(1, 2))
     eps = whitening_defect(coefficients)  # ||C C^T - I||_F = ||Cov h - I||_F

@@ -24,7 +24,6 @@ from lejepa_wm.numerics.gaussian_quadrature import (gauss_hermite_rule, ou_pair_
                                                     split_legendre_rule)
 from lejepa_wm.numerics.spectral import closed_form_loss
 from lejepa_wm.records import CheckResult
-from lejepa_wm.validation import check_rho
 
 __all__ = ["spectral_loss", "direct_loss_1d", "direct_loss", "loss_discrepancies", "run_checks"]
 
@@ -64,12 +63,12 @@ def _mean_square_change(function: Encoder, z: np.ndarray, z_prime: np.ndarray, w
 
 def direct_loss_1d(function: Callable[[np.ndarray], np.ndarray], rho: float) -> float:
     """``E||h(z') - h(z)||^2`` for ``h`` smooth except at 0, by the split polar rule."""
-    return _mean_square_change(function, *polar_pair_rule(check_rho(rho)))
+    return _mean_square_change(function, *polar_pair_rule(rho))
 
 
 def direct_loss(function: Encoder, n: int, rho: float, num_points: int) -> float:
     """``E||h(z') - h(z)||^2`` by the tensor Gauss–Hermite rule of the ``n``-dimensional pair."""
-    return _mean_square_change(function, *ou_pair_rule(np.full(n, check_rho(rho)), num_points))
+    return _mean_square_change(function, *ou_pair_rule(np.full(n, rho), num_points))
 
 
 def loss_discrepancies() -> dict[str, dict[str, float]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 import scipy.linalg
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -60,11 +59,6 @@ def test_sweep_switches_exactly_at_two() -> None:
         assert verify_p5.optimum(n, 2.0)["gap"] <= 1e-12
         assert verify_p5.optimum(n, 1.9)["nonlinear_energy"] <= 1e-10
         assert abs(verify_p5.optimum(n, 2.1)["nonlinear_energy"] - 1.0) <= 1e-10
-
-
-def test_ky_fan_rejects_bad_m() -> None:
-    with pytest.raises(ValueError, match="0"):
-        ky_fan_minimum(np.eye(3), 0)
 
 
 def test_run_checks_all_pass() -> None:

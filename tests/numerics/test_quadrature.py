@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lejepa_wm.numerics.gaussian_quadrature import (gauss_hermite_rule, ou_pair_rule, polar_pair_rule,
-                                                    split_legendre_rule, tensor_rule)
+from lejepa_wm.numerics.gaussian_quadrature import (gauss_hermite_rule, polar_pair_rule, split_legendre_rule,
+                                                    tensor_rule)
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True)
 
@@ -27,7 +27,6 @@ def test_gauss_hermite_exact_to_degree_2n_minus_1(points: int, data: st.DataObje
     k = data.draw(st.integers(0, 2 * points - 1))
     scale = max(1.0, double_factorial_moment(k + (k % 2)))
     assert abs(rule.weights @ rule.nodes**k - double_factorial_moment(k)) <= 1e-12 * scale
-    assert rule.resolved_degree == points - 1
 
 
 def test_split_rule_integrates_kinks_exactly() -> None:
@@ -53,20 +52,3 @@ def test_tensor_rule_orders_axes_like_meshgrid() -> None:
     nodes, weights = tensor_rule(rule, 2)
     assert nodes.shape == (9, 2) and np.allclose(nodes[:3, 0], rule.nodes[0]) and np.allclose(nodes[:3, 1], rule.nodes)
     assert abs(weights.sum() - 1.0) <= 1e-15
-
-
-@pytest.mark.parametrize("bad", [0.0, 1.0, -0.5, 1.5, float("nan")])
-def test_bad_rho_is_rejected(bad: float) -> None:
-    with pytest.raises(ValueError, match=str(bad)):
-        ou_pair_rule([bad], 3)
-    with pytest.raises(ValueError, match=str(bad)):
-        polar_pair_rule(bad)
-
-
-def test_bad_sizes_are_rejected() -> None:
-    with pytest.raises(ValueError, match="num_points"):
-        gauss_hermite_rule(0)
-    with pytest.raises(ValueError, match="n must"):
-        tensor_rule(gauss_hermite_rule(3), 0)
-    with pytest.raises(ValueError, match="shape"):
-        ou_pair_rule([], 3)

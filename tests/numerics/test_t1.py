@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,11 +37,6 @@ def test_descent_reports_convergence() -> None:
     loss_matrix = hermite_quadratic_forms(np.full(2, 0.5), multi_indices(2, 4, 1)).loss[0]
     result = stiefel_descent(loss_matrix, 2, 3, seed=1)
     assert result.gradient_norms.max() <= 1e-12 and result.iterations < 5000
-
-
-def test_ky_fan_rejects_too_many_outputs() -> None:
-    with pytest.raises(ValueError, match="m=5"):
-        ky_fan_minimum(np.eye(4), 5)
 
 
 def test_run_checks_all_pass() -> None:

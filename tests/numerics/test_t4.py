@@ -132,28 +132,3 @@ def test_run_checks_rows_all_pass() -> None:
 
 
 # --- bad input -----------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("n", [0, -2])
-def test_bad_dimension_is_rejected_naming_it(n: int) -> None:
-    for call in (lambda: pl.random_orthogonal(n, 0), lambda: pl.random_linear_quadratic(n, 1, 0),
-                 lambda: pl.random_nonlinear_model(n, 1, 0)):
-        with pytest.raises(ValueError, match=f"n must be a positive integer; got {n}"):
-            call()
-
-
-def test_other_bad_inputs_are_rejected() -> None:
-    with pytest.raises(ValueError, match="condition_number.*1.0"):
-        pl.random_nonorthogonal(3, 0, condition_number=1.0)
-    with pytest.raises(ValueError, match=r"shapes do not match.*B \(3, 2\)"):
-        pl.LinearQuadratic(np.eye(3), np.ones((3, 2)), np.eye(3), np.eye(1))
-    with pytest.raises(ValueError, match=r"A must be a non-empty square matrix; got shape \(2, 3\)"):
-        pl.LinearQuadratic(np.ones((2, 3)), np.ones((2, 1)), np.eye(2), np.eye(1))
-    with pytest.raises(ValueError, match="elites=10 exceeds samples=5"):
-        pl.CEMSettings(samples=5, elites=10)
-    with pytest.raises(ValueError, match="seed must be a non-negative integer; got -1"):
-        pl.cem_plan(lambda z, a: z, np.zeros(2), np.zeros(2), 2, seed=-1)
-    unstable = pl.LinearQuadratic(2.0 * np.eye(2), np.ones((2, 1)), np.eye(2), np.eye(1))
-    with pytest.raises(ValueError, match="unstable.*spectral radius 2"):
-        pl.closed_loop_value(unstable, np.zeros((1, 2)))
-    with pytest.raises(ValueError, match="weights must be positive"):
-        pl.random_linear_quadratic(2, 1, 0, state_weight=0.0)
