@@ -113,26 +113,16 @@ def parse_settings(settings: Iterable[str], config_class: type) -> dict[str, Any
     return parsed
 
 
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, (tuple, list)):
-        return "[" + ", ".join(_toml(item) for item in value) + "]"
-    raise ValueError(f"cannot write {value!r} as TOML")
-
-
 def config_toml(config: Any, header: str = "") -> str:
     """The dataclass ``config`` as flat TOML keys, in field order; an unset (``None``) field as a comment.
 
     ``header`` becomes a comment on top. ``--config`` reads the text back to
-    the same config (flat keys apply to every scale).
+    the same config (flat keys apply to every scale). A config holds booleans,
+    finite numbers, text and (nested) tuples of them, which JSON writes as TOML
+    writes them.
     """
     lines = [f"# {line}" for line in header.splitlines()]
     values: Mapping[str, Any] = {item.name: getattr(config, item.name) for item in dataclasses.fields(config)}
     for key, value in values.items():
-        lines.append(f"# {key} is not set" if value is None else f"{key} = {_toml(value)}")
+        lines.append(f"# {key} is not set" if value is None else f"{key} = {json.dumps(value, ensure_ascii=False)}")
     return "\n".join(lines) + "\n"

@@ -70,13 +70,9 @@ class SeedStreams:
             _check_seed(getattr(self, field.name), f"seed stream {field.name!r}")
 
     @classmethod
-    def derive(cls, run_seed: int, **fixed: int) -> "SeedStreams":
-        """Streams spawned from ``run_seed``; keyword arguments set individual streams explicitly."""
-        unknown = sorted(set(fixed) - set(STREAMS))
-        if unknown:
-            raise ValueError(f"unknown seed stream(s) {unknown}; streams are {', '.join(STREAMS)}")
-        streams = dict(zip(STREAMS, spawn_seeds(run_seed, len(STREAMS))))
-        return cls(run_seed=run_seed, **{**streams, **fixed})
+    def derive(cls, run_seed: int) -> "SeedStreams":
+        """Streams spawned from ``run_seed`` (:meth:`with_stream` sets one explicitly)."""
+        return cls(run_seed=run_seed, **dict(zip(STREAMS, spawn_seeds(run_seed, len(STREAMS)))))
 
     def restart(self, start: int) -> "SeedStreams":
         """The streams of start number ``start`` of the same run: the same world and held-out samples, new

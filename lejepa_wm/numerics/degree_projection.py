@@ -67,7 +67,7 @@ def project_onto_degrees(h: Encoder, n: int, max_degree: int, rule: Rule1D) -> H
     values = np.asarray(h(nodes), dtype=float).reshape(nodes.shape[0], -1)
     second_moment = float(weights @ np.sum(values**2, axis=1))
     table = hermite_values(max_degree, rule.nodes) * rule.weights  # (D + 1, N)
-    grid = values.reshape(*([rule.size] * n), values.shape[1])
+    grid = values.reshape(*([rule.nodes.size] * n), values.shape[1])
     for axis in range(n):
         grid = np.moveaxis(np.tensordot(table, grid, axes=([1], [axis])), 0, axis)
     degree_grid = np.indices((max_degree + 1,) * n).sum(axis=0)  # |alpha| on the box [0, D]^n

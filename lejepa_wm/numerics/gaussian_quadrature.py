@@ -46,11 +46,6 @@ class Rule1D(NamedTuple):
     nodes: NDArray[np.float64]
     weights: NDArray[np.float64]
 
-    @property
-    def size(self) -> int:
-        """Number of nodes."""
-        return int(self.nodes.size)
-
 
 def _read_only(*arrays: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
     """The arrays, made read-only (rules are cached and shared)."""
