@@ -77,7 +77,6 @@ __all__ = [
 DEFAULT_NODES_PER_ELEMENT = 96
 DEFAULT_TAIL_EXPONENT = 60.0
 MONOTONE_DENSITY_FLOOR = 1e-10
-_DEFAULT_DRIFT_TOLERANCE = 1e-7
 
 Score = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
@@ -227,12 +226,8 @@ def generalized_normal_problem(beta: float, tail_exponent: float = DEFAULT_TAIL_
 
 def uniform_problem(half_width: float = gn.UNIFORM_HALF_WIDTH) -> GeneratorProblem:
     """The ``beta -> inf`` limit: ``f''`` on ``[-a, a]`` with Neumann ends (uniform density, zero score)."""
-    a = float(half_width)
-
-    def zero(z: NDArray[np.float64]) -> NDArray[np.float64]:
-        return np.zeros_like(np.asarray(z, dtype=float))
-
-    return GeneratorProblem(score=zero, score_derivative=zero, log_density=zero, edges=(-a, 0.0, a))
+    return GeneratorProblem(score=np.zeros_like, score_derivative=np.zeros_like, log_density=np.zeros_like,
+                            edges=(-half_width, 0.0, half_width))
 
 
 def linearity(spectrum: GeneratorSpectrum) -> float:
@@ -283,7 +278,7 @@ def _tail_mass(spectrum: GeneratorSpectrum, k: int = 1, outer_fraction: float = 
 
 def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES_PER_ELEMENT,
                              tail_exponent: float = DEFAULT_TAIL_EXPONENT,
-                             drift_tolerance: float = _DEFAULT_DRIFT_TOLERANCE) -> GeneratorSpectrum:
+                             drift_tolerance: float = 1e-7) -> GeneratorSpectrum:
     """Spectrum of ``p_beta`` whose ``lambda_1`` is certified isolated, else :class:`NoIsolatedEigenvalueError`.
 
     Solves at tail exponents ``T`` and ``2T`` (half-widths ``L`` and ``2^(1/beta) L``).

@@ -85,20 +85,6 @@ _NONPOLYNOMIAL = {
 }
 
 
-def _deficit_summary(deficits: np.ndarray) -> dict[str, float]:
-    """Bessel's signs of a run of Parseval deficits: its most negative value (0 if none), its largest increase
-    (0 if none) and its last value."""
-    return {"most_negative_deficit": float(min(deficits.min(), 0.0)),
-            "largest_increase": float(max(np.diff(deficits).max(), 0.0)),
-            "deficit_at_max_degree": float(deficits[-1])}
-
-
-def _bessel_holds(report: dict[str, dict[str, float]], tolerance: float) -> bool:
-    """Every deficit non-negative and non-increasing, to ``tolerance``."""
-    return all(r["most_negative_deficit"] >= -tolerance and r["largest_increase"] <= tolerance
-               for r in report.values())
-
-
 def nonpolynomial_convergence(max_degree: int = 200) -> dict[str, dict[str, float]]:
     """Parseval deficits of the 1-D test functions on a rule split at the kink 0."""
     rule = split_legendre_rule(max_degree)
@@ -110,7 +96,9 @@ def nonpolynomial_convergence(max_degree: int = 200) -> dict[str, dict[str, floa
         report[name] = {
             "second_moment_error": (abs(projection.second_moment - exact_second_moment)
                                     if exact_second_moment is not None else 0.0),
-            **_deficit_summary(deficits),
+            "most_negative_deficit": float(min(deficits.min(), 0.0)),
+            "largest_increase": float(max(np.diff(deficits).max(), 0.0)),
+            "deficit_at_max_degree": float(deficits[-1]),
             "decay_exponent": float(-math.log(max(deficits[-1], 1e-300) / max(deficits[quarter], 1e-300))
                                     / math.log((max_degree + 1) / (quarter + 1))),
         }
@@ -133,7 +121,9 @@ def _multivariate_convergence() -> dict[str, dict[str, float]]:
     report: dict[str, dict[str, float]] = {}
     for name, (function, n, max_degree, rule) in cases.items():
         deficits = project_onto_degrees(function, n, max_degree, rule).parseval_deficits
-        report[name] = {**_deficit_summary(deficits), "deficit_at_degree_1": float(deficits[1])}
+        report[name] = {"most_negative_deficit": float(min(deficits.min(), 0.0)),
+                        "largest_increase": float(max(np.diff(deficits).max(), 0.0)),
+                        "deficit_at_degree_1": float(deficits[1]), "deficit_at_max_degree": float(deficits[-1])}
     return report
 
 
@@ -152,17 +142,19 @@ def run_checks() -> list[CheckResult]:
                   for name, (_, _, exponent) in _NONPOLYNOMIAL.items() if exponent is not None)
     fast_ok = report["sin"]["deficit_at_max_degree"] <= 1e-13 and report["tanh"]["deficit_at_max_degree"] <= 1e-12
     moments_ok = max(r["second_moment_error"] for r in report.values()) <= 1e-12
+    bessel_ok = all(r["most_negative_deficit"] >= -1e-13 and r["largest_increase"] <= 1e-13 for r in report.values())
     rows.append(CheckResult.logical(
         _CLAIM, "parseval_nonpolynomial",
         f"deficit@200 sign {report['sign']['deficit_at_max_degree']:.1e} (rate {report['sign']['decay_exponent']:.2f}),"
         f" abs {report['abs']['deficit_at_max_degree']:.1e} ({report['abs']['decay_exponent']:.2f})",
-        _bessel_holds(report, 1e-13) and rate_ok and fast_ok and moments_ok,
+        bessel_ok and rate_ok and fast_ok and moments_ok,
         "Bessel (deficit never negative, never increasing), decay rates 0.5 / 1.5 within 0.1, tanh and sin "
         "deficits -> 0, second moments exact", details=report))
     multi = _multivariate_convergence()
     shrink = max(r["deficit_at_max_degree"] / r["deficit_at_degree_1"] for r in multi.values())
+    multi_ok = all(r["most_negative_deficit"] >= -1e-12 and r["largest_increase"] <= 1e-12 for r in multi.values())
     rows.append(CheckResult.logical(
         _CLAIM, "parseval_multivariate", f"n=2,3 non-polynomial: deficit(D)/deficit(1) <= {shrink:.2g}",
-        _bessel_holds(multi, 1e-12) and shrink <= 0.2, "Bessel (deficit never negative, never increasing) and max deficit(D)/deficit(1) "
+        multi_ok and shrink <= 0.2, "Bessel (deficit never negative, never increasing) and max deficit(D)/deficit(1) "
         "<= 0.2", shrink, multi, "max deficit(D)/deficit(1)"))
     return rows
