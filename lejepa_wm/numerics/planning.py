@@ -77,13 +77,12 @@ class LinearQuadratic:
         return LinearQuadratic(M @ self.A @ M_inv, M @ self.B, S, self.R)
 
 
-def random_linear_quadratic(n: int, m: int, seed: int, state_weight: float = 1.0,
-                            action_weight: float = 0.1) -> LinearQuadratic:
-    """Seeded open-loop unstable ``A = 1.2 G / sqrt(n)``, ``B`` Gaussian, isotropic ``S = q I``, ``R = r I``."""
+def random_linear_quadratic(n: int, m: int, seed: int) -> LinearQuadratic:
+    """Seeded open-loop unstable ``A = 1.2 G / sqrt(n)``, ``B`` Gaussian, isotropic ``S = I``, ``R = 0.1 I``."""
     rng = np.random.default_rng(seed)
     A = 1.2 * rng.standard_normal((n, n)) / np.sqrt(n)
     B = rng.standard_normal((n, m))
-    return LinearQuadratic(A, B, state_weight * np.eye(n), action_weight * np.eye(m))
+    return LinearQuadratic(A, B, np.eye(n), 0.1 * np.eye(m))
 
 
 def solve_lqr(model: LinearQuadratic) -> tuple[Array, Array]:

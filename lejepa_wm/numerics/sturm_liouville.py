@@ -77,6 +77,7 @@ __all__ = [
 DEFAULT_NODES_PER_ELEMENT = 96
 DEFAULT_TAIL_EXPONENT = 60.0
 MONOTONE_DENSITY_FLOOR = 1e-10
+_DRIFT_TOLERANCE = 1e-7
 
 Score = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
@@ -276,31 +277,30 @@ def _tail_mass(spectrum: GeneratorSpectrum, k: int = 1, outer_fraction: float = 
     return float(spectrum.weights[outer] @ spectrum.psi[k][outer] ** 2)
 
 
-def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES_PER_ELEMENT,
-                             tail_exponent: float = DEFAULT_TAIL_EXPONENT,
-                             drift_tolerance: float = 1e-7) -> GeneratorSpectrum:
+def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES_PER_ELEMENT) -> GeneratorSpectrum:
     """Spectrum of ``p_beta`` whose ``lambda_1`` is certified isolated, else :class:`NoIsolatedEigenvalueError`.
 
-    Solves at tail exponents ``T`` and ``2T`` (half-widths ``L`` and ``2^(1/beta) L``).
+    Solves at tail exponents ``T`` and ``2T`` (half-widths ``L`` and ``2^(1/beta) L``),
+    ``T`` = :data:`DEFAULT_TAIL_EXPONENT`.
     An isolated eigenvalue is insensitive to the truncation (its eigenfunction
     decays in ``L2(p)``); a box mode of the essential spectrum drifts like
-    ``1/L^2``. If ``|lambda_1(2T) - lambda_1(T)| > drift_tolerance * max(1, lambda_1)``
+    ``1/L^2``. If ``|lambda_1(2T) - lambda_1(T)| > 1e-7 max(1, lambda_1)``
     the error is raised, reporting both candidates, the known essential
     threshold and the tail mass of the candidate eigenfunction. Returns the
     ``2T`` solution otherwise. Needs ``beta >= 1``, as
     :func:`generalized_normal_problem` does.
     """
-    coarse, fine = (solve_generator(generalized_normal_problem(beta, k * tail_exponent), nodes_per_element, 2)
+    coarse, fine = (solve_generator(generalized_normal_problem(beta, k * DEFAULT_TAIL_EXPONENT), nodes_per_element, 2)
                     for k in (1.0, 2.0))
     lam_coarse, lam_fine = float(coarse.eigenvalues[1]), float(fine.eigenvalues[1])
     drift = abs(lam_fine - lam_coarse)
-    if drift > drift_tolerance * max(1.0, abs(lam_fine)):
+    if drift > _DRIFT_TOLERANCE * max(1.0, abs(lam_fine)):
         threshold = gn.essential_spectrum_threshold(beta)
         raise NoIsolatedEigenvalueError(
             f"beta={beta!r}: no isolated first eigenvalue above 0 (spectral gap missing, or too small to resolve "
             f"at these truncations): the candidate lambda_1 "
             f"moves from {lam_coarse:.6g} (L={coarse.half_width:.4g}) to {lam_fine:.6g} (L={fine.half_width:.4g}), "
-            f"drift {drift:.3g} > {drift_tolerance:g}; essential spectrum starts at {threshold:.6g}; "
+            f"drift {drift:.3g} > {_DRIFT_TOLERANCE:g}; essential spectrum starts at {threshold:.6g}; "
             f"{_tail_mass(fine):.2f} of the candidate's L2(p) mass lies in the outer half of the box",
             candidates={coarse.half_width: lam_coarse, fine.half_width: lam_fine}, threshold=threshold)
     return fine

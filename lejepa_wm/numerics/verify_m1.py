@@ -34,10 +34,8 @@ _PROBE_SAMPLES = 5000
 
 
 def expected_minimum(n: int, m: int, rho: float) -> float:
-    """``2 sum`` over the ``m`` smallest values of ``1 - rho^d`` counted with multiplicity (degrees 1, 2)."""
-    degree_two = n * (n + 1) // 2
-    if m > n + degree_two:
-        raise ValueError(f"m={m} exceeds n + n(n+1)/2 = {n + degree_two} (degree-3 features would enter)")
+    """``2 sum`` over the ``m`` smallest values of ``1 - rho^d`` counted with multiplicity (degrees 1, 2), for
+    ``m <= n + n(n+1)/2`` (beyond, degree-3 features would enter)."""
     return 2.0 * min(m, n) * (1.0 - rho) + 2.0 * max(m - n, 0) * (1.0 - rho * rho)
 
 

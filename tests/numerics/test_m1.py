@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,11 +35,6 @@ def test_measurements_match_the_proposition() -> None:
             assert entry["partial_rotation_defect"] <= 1e-9, key
         else:
             assert entry["min_exact_probe_r2"] >= 1 - 1e-9 and entry["min_sampled_probe_r2"] >= 1 - 1e-9, key
-
-
-def test_expected_minimum_rejects_degree_three() -> None:
-    with pytest.raises(ValueError, match="m=6"):
-        verify_m1.expected_minimum(2, 6, 0.5)
 
 
 def test_run_checks_all_pass() -> None:

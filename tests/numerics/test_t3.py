@@ -82,11 +82,6 @@ def test_bound_for_a_smooth_nonpolynomial_encoder(strength: float) -> None:
         assert error <= 1e-12 and d_value <= 1e-12
 
 
-def test_unknown_family_rejected() -> None:
-    with pytest.raises(ValueError, match="'banana'"):
-        verify_t3.sample_family("banana", 2, 3, np.random.default_rng(0))
-
-
 def test_run_checks_all_pass() -> None:
     rows = verify_t3.run_checks()
     assert rows and all(row.passed for row in rows), [row for row in rows if not row.passed]
