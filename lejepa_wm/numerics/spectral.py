@@ -141,12 +141,10 @@ def ky_fan_minimum(matrix: ArrayLike, m: int) -> KyFanSolution:
 
 @dataclass(frozen=True)
 class DescentResult:
-    """Frames ``(starts, K, m)`` found by :func:`stiefel_descent`, their values and final gradient norms."""
+    """Frames ``(starts, K, m)`` found by :func:`stiefel_descent` and their values."""
 
     frames: NDArray[np.float64]
     values: NDArray[np.float64]
-    gradient_norms: NDArray[np.float64]
-    iterations: int
 
 
 def _orthonormalize(matrices: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -175,14 +173,11 @@ def stiefel_descent(matrix: ArrayLike, m: int, starts: int, seed: int, max_itera
     frames = random_frames(np.random.default_rng(seed), starts, matrix.shape[0], m)
     spectrum = scipy.linalg.eigvalsh(matrix)
     step = 0.5 / max(float(spectrum[-1] - spectrum[0]), 1e-300)  # shift-invariant, stable for any spectrum
-    norms = np.full(starts, np.inf)
-    iteration = 0
-    for iteration in range(1, max_iterations + 1):
+    for _ in range(max_iterations):
         mw = matrix @ frames
         gradient = 2.0 * (mw - frames @ (np.swapaxes(frames, 1, 2) @ mw))
-        norms = np.linalg.norm(gradient, axis=(1, 2))
-        if norms.max() <= gradient_tolerance:
+        if np.linalg.norm(gradient, axis=(1, 2)).max() <= gradient_tolerance:
             break
         frames = _orthonormalize(frames - step * gradient)
     values = np.einsum("skm,kl,slm->s", frames, matrix, frames)
-    return DescentResult(frames, values, norms, iteration)
+    return DescentResult(frames, values)
