@@ -15,8 +15,9 @@ training):
 :meth:`SeedStreams.derive` spawns the streams from ``numpy.random.SeedSequence(run_seed)``
 in the fixed order of :data:`STREAMS` (NumPy's spawn keys are deterministic, so the
 same run seed gives the same streams on every machine); any stream can be set
-explicitly instead. Library code never seeds a global generator: it asks a
-stream for a ``torch.Generator`` or a ``numpy.random.Generator``.
+explicitly instead (:meth:`SeedStreams.with_stream`). Library code never seeds a
+global generator: it asks a stream for a ``torch.Generator`` or a
+``numpy.random.Generator``.
 """
 
 from __future__ import annotations
