@@ -20,9 +20,9 @@ expectation is ``weights @ f(nodes)``.
   coordinates with angular panel edges on the lines ``z = 0`` and ``z' = 0``,
   so functions with a kink or jump at 0 are integrated to ~1e-13.
 
-The rules are built from the fixed settings of the checks, which are trusted:
-the checks themselves measure what each rule resolves (the orthonormality and
-Parseval rows of ``verify``).
+The rules take the checks' fixed settings without re-checking them; the checks
+themselves show what each rule resolves (the orthonormality and Parseval rows
+of ``verify``).
 """
 
 from __future__ import annotations
