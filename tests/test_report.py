@@ -535,8 +535,8 @@ def test_html_opens_in_headless_chromium_without_errors(results: Path, lean_root
     dom = _chromium(tmp_path, "--dump-dom", html.resolve().as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert _console_errors(dom.stderr) == []
-    assert '<h2 id="claims">Claims</h2>' in dom.stdout
-    assert dom.stdout.count("<figure") == 1 and "RuntimeError: rendering unavailable" in dom.stdout
+    assert '<a id="claims"></a></p>\n<h2>Claims</h2>' in dom.stdout
+    assert dom.stdout.count("<img") == 1 and "RuntimeError: rendering unavailable" in dom.stdout
     shot = tmp_path / "report.png"
     screenshot = _chromium(tmp_path, f"--screenshot={shot}", "--window-size=1280,2400", html.resolve().as_uri())
     assert screenshot.returncode == 0 and _console_errors(screenshot.stderr) == []
@@ -566,7 +566,7 @@ def test_the_pair_is_published_together_and_a_failed_rendering_keeps_the_previou
     assert publication is not None and sorted(publication.files) == ["report.html", "report.md"]
     before = {path: path.read_bytes() for path in (written.markdown, written.html)}
 
-    def broken(blocks: object, title: str) -> str:
+    def broken(markdown: str, folder: Path, title: str) -> str:
         raise OSError("a figure vanished while the page was rendered")
 
     monkeypatch.setattr(report_module, "render_html", broken)

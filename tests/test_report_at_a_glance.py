@@ -88,7 +88,7 @@ def test_every_link_of_the_report_lands_on_an_anchor_in_markdown_and_html(source
         targets = set(re.findall(r"\]\(#([^)]+)\)", markdown))
         anchors = set(re.findall(r'<a id="([^"]+)"></a>', markdown))
         assert targets and targets <= anchors, sorted(targets - anchors)
-        html = render_html(blocks, "report")
+        html = render_html(markdown, out, "report")
         assert set(re.findall(r'href="#([^"]+)"', html)) <= set(re.findall(r'id="([^"]+)"', html))
 
 

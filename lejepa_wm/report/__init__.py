@@ -3,8 +3,9 @@
 Modules, one job each: :mod:`.gather` reads the result files and judges every
 claim (:mod:`.verdicts`), :mod:`.lean` reads the axiom ledger and runs the
 static Lean audit, :mod:`.environment` describes the machine,
-:mod:`.document` lays the report out as blocks (:mod:`.blocks`), and
-:mod:`.render_markdown` / :mod:`.render_html` write them; :mod:`.readme`
+:mod:`.document` lays the report out as blocks (:mod:`.blocks`),
+:mod:`.render_markdown` writes them as Markdown and :mod:`.render_html` makes
+the HTML from that Markdown; :mod:`.readme`
 rewrites the README's generated blocks from the same results (``lejepa-wm
 report --readme``, :mod:`lejepa_wm.commands.report`).
 
@@ -63,7 +64,8 @@ def write_report(out: Path = _DEFAULT_OUT, scale: str = "quick", root: Path | No
     generated_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     blocks = build_document(gathered, lean, collect_environment(), generated_at, __version__)
     title = next(item.text for item in blocks if isinstance(item, Heading))
-    texts = {MARKDOWN_FILE: render_markdown(blocks), HTML_FILE: render_html(blocks, title)}
+    markdown = render_markdown(blocks)
+    texts = {MARKDOWN_FILE: markdown, HTML_FILE: render_html(markdown, out, title)}
     with publishing(out, {"scale": scale}, REPORT_PUBLISHED_FILE) as stage:
         for name, text in texts.items():
             atomic_write_text(stage.path / name, text)

@@ -1,8 +1,8 @@
-"""A tiny document model shared by the Markdown and HTML renderers.
+"""A tiny document model of the report, rendered as Markdown.
 
-:mod:`.document` builds the report once as a list of blocks; each renderer
-turns the same blocks into its format, so the two files always say the same
-thing. Inline content is a sequence of :data:`Inline` pieces; a table cell is
+:mod:`.document` builds the report once as a list of blocks;
+:mod:`.render_markdown` writes them and :mod:`.render_html` makes the HTML
+from that Markdown, so the two files always say the same thing. Inline content is a sequence of :data:`Inline` pieces; a table cell is
 a sequence of lines, each a sequence of pieces.
 """
 
@@ -108,7 +108,6 @@ class CsvBlock:
     """A CSV result table: linked from Markdown, embedded (folded) in HTML."""
 
     relative: str
-    path: Path
 
 
 Block = Union[Heading, Paragraph, BulletList, Table, CodeBlock, FigureBlock, CsvBlock]

@@ -356,7 +356,7 @@ def _experiment(section: ExperimentSection, first_figure: int) -> list[Block]:
               getattr(row.record, "split", "-"), row.record.measured, row.paper or "-", _verdict_cell(row))
         for row, target in zip(section.rows, anchors))))
     if section.summary_csv is not None:
-        blocks.append(CsvBlock(f"{section.name}/{section.scale}/{section.summary_csv.name}", section.summary_csv))
+        blocks.append(CsvBlock(f"{section.name}/{section.scale}/{section.summary_csv.name}"))
     return blocks + [replace(figure, number=first_figure + i) for i, figure in enumerate(section.figures)]
 
 
