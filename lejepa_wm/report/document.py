@@ -403,8 +403,8 @@ def _environment(gathered: Gathered, environment: dict[str, Any]) -> list[Block]
              ("GPU", ", ".join(environment["gpus"]) or "none seen by torch"), ("Scale", gathered.scale)]
     record = gathered.reproduce
     if record is not None:
-        items.append(("Reproduction", f"seed offset {record.get('seed')}, device {record.get('device')}, total wall "
-                                      f"time {format_seconds(record.get('wall_time_s'))}"))
+        items.append(("Reproduction", f"seed offset {record.seed}, device {record.device}, total wall "
+                                      f"time {format_seconds(record.wall_time_s)}"))
     time_rows = [cells("verify", format_seconds(gathered.verify.wall_time_s), part_time(gathered.verify.part), "-")]
     time_rows += [cells(section.name, format_seconds(section.compute_time_s) if section.runs_finished else "-",
                         part_time(section.part), seeds_text(section.seeds)) for section in gathered.experiments]

@@ -7,8 +7,8 @@ Inputs below the results root ``out``, each read through the records of
 - ``<experiment>/<scale>/headline.json``: a JSON list of ``HeadlineEntry.to_dict()``
   objects, plus ``summary.csv``, figures and ``runs/<run_id>/{spec,metrics}.json``
   (:mod:`lejepa_wm.experiments.base`);
-- ``reproduce.json`` (``lejepa-wm reproduce``): the :class:`~lejepa_wm.records.PartOutcome`
-  of each part of the last reproduction.
+- ``reproduce.json`` (``lejepa-wm reproduce``): a :class:`~lejepa_wm.records.ReproduceRecord`,
+  with the :class:`~lejepa_wm.records.PartOutcome` of each part of the last reproduction.
 
 Every verdict is recomputed from the stored numbers, never parsed from text
 (:mod:`lejepa_wm.report.verdicts`): a check's from its value and bound
@@ -49,7 +49,8 @@ from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import (HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir,
                                        folder_labels, misplaced, run_compute_seconds)
 from lejepa_wm.machine import describe_machine
-from lejepa_wm.records import FAILED, MEASURED, NOT_RUN, UNRESOLVED, HeadlineEntry, PartOutcome, VerifyRecord, combine
+from lejepa_wm.records import (FAILED, MEASURED, NOT_RUN, UNRESOLVED, HeadlineEntry, PartOutcome, ReproduceRecord,
+                               VerifyRecord, combine)
 from lejepa_wm.report.blocks import FigureBlock
 from lejepa_wm.schema import RunMetrics, read
 from lejepa_wm.report.verdicts import JudgedRow, judge_check
@@ -150,7 +151,7 @@ class Gathered:
     verify: VerifySection
     experiments: tuple[ExperimentSection, ...]
     claims: tuple[ClaimVerdict, ...]
-    reproduce: dict[str, Any] | None
+    reproduce: ReproduceRecord | None
     parts: tuple[PartOutcome, ...]
     reproduce_error: str | None = None
 
@@ -177,29 +178,22 @@ def _read_object(path: Path, label: str) -> Mapping[str, Any]:
     return read(dict[str, Any], _read_result(path, label), label)
 
 
-def _optional_number(data: Mapping[str, Any], key: str, label: str) -> float | None:
-    return read(float | None, data.get(key), f"{label} field {key!r}")
-
-
-def interrupted_part(record: Mapping[str, Any]) -> PartOutcome | None:
+def interrupted_part(record: ReproduceRecord) -> PartOutcome | None:
     """The part a reproduction was in when it stopped without finishing, as a failed part; ``None`` when it
     finished or is still running (its process is alive on this host)."""
-    if "finished_at" not in record or record["finished_at"] is not None:  # finished, or not written by reproduce
+    if record.finished_at is not None:
         return None
-    why = record.get("interrupted")
-    pid = record.get("pid")
-    if why is None and isinstance(pid, int) and record.get("host") == socket.gethostname() and (
-            pid == os.getpid() or process_exists(pid)):
+    if record.interrupted is None and record.host == socket.gethostname() and (
+            record.pid == os.getpid() or process_exists(record.pid)):
         return None
-    current = record.get("current_part")
-    name, kind = ((str(current.get("name")), str(current.get("kind"))) if isinstance(current, dict)
-                  else ("reproduce", "reproduce"))
-    why = str(why) if why is not None else f"the reproduction stopped during part {name} without finishing (killed?)"
+    current = record.current_part or {}
+    name, kind = current.get("name", "reproduce"), current.get("kind", "reproduce")
+    why = record.interrupted or f"the reproduction stopped during part {name} without finishing (killed?)"
     return PartOutcome(name, kind, "failed", None, f"interrupted: {why}", error=(
         f"interrupted: {why}; run `lejepa-wm reproduce` again to finish it"))
 
 
-def _load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[PartOutcome, ...], str | None]:
+def _load_reproduce(out: Path, scale: str) -> tuple[ReproduceRecord | None, tuple[PartOutcome, ...], str | None]:
     """``reproduce.json`` and its part records if it exists and was written at this scale, and any read error.
 
     A reproduction that stopped without finishing gains a failed part for the part it was in
@@ -209,16 +203,14 @@ def _load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple
     if not path.exists():
         return None, (), None
     try:
-        record = _read_object(path, REPRODUCE_FILE)
-        if record.get("scale") != scale:
+        data = _read_result(path, REPRODUCE_FILE)
+        if isinstance(data, dict) and data.get("scale") != scale:
             return None, (), None
-        parts = tuple(read(list[PartOutcome], record.get("parts"), f"{REPRODUCE_FILE} parts"))
-        _optional_number(record, "wall_time_s", REPRODUCE_FILE)
-        _optional_number(record, "seed", REPRODUCE_FILE)
+        record = read(ReproduceRecord, data, REPRODUCE_FILE)
     except ValueError as exc:
         return None, (), f"{REPRODUCE_FILE} is malformed and was ignored: {exc}"
     stopped = interrupted_part(record)
-    return record, parts + ((stopped,) if stopped is not None else ()), None
+    return record, record.parts + ((stopped,) if stopped is not None else ()), None
 
 
 def _unread(section: Callable[..., _T], part: PartOutcome | None, result: Path, record_time: float | None) -> _T | None:

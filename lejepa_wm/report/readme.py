@@ -42,7 +42,7 @@ from typing import Any, Callable
 
 from lejepa_wm.atomic import atomic_write_text
 from lejepa_wm.config import SCALES
-from lejepa_wm.records import FAILED, HELD, MEASURED, UNRESOLVED
+from lejepa_wm.records import FAILED, HELD, MEASURED, UNRESOLVED, Environment
 from lejepa_wm.report import MARKDOWN_FILE
 from lejepa_wm.report.blocks import (Badge, Block, BulletList, Cell, Code, Inline, Link, Strong, Table, Text, cell,
                                      cells, paragraph, text_line)
@@ -105,12 +105,11 @@ def find_blocks(text: str, label: str = "README") -> list[GeneratedBlock]:
 
 
 def _source(gathered: Gathered, shown_as: str) -> list[Inline]:
-    record = gathered.reproduce or {}
-    when = record.get("finished_at") or record.get("started_at")
-    by = f" by lejepa-wm {record['package_version']}" if record.get("package_version") else ""
+    record = gathered.reproduce
     pieces: list[Inline] = [Text("From the results in "), Code(shown_as), Text(f" at scale {gathered.scale}")]
-    if when:
-        pieces += [Text(" ("), Code("lejepa-wm reproduce"), Text(f"{by}, finished {when})")]
+    if record is not None:
+        pieces += [Text(" ("), Code("lejepa-wm reproduce"), Text(f" by lejepa-wm {record.package_version}, finished "
+                                                                 f"{record.finished_at or record.started_at})")]
     return pieces + [Text(". ")]
 
 
@@ -195,8 +194,8 @@ def _commands_block(gathered: Gathered, shown_as: str) -> str:
              f"{format_seconds(compute)} of compute their stored results took, plus the set-up." if reused else "")
     return render_markdown([paragraph(
         *_source(gathered, shown_as), Code(f"lejepa-wm reproduce --scale {gathered.scale}"),
-        " (what ", Code("make reproduce"), f" runs after the set-up) took {format_seconds(record.get('wall_time_s'))}"
-        f" of wall time on {_machine(record.get('environment'))}.{again} ", Code("lejepa-wm verify"),
+        " (what ", Code("make reproduce"), f" runs after the set-up) took {format_seconds(record.wall_time_s)}"
+        f" of wall time on {_machine(record.environment)}.{again} ", Code("lejepa-wm verify"),
         f" took {verify}.")])
 
 
@@ -206,18 +205,14 @@ def _settings_block(gathered: Gathered, shown_as: str) -> str:
                                   tuple(cells(*row) for row in settings_rows(gathered.scale)))])
 
 
-def _machine(environment: Any) -> str:
-    if not isinstance(environment, dict):
-        return "a machine that was not recorded"
-    gpus = environment.get("gpus") or []
-    text = (f"{environment.get('cpu', 'an unrecorded CPU')}, {environment.get('cores', '?')} usable core(s), "
-            f"{'GPU ' + ', '.join(map(str, gpus)) if gpus else 'no GPU'}")
-    load = environment.get("load_average")
-    if isinstance(load, (list, tuple)) and len(load) == 3:
+def _machine(environment: Environment) -> str:
+    gpus = environment["gpus"]
+    text = (f"{environment['cpu']}, {environment['cores']} usable core(s), "
+            f"{'GPU ' + ', '.join(gpus) if gpus else 'no GPU'}")
+    load = environment["load_average"]
+    if load is not None:
         text += f"; load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1 / 5 / 15 min) when it started"
-    if environment.get("python"):
-        text += f"; {environment['python']}"
-    return text
+    return f"{text}; {environment['python']}"
 
 
 def _run_times_block(gathered: Gathered, shown_as: str) -> str:
@@ -231,8 +226,8 @@ def _run_times_block(gathered: Gathered, shown_as: str) -> str:
     else:
         reused = [part.name for part in gathered.parts if part.reused]
         lead = [*_source(gathered, shown_as), Code(f"lejepa-wm reproduce --scale {gathered.scale}"),
-                f" took {format_seconds(record.get('wall_time_s'))} of wall time (device {record.get('device')}, "
-                f"seed offset {record.get('seed')}) on {_machine(record.get('environment'))}."]
+                f" took {format_seconds(record.wall_time_s)} of wall time (device {record.device}, "
+                f"seed offset {record.seed}) on {_machine(record.environment)}."]
         if reused:
             lead.append(f" It reused the finished results of {', '.join(reused)}, so its time is not a time from "
                         "scratch: the compute those results took is in the third column.")
