@@ -51,13 +51,13 @@ from lejepa_wm.experiments.base import (HEADLINE_FILE, METRICS_FILE, SPEC_FILE, 
 from lejepa_wm.machine import describe_machine
 from lejepa_wm.records import (FAILED, MEASURED, NOT_RUN, UNRESOLVED, HeadlineEntry, PartOutcome, ReproduceRecord,
                                VerifyRecord, combine)
-from lejepa_wm.report.blocks import FigureBlock
 from lejepa_wm.schema import RunMetrics, read
 from lejepa_wm.report.verdicts import JudgedRow, judge_check
 from lejepa_wm.sweep.state import process_exists
 
 __all__ = [
-    "VERIFY_FILE", "REPRODUCE_FILE", "VerifySection", "ExperimentSection", "Evidence", "ClaimVerdict", "Gathered",
+    "VERIFY_FILE", "REPRODUCE_FILE", "Figure", "VerifySection", "ExperimentSection", "Evidence", "ClaimVerdict",
+    "Gathered",
     "interrupted_part", "figure_caption", "gather_experiment", "gather"
 ]
 
@@ -68,6 +68,15 @@ REPRODUCE_FILE = "reproduce.json"
 _FIGURE_LIMIT = 64 * 2**20
 """The largest figure or summary embedded in the report (bytes)."""
 _RASTER_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
+
+
+@dataclass(frozen=True)
+class Figure:
+    """An image file (``relative`` to the results root, ``path`` on disk) and its caption; the report numbers it."""
+
+    relative: str
+    path: Path
+    caption: str
 
 
 @dataclass(frozen=True)
@@ -96,7 +105,7 @@ class ExperimentSection:
     status: str
     description: str | None = None
     rows: tuple[JudgedRow, ...] = ()
-    figures: tuple[FigureBlock, ...] = ()  # numbered by the document
+    figures: tuple[Figure, ...] = ()
     summary_csv: Path | None = None
     runs_finished: int = 0
     compute_time_s: float = 0.0
@@ -380,8 +389,8 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
         extra = sorted(f for f in candidates if f.endswith(".png") and f not in named)
         for figure in named + extra:
             _check_figure(folder / figure, out)
-        figures = tuple(FigureBlock((folder / f).relative_to(out).as_posix(), folder / f,
-                                    figure_caption(folder / f) or _default_caption(name, f, rows))
+        figures = tuple(Figure((folder / f).relative_to(out).as_posix(), folder / f,
+                               figure_caption(folder / f) or _default_caption(name, f, rows))
                         for f in named + extra)
         summary = folder / SUMMARY_FILE
         if summary.exists():

@@ -21,8 +21,7 @@ from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 
-from lejepa_wm.report.blocks import Table, cell
-from lejepa_wm.report.render_markdown import render_markdown
+from lejepa_wm.report.render_markdown import table
 
 __all__ = ["render_html"]
 
@@ -70,9 +69,8 @@ def _csv_table(markdown: MarkdownIt, path: Path) -> str:
         return f"<p>{escape(path.name)} is empty.</p>"
     header, body = rows[0], rows[1:]
     note = f" (first {_CSV_ROW_LIMIT} of {len(body)} rows)" if len(body) > _CSV_ROW_LIMIT else f" ({len(body)} rows)"
-    shown = Table(tuple(header), tuple(tuple(map(cell, row)) for row in body[:_CSV_ROW_LIMIT]))
     return (f"<details><summary>All runs: <code>{escape(path.name)}</code>{note}</summary>"
-            f"{markdown.render(render_markdown([shown]))}</details>")
+            f"{markdown.render(table(tuple(header), body[:_CSV_ROW_LIMIT]))}</details>")
 
 
 def _data_uri(path: Path) -> str:
