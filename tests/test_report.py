@@ -28,9 +28,8 @@ from lejepa_wm.report import write_report
 from lejepa_wm.report.document import claim_summary
 from lejepa_wm.report.document import build_document, format_seconds, format_value
 from lejepa_wm.report.environment import collect_environment
-from lejepa_wm.report.gather import gather
+from lejepa_wm.report.gather import JudgedRow, gather
 from lejepa_wm.report.lean import LeanSection, gather_lean
-from lejepa_wm.report.verdicts import judge_check
 from lejepa_wm.report.render_markdown import escape
 
 FIXTURES = Path(__file__).parent / "fixtures" / "report"
@@ -118,8 +117,8 @@ def _statuses(out: Path) -> dict[str, str]:
 # --- verdicts ---------------------------------------------------------------------------------------------------
 
 
-def test_verdicts_module_parses_no_text() -> None:
-    for module in ("verdicts.py", "gather.py"):
+def test_the_gathering_parses_no_text() -> None:
+    for module in ("gather.py",):
         source = (Path(__file__).parents[1] / "lejepa_wm" / "report" / module).read_text(encoding="utf-8")
         imported = {alias.name for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Import)
                     for alias in node.names}
@@ -131,9 +130,10 @@ def test_verdicts_module_parses_no_text() -> None:
        st.floats(allow_nan=False, allow_infinity=False, width=32))
 def test_check_verdict_follows_the_numbers(value: float, bound: float) -> None:
     row = CheckResult.compare("LOSS", "x", "error", value, Bound.at_most(bound), quantity="error")
-    judged = judge_check(row)
+    judged = JudgedRow("verify", row, *row.judged())
     assert judged.status == (HELD if value <= bound else FAILED) and judged.note is None
-    contradicted = judge_check(CheckResult.from_dict({**row.to_dict(), "passed": not row.passed}))
+    flipped = CheckResult.from_dict({**row.to_dict(), "passed": not row.passed})
+    contradicted = JudgedRow("verify", flipped, *flipped.judged())
     assert contradicted.status == FAILED and contradicted.note is not None
 
 

@@ -1,13 +1,12 @@
 """``lejepa-wm report``: gather every result into ``report.md`` and a self-contained ``report.html``.
 
 Modules, one job each: :mod:`.gather` reads the result files and judges every
-claim (:mod:`.verdicts`), :mod:`.lean` reads the axiom ledger and runs the
-static Lean audit, :mod:`.environment` describes the machine,
-:mod:`.document` writes the report as Markdown (with the pieces of
+claim (each verdict recomputed from the stored numbers), :mod:`.lean` reads the
+axiom ledger and runs the static Lean audit, :mod:`.environment` describes the
+machine, :mod:`.document` writes the report as Markdown (with the pieces of
 :mod:`.render_markdown`) and :mod:`.render_html` makes the HTML from that
-Markdown; :mod:`.readme`
-rewrites the README's generated blocks from the same results (``lejepa-wm
-report --readme``, :mod:`lejepa_wm.commands.report`).
+Markdown; :mod:`.readme` rewrites the README's generated blocks from the same
+results (``lejepa-wm report --readme``, :mod:`lejepa_wm.commands.report`).
 
 ``report.md`` and ``report.html`` are rendered in memory and published together
 (:func:`~lejepa_wm.atomic.publishing`, manifest ``report.published.json``): a

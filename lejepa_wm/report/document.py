@@ -19,16 +19,15 @@ from typing import Any
 
 from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, Environment,
                                HeadlineEntry, PartOutcome, number_text)
-from lejepa_wm.report.gather import VERIFY_FILE, ClaimVerdict, ExperimentSection, Gathered, VerifySection
+from lejepa_wm.report.gather import VERIFY_FILE, ClaimVerdict, ExperimentSection, Gathered, JudgedRow, VerifySection
 from lejepa_wm.report.lean import BUILD_COMMANDS, LeanSection
-from lejepa_wm.report.paper import comparisons
+from lejepa_wm.report.paper import Comparison, comparisons
 from lejepa_wm.report.render_markdown import (Markdown, anchor_tag, badge, bullets, cell, code, code_block, document,
                                               figure, heading, line, link, strong, table)
-from lejepa_wm.report.verdicts import JudgedRow
 
 __all__ = [
     "format_seconds", "format_value", "seeds_text", "part_time", "anchor", "claim_anchor", "check_anchor",
-    "result_anchor", "claim_summary", "report_title", "build_document"
+    "result_anchor", "claim_summary", "paper_comparisons", "report_title", "build_document"
 ]
 
 # Non-interactive (-y): elan installs the toolchain without asking.
@@ -195,10 +194,15 @@ def _at_a_glance(gathered: Gathered) -> list[str]:
             table(("Claim", "In one line", "Proof", "Numerical checks", "Experiments", "Verdict"), rows)]
 
 
-def _paper_beside_here(gathered: Gathered) -> list[str]:
+def paper_comparisons(gathered: Gathered) -> list[Comparison]:
+    """The paper's numbers beside the same quantities measured in the experiments with a ``summary.csv``."""
     summaries = {section.name: section.summary_csv for section in gathered.experiments if section.summary_csv}
-    found = comparisons(summaries, ((row.claim, section.name) for section in gathered.experiments
-                                    for row in section.rows))
+    return comparisons(summaries, ((row.claim, section.name) for section in gathered.experiments
+                                   for row in section.rows))
+
+
+def _paper_beside_here(gathered: Gathered) -> list[str]:
+    found = paper_comparisons(gathered)
     if not found:
         return []
     figures = _figure_numbers(gathered)

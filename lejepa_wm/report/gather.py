@@ -11,7 +11,7 @@ Inputs below the results root ``out``, each read through the records of
   with the :class:`~lejepa_wm.records.PartOutcome` of each part of the last reproduction.
 
 Every verdict is recomputed from the stored numbers, never parsed from text
-(:mod:`lejepa_wm.report.verdicts`): a check's from its value and bound
+(:class:`JudgedRow`): a check's from its value and bound
 (:meth:`~lejepa_wm.records.CheckResult.judged`), a headline entry's by
 :func:`~lejepa_wm.records.verdict_of`; a stored ``passed`` or ``verdict`` that
 contradicts the numbers fails the row with a note. A part
@@ -49,14 +49,13 @@ from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import (HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir,
                                        folder_labels, misplaced, run_compute_seconds)
 from lejepa_wm.machine import describe_machine
-from lejepa_wm.records import (FAILED, MEASURED, NOT_RUN, UNRESOLVED, HeadlineEntry, PartOutcome, ReproduceRecord,
-                               VerifyRecord, combine)
+from lejepa_wm.records import (FAILED, MEASURED, NOT_RUN, UNRESOLVED, CheckResult, HeadlineEntry, PartOutcome,
+                               ReproduceRecord, VerifyRecord, combine)
 from lejepa_wm.schema import RunMetrics, read
-from lejepa_wm.report.verdicts import JudgedRow, judge_check
 from lejepa_wm.sweep.state import process_exists
 
 __all__ = [
-    "VERIFY_FILE", "REPRODUCE_FILE", "Figure", "VerifySection", "ExperimentSection", "Evidence", "ClaimVerdict",
+    "VERIFY_FILE", "REPRODUCE_FILE", "JudgedRow", "Figure", "VerifySection", "ExperimentSection", "Evidence", "ClaimVerdict",
     "Gathered",
     "interrupted_part", "figure_caption", "gather_experiment", "gather"
 ]
@@ -68,6 +67,35 @@ REPRODUCE_FILE = "reproduce.json"
 _FIGURE_LIMIT = 64 * 2**20
 """The largest figure or summary embedded in the report (bytes)."""
 _RASTER_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
+
+
+@dataclass(frozen=True)
+class JudgedRow:
+    """A check or headline result as the report shows it: where it comes from (``verify`` or the experiment's
+    name), and its verdict recomputed from the numbers with the note that explains a contradiction."""
+
+    source: str
+    record: CheckResult | HeadlineEntry
+    status: str
+    note: str | None = None
+
+    @property
+    def claim(self) -> str:
+        return self.record.claim
+
+    @property
+    def name(self) -> str:
+        return self.record.name
+
+    @property
+    def paper(self) -> str | None:
+        return getattr(self.record, "paper", None)
+
+    @property
+    def error(self) -> str | None:
+        """The traceback a check module that raised left in its row, if any."""
+        traceback = getattr(self.record, "details", {}).get("traceback")
+        return traceback if isinstance(traceback, str) else None
 
 
 @dataclass(frozen=True)
@@ -247,7 +275,7 @@ def _gather_verify(out: Path, part: PartOutcome | None, record_time: float | Non
         return section(FAILED, error=f"damaged {VERIFY_FILE}: {exc}")
     if not record.rows:
         return section(FAILED, error=f"{VERIFY_FILE} has no rows")
-    rows = tuple(judge_check(check) for check in record.rows)
+    rows = tuple(JudgedRow("verify", check, *check.judged()) for check in record.rows)
     return section(combine([row.status for row in rows]), rows, record.wall_time_s, record.seconds_per_claim)
 
 

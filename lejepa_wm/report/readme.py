@@ -44,10 +44,10 @@ from lejepa_wm.atomic import atomic_write_text
 from lejepa_wm.config import SCALES
 from lejepa_wm.records import FAILED, HELD, MEASURED, UNRESOLVED, Environment
 from lejepa_wm.report import MARKDOWN_FILE
-from lejepa_wm.report.document import (anchor, check_anchor, claim_anchor, format_seconds, part_time, result_anchor,
-                                       seeds_text)
+from lejepa_wm.report.document import (anchor, check_anchor, claim_anchor, format_seconds, paper_comparisons, part_time,
+                                       result_anchor, seeds_text)
 from lejepa_wm.report.gather import REPRODUCE_FILE, ClaimVerdict, Evidence, Gathered, gather
-from lejepa_wm.report.paper import comparisons, settings_rows
+from lejepa_wm.report.paper import settings_rows
 from lejepa_wm.report.render_markdown import Markdown, badge, bullets, cell, code, document, line, link, strong, table
 
 __all__ = [
@@ -137,9 +137,7 @@ def _summary_block(gathered: Gathered, shown_as: str) -> str:
     rows = [(strong(verdict.claim.id), verdict.claim.title, verdict.claim.proof,
              _evidence_cell(verdict, shown_as, None), _evidence_cell(verdict, shown_as, "experiments"),
              _report_link(verdict.status, shown_as, claim_anchor(verdict.claim.id))) for verdict in gathered.claims]
-    summaries = {section.name: section.summary_csv for section in gathered.experiments if section.summary_csv}
-    found = comparisons(summaries, ((row.claim, section.name) for section in gathered.experiments
-                                    for row in section.rows))
+    found = paper_comparisons(gathered)
     blocks: list[str] = [
         line(*_source(gathered, shown_as), f"{held} of {len(gathered.claims)} claims held; each verdict "
              "links to its evidence in ", code(f"{shown_as}/{MARKDOWN_FILE}"), "."),
