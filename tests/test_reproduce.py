@@ -110,7 +110,8 @@ def test_first_run_executes_everything_and_every_claim_holds(tmp_path: Path, tin
                if name in REPRODUCED_EXPERIMENTS)
     assert record.exit_status == 0 and record.all_claims_held
     assert set(record.claims.values()) == {"held"}
-    assert ReproduceRecord.from_dict(json.loads((tmp_path / "reproduce.json").read_text(encoding="utf-8"))) == record
+    written = json.loads((tmp_path / "reproduce.json").read_text(encoding="utf-8"))
+    assert written == json.loads(json.dumps(record.to_dict())) and ReproduceRecord.from_dict(written) == record
     assert json.loads((tmp_path / "verify.json").read_text(encoding="utf-8"))["package_version"] == __version__
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert html.count("<img") == len(REPRODUCED_EXPERIMENTS)
@@ -154,6 +155,16 @@ def test_verify_json_not_from_this_version_is_recomputed(tmp_path: Path, tiny: d
     record = reproduce(tmp_path, experiments=(), progress=False)
     assert not _parts(record)["verify"].reused and len(tiny["verify"].calls) == len(CHECKED_CLAIMS)
     assert reason in capsys.readouterr().out
+
+
+def test_the_shipped_reproduce_record_reads_and_writes_back_byte_for_byte(tmp_path: Path) -> None:
+    shipped = Path(__file__).resolve().parents[1] / "reference" / "reproduce.json"
+    if not shipped.exists():
+        pytest.skip("no reproduce.json in reference/")
+    record = ReproduceRecord.from_dict(json.loads(shipped.read_text(encoding="utf-8")))
+    assert record.finished_at is not None and record.exit_status == 0 and len(record.parts) > 2
+    atomic_write_json(tmp_path / "reproduce.json", record.to_dict())
+    assert (tmp_path / "reproduce.json").read_bytes() == shipped.read_bytes()
 
 
 def test_verify_json_missing_claims_is_recomputed(tmp_path: Path, tiny: dict[str, Any]) -> None:
