@@ -41,7 +41,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Callable, TypeVar
 
 from lejepa_wm.atomic import PUBLISHED_FILE, NotRegularFile, read_json, read_publication, read_regular
 from lejepa_wm.claims import CLAIMS, Claim
@@ -210,11 +210,6 @@ def _read_result(path: Path, label: str) -> Any:
         raise ValueError(f"{label} is not valid JSON: {exc}") from None
 
 
-def _read_object(path: Path, label: str) -> Mapping[str, Any]:
-    """The JSON object of ``path``; ``ValueError`` naming ``label`` otherwise."""
-    return read(dict[str, Any], _read_result(path, label), label)
-
-
 def interrupted_part(record: ReproduceRecord) -> PartOutcome | None:
     """The part a reproduction was in when it stopped without finishing, as a failed part; ``None`` when it
     finished or is still running (its process is alive on this host)."""
@@ -355,7 +350,7 @@ def _read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[
             seed = None
             if spec_path.exists():
                 label = spec_path.relative_to(out).as_posix()
-                spec = _read_object(spec_path, label)
+                spec = read(dict[str, Any], _read_result(spec_path, label), label)
                 if (why := misplaced(spec, folder)) is not None:
                     raise ValueError(f"{label} {why}")
                 params = read(dict[str, Any], spec.get("params", {}), f"{label} field 'params'")
@@ -490,7 +485,7 @@ def _judge_claim(claim: Claim, verify: VerifySection, experiments: tuple[Experim
     return ClaimVerdict(claim, kept, status, reason)
 
 
-def gather(out: Path, scale: str, claims: tuple[Claim, ...] = CLAIMS) -> Gathered:
+def gather(out: Path, scale: str) -> Gathered:
     """Read every result below ``out`` at ``scale`` and judge every claim."""
     out = Path(out)
     reproduce, parts, reproduce_error = _load_reproduce(out, scale)
@@ -499,5 +494,5 @@ def gather(out: Path, scale: str, claims: tuple[Claim, ...] = CLAIMS) -> Gathere
     verify = _gather_verify(out, by_name.get("verify"), record_time)
     experiments = tuple(gather_experiment(out, name, scale, by_name.get(name), record_time)
                         for name in EXPERIMENT_MODULES)
-    verdicts = tuple(_judge_claim(claim, verify, experiments) for claim in claims)
+    verdicts = tuple(_judge_claim(claim, verify, experiments) for claim in CLAIMS)
     return Gathered(scale, verify, experiments, verdicts, reproduce, parts, reproduce_error)
