@@ -9,6 +9,8 @@
   any theorem's scope), its standard error over seeds, the split and the seeds.
 - :class:`VerifyRecord` — what ``verify.json`` holds: the check rows and their timings.
 - :class:`PartOutcome` — how one part of ``lejepa-wm reproduce`` ended.
+- :class:`ReproduceRecord` — what ``reproduce.json`` holds: the last reproduction, its
+  machine (:class:`Environment`) and its parts, finished or not.
 
 Verdicts
 --------
@@ -31,13 +33,15 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Annotated, Any, Mapping
 
 from pydantic import Field
+from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
 from lejepa_wm.schema import read
 
 __all__ = [
     "HELD", "FAILED", "NOT_RUN", "MEASURED", "UNRESOLVED", "VERDICTS", "number_text", "nonfinite_item", "Bound",
     "verdict_of", "combine",
-    "CheckResult", "HeadlineEntry", "VerifyRecord", "short_requirement", "PartOutcome"
+    "CheckResult", "HeadlineEntry", "VerifyRecord", "short_requirement", "PartOutcome", "Environment",
+    "ReproduceRecord"
 ]
 
 HELD = "held"
@@ -369,3 +373,62 @@ class PartOutcome(_Record):
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+
+class Environment(TypedDict):
+    """The machine a reproduction ran on (``lejepa_wm.report.environment.collect_environment``): Python, platform,
+    package versions, CPU model and usable cores, GPUs, and the load average when it started (``None`` where the
+    platform has none)."""
+
+    python: str
+    platform: str
+    packages: dict[str, str]
+    cpu: str
+    cores: int
+    gpus: list[str]
+    load_average: tuple[float, float, float] | None
+
+
+_WHEN_FINISHED = ("claims", "exit_status")
+
+
+@dataclass(frozen=True)
+class ReproduceRecord(_Record):
+    """What ``reproduce.json`` holds: the settings of the last ``lejepa-wm reproduce``, its machine, each finished
+    part's outcome and the wall time so far; once it finished, ``finished_at``, every claim's verdict and the exit
+    status (written only then, with ``all_claims_held``, which is recomputed on reading).
+
+    A reproduction that has not finished has ``finished_at`` ``None``: ``current_part`` (``{"name", "kind"}``)
+    names the part it is in, ``pid`` and ``host`` its process, and ``interrupted`` says why it stopped when it
+    was stopped (Ctrl-C, SIGTERM); one that was killed says nothing, its process is gone.
+    """
+
+    package_version: str
+    scale: str
+    seed: int
+    device: str
+    fresh: bool
+    strict: bool
+    started_at: str
+    pid: int
+    host: str
+    environment: Environment
+    wall_time_s: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
+    parts: tuple[PartOutcome, ...] = ()
+    current_part: dict[str, str] | None = None
+    interrupted: str | None = None
+    finished_at: str | None = None
+    claims: dict[str, str] | None = None
+    exit_status: int | None = None
+
+    _what = "reproduce record"
+
+    @property
+    def all_claims_held(self) -> bool:
+        return bool(self.claims) and all(status == HELD for status in self.claims.values())  # type: ignore[union-attr]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        if self.finished_at is None:
+            return {key: value for key, value in data.items() if key not in _WHEN_FINISHED}
+        return {**data, "all_claims_held": self.all_claims_held}

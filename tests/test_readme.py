@@ -54,7 +54,8 @@ def results(tmp_path: Path) -> Path:
              PartOutcome("report", "report", "ok", 3.0, "wrote the report")]
     record = {"package_version": "0.1.0", "scale": "quick", "seed": 0, "device": "cpu", "fresh": False,
               "strict": False, "started_at": "2026-01-02T03:04:05+00:00", "finished_at": "2026-01-02T03:06:00+00:00",
-              "wall_time_s": 642.0, "parts": [part.to_dict() for part in parts], "environment": ENVIRONMENT}
+              "wall_time_s": 642.0, "parts": [part.to_dict() for part in parts], "environment": ENVIRONMENT,
+              "pid": 1, "host": "a-host"}
     (out / "reproduce.json").write_text(json.dumps(record), encoding="utf-8")
     return out
 

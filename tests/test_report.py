@@ -10,30 +10,38 @@ import os
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from lejepa_wm.claims import CLAIMS
-from lejepa_wm.records import FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, combine
+from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, PartOutcome,
+                               ReproduceRecord, combine)
 from lejepa_wm.commands.options import common_options
 from lejepa_wm.commands.report import COMMON_OPTIONS, add_arguments
 from lejepa_wm.commands.report import main as report_main
 from lejepa_wm.report import write_report
 from lejepa_wm.report.document import claim_summary
-from lejepa_wm.report.blocks import Table
 from lejepa_wm.report.document import build_document, format_seconds, format_value
 from lejepa_wm.report.environment import collect_environment
-from lejepa_wm.report.gather import gather
+from lejepa_wm.report.gather import JudgedRow, gather
 from lejepa_wm.report.lean import LeanSection, gather_lean
-from lejepa_wm.report.verdicts import judge_check
 from lejepa_wm.report.render_markdown import escape
 
 FIXTURES = Path(__file__).parent / "fixtures" / "report"
 FIGURES = {"scaling": "r2_vs_dim.png", "distribution": "r2_vs_beta.png"}
 CAPTIONED = "scaling"
+
+
+def _reproduce_record(scale: str = "quick", parts: tuple[PartOutcome, ...] = (), **fields: object) -> ReproduceRecord:
+    """The record of a reproduction that ran ``parts`` (and finished, unless ``fields`` say otherwise)."""
+    record = ReproduceRecord("0.1.0", scale, 0, "cpu", False, False, "2026-01-02T03:04:05+00:00", 1, "a-host",
+                             collect_environment(), 61.0, parts, finished_at="2026-01-02T03:05:06+00:00")
+    return replace(record, **fields)
 
 
 def _png(path: Path, metadata: dict[str, str] | None) -> None:
@@ -109,8 +117,8 @@ def _statuses(out: Path) -> dict[str, str]:
 # --- verdicts ---------------------------------------------------------------------------------------------------
 
 
-def test_verdicts_module_parses_no_text() -> None:
-    for module in ("verdicts.py", "gather.py"):
+def test_the_gathering_parses_no_text() -> None:
+    for module in ("gather.py",):
         source = (Path(__file__).parents[1] / "lejepa_wm" / "report" / module).read_text(encoding="utf-8")
         imported = {alias.name for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Import)
                     for alias in node.names}
@@ -122,9 +130,10 @@ def test_verdicts_module_parses_no_text() -> None:
        st.floats(allow_nan=False, allow_infinity=False, width=32))
 def test_check_verdict_follows_the_numbers(value: float, bound: float) -> None:
     row = CheckResult.compare("LOSS", "x", "error", value, Bound.at_most(bound), quantity="error")
-    judged = judge_check(row)
+    judged = JudgedRow("verify", row, *row.judged())
     assert judged.status == (HELD if value <= bound else FAILED) and judged.note is None
-    contradicted = judge_check(CheckResult.from_dict({**row.to_dict(), "passed": not row.passed}))
+    flipped = CheckResult.from_dict({**row.to_dict(), "passed": not row.passed})
+    contradicted = JudgedRow("verify", flipped, *flipped.judged())
     assert contradicted.status == FAILED and contradicted.note is not None
 
 
@@ -277,20 +286,27 @@ def test_a_complete_grid_is_not_partial(results: Path) -> None:
 
 
 def test_reproduce_record_of_another_scale_is_ignored(results: Path) -> None:
-    (results / "reproduce.json").write_text(json.dumps({"scale": "full", "parts": [
-        {"name": "scaling", "kind": "experiment", "status": "failed", "error": "boom"}]}), encoding="utf-8")
+    record = _reproduce_record("full", (PartOutcome("scaling", "experiment", "failed", error="boom"),))
+    (results / "reproduce.json").write_text(json.dumps(record.to_dict()), encoding="utf-8")
     assert _statuses(results)["T1"] == HELD
 
 
-@pytest.mark.parametrize("content, message", [
-    ('{"scale": "quick", "parts": [{"status": "ok"}]}', "reproduce.json parts[0]: lacks the fields 'name', 'kind'"),
-    ('{"scale": "quick", "parts": {"verify": "ok"}}', "reproduce.json parts: the data must be a valid array; got {'verify': 'ok'}"),
-    ('{"scale": "quick", "parts": [], "wall_time_s": "long"}', "reproduce.json field 'wall_time_s': the data must be a valid number; got 'long'"),
-    ('[{"scale": "quick"}]', "reproduce.json: the data must be an object; got [{'scale': 'quick'}]"),
+@pytest.mark.parametrize("damage, message", [
+    (lambda data: {**data, "parts": [{"status": "ok"}]},
+     "reproduce.json: lacks the fields 'parts[0].name', 'parts[0].kind'"),
+    (lambda data: {**data, "parts": {"verify": "ok"}},
+     "reproduce.json: field 'parts' must be a valid array; got {'verify': 'ok'}"),
+    (lambda data: {**data, "wall_time_s": "long"},
+     "reproduce.json: field 'wall_time_s' must be a valid number; got 'long'"),
+    (lambda data: {key: value for key, value in data.items() if key != "pid"}, "reproduce.json: lacks the field 'pid'"),
+    (lambda data: {**data, "environment": {**data["environment"], "load_average": [1.0]}},
+     "reproduce.json: lacks the fields 'environment.load_average[1]', 'environment.load_average[2]'"),
+    (lambda data: [data], "reproduce.json: the data must be "),
 ])
-def test_a_malformed_reproduce_record_is_shown_not_fatal(results: Path, lean_root: Path, content: str,
-                                                        message: str) -> None:
-    (results / "reproduce.json").write_text(content, encoding="utf-8")
+def test_a_malformed_reproduce_record_is_shown_not_fatal(results: Path, lean_root: Path,
+                                                        damage: Callable[[dict[str, Any]], Any], message: str) -> None:
+    damaged = damage(_reproduce_record().to_dict())
+    (results / "reproduce.json").write_text(json.dumps(damaged), encoding="utf-8")
     written = write_report(results, "quick", lean_root)
     assert f"reproduce.json is malformed and was ignored: {message}" in written.markdown.read_text(encoding="utf-8")
     assert {v.claim.id: v.status for v in written.gathered.claims}["T1"] == HELD
@@ -347,20 +363,29 @@ def test_a_damaged_run_file_marks_its_experiment_damaged(results: Path, lean_roo
     assert "scaling has damaged result files" in text and "linear probe R^2 at n=32" in text
 
 
+def _tables(markdown: str) -> list[tuple[list[str], list[list[str]]]]:
+    """Every table of ``markdown``: its header and rows, a cell's text as written (its lines joined by ``<br>``)."""
+    found = []
+    for table in re.findall(r"^(\|.*\|)\n\|(?:---\|)+\n((?:\|.*\|\n?)*)", markdown, flags=re.M):
+        header, body = table
+        split = [re.split(r"(?<!\\) \| ", row.strip()[2:-2]) for row in [header, *body.splitlines()]]
+        found.append((split[0], split[1:]))
+    return found
+
+
 def test_every_value_cell_names_its_quantity(results: Path) -> None:
     from lejepa_wm.report.environment import collect_environment as environment
 
-    blocks = build_document(gather(results, "quick"), LeanSection(False, (), None, None), environment(), "now", "x")
-    tables = [block for block in blocks if isinstance(block, Table) and "Value" in block.header]
+    markdown = build_document(gather(results, "quick"), LeanSection(False, (), None, None), environment(), "now", "x")
+    tables = [(header, rows) for header, rows in _tables(markdown) if "Value" in header]
     assert len(tables) == 3  # checks, scaling, distribution
-    for table in tables:
-        column = table.header.index("Value")
-        for row in table.rows:
-            first = "".join(piece.text for piece in row[column][0])
+    for header, rows in tables:
+        column = header.index("Value")
+        for row in rows:
+            first = row[column].split("<br>")[0]
             assert first == "-" or " = " in first, first
-        assert "Requirement" in table.header
-    scaling = tables[1]
-    cells = ["".join(getattr(piece, "text", "") for line in c for piece in line) for c in scaling.rows[0]]
+        assert "Requirement" in header
+    cells = tables[1][1][0]  # scaling's first row
     assert "held-out linear-probe R^2 at n=32 = 0.9996" in cells[2] and "± 0.0002" in cells[2]
     assert "seeds: 0, 1" in cells[2] and cells[3] == "≥ 0.999"  # the quantity once, in the value cell
     assert cells[4] == "test"
@@ -371,15 +396,13 @@ def test_every_value_cell_names_its_quantity(results: Path) -> None:
 
 def _failed_part(results: Path) -> None:
     """A reproduction in which the distribution experiment raised while drawing its figures."""
-    (results / "reproduce.json").write_text(json.dumps({
-        "scale": "quick", "seed": 0, "device": "cpu", "wall_time_s": 61.0, "parts": [
-            {"name": "verify", "kind": "verify", "status": "ok", "wall_time_s": 5.0, "detail": "ran 10 checks"},
-            {"name": "scaling", "kind": "experiment", "status": "ok", "wall_time_s": 25.0,
-             "detail": "executed 2 run(s)"},
-            {"name": "distribution", "kind": "experiment", "status": "failed", "wall_time_s": 31.0,
-             "detail": "raised an exception", "error": "RuntimeError: rendering unavailable",
-             "traceback": "Traceback (most recent call last):\n  File \"aggregate.py\", line 3\n"
-                          "RuntimeError: rendering unavailable\n"}]}), encoding="utf-8")
+    parts = (PartOutcome("verify", "verify", "ok", 5.0, "ran 10 checks"),
+             PartOutcome("scaling", "experiment", "ok", 25.0, "executed 2 run(s)"),
+             PartOutcome("distribution", "experiment", "failed", 31.0, "raised an exception",
+                         error="RuntimeError: rendering unavailable",
+                         traceback="Traceback (most recent call last):\n  File \"aggregate.py\", line 3\n"
+                                   "RuntimeError: rendering unavailable\n"))
+    (results / "reproduce.json").write_text(json.dumps(_reproduce_record(parts=parts).to_dict()), encoding="utf-8")
 
 
 def test_a_failed_part_rerun_on_its_own_is_no_longer_failed(results: Path) -> None:
@@ -535,8 +558,8 @@ def test_html_opens_in_headless_chromium_without_errors(results: Path, lean_root
     dom = _chromium(tmp_path, "--dump-dom", html.resolve().as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert _console_errors(dom.stderr) == []
-    assert '<h2 id="claims">Claims</h2>' in dom.stdout
-    assert dom.stdout.count("<figure") == 1 and "RuntimeError: rendering unavailable" in dom.stdout
+    assert '<a id="claims"></a></p>\n<h2>Claims</h2>' in dom.stdout
+    assert dom.stdout.count("<img") == 1 and "RuntimeError: rendering unavailable" in dom.stdout
     shot = tmp_path / "report.png"
     screenshot = _chromium(tmp_path, f"--screenshot={shot}", "--window-size=1280,2400", html.resolve().as_uri())
     assert screenshot.returncode == 0 and _console_errors(screenshot.stderr) == []
@@ -566,7 +589,7 @@ def test_the_pair_is_published_together_and_a_failed_rendering_keeps_the_previou
     assert publication is not None and sorted(publication.files) == ["report.html", "report.md"]
     before = {path: path.read_bytes() for path in (written.markdown, written.html)}
 
-    def broken(blocks: object, title: str) -> str:
+    def broken(markdown: str, folder: Path, title: str) -> str:
         raise OSError("a figure vanished while the page was rendered")
 
     monkeypatch.setattr(report_module, "render_html", broken)
@@ -620,16 +643,14 @@ def test_an_interrupted_or_killed_reproduction_shows_the_part_it_was_in(results:
 
     from lejepa_wm.report.gather import interrupted_part
 
-    record = {"scale": "quick", "finished_at": None, "parts": [], "current_part": {"name": "scaling",
-                                                                                   "kind": "experiment"},
-              "interrupted": None, "pid": os.getpid(), "host": socket.gethostname()}
+    record = _reproduce_record(finished_at=None, current_part={"name": "scaling", "kind": "experiment"},
+                               pid=os.getpid(), host=socket.gethostname())
     assert interrupted_part(record) is None  # its process is alive: still running
-    record["interrupted"] = "terminated (SIGTERM) during part scaling"
-    part = interrupted_part(record)
+    part = interrupted_part(replace(record, interrupted="terminated (SIGTERM) during part scaling"))
     assert part.name == "scaling" and not part.ok and "interrupted: terminated (SIGTERM)" in part.error
-    record.update(interrupted=None, host="another-host")
+    record = replace(record, host="another-host")
     assert "stopped during part scaling without finishing (killed?)" in interrupted_part(record).error
-    assert interrupted_part({**record, "finished_at": "2026-01-01T00:00:00+00:00"}) is None
-    (results / "reproduce.json").write_text(json.dumps(record), encoding="utf-8")
+    assert interrupted_part(replace(record, finished_at="2026-01-01T00:00:00+00:00")) is None
+    (results / "reproduce.json").write_text(json.dumps(record.to_dict()), encoding="utf-8")
     section = next(s for s in gather(results, "quick").experiments if s.name == "scaling")
     assert section.status == FAILED and "killed?" in section.error

@@ -19,12 +19,10 @@ from lejepa_wm.experiments.distribution import METHODS as DISTRIBUTION_METHODS
 from lejepa_wm.experiments.scaling import METHODS as SCALING_METHODS
 from lejepa_wm.experiments.worlds import CHANNELS
 from lejepa_wm.records import VERDICTS
-from lejepa_wm.report.blocks import Heading, Table
 from lejepa_wm.report.document import build_document
 from lejepa_wm.report.gather import gather
 from lejepa_wm.report.lean import LeanSection
 from lejepa_wm.report.render_html import render_html
-from lejepa_wm.report.render_markdown import render_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "reference"
@@ -41,7 +39,7 @@ VOCABULARY = ("residual ratio", "raw observation", "λ = 0 control", "distance t
 """Phrases the report uses beyond the package's own names (which are collected from its tables)."""
 
 
-def _document(out: Path, scale: str) -> list:
+def _document(out: Path, scale: str) -> str:
     return build_document(gather(out, scale), NO_LEAN, ENVIRONMENT, "now", "x")
 
 
@@ -59,17 +57,17 @@ def _shipped() -> list[tuple[Path, str]]:
 
 
 def test_the_summary_table_comes_first_with_one_line_per_claim_then_the_contents(fixture_results: Path) -> None:
-    blocks = _document(fixture_results, "quick")
-    tables = [index for index, block in enumerate(blocks) if isinstance(block, Table)]
-    headings = {block.anchor: index for index, block in enumerate(blocks) if isinstance(block, Heading)}
-    summary = blocks[tables[0]]
-    assert headings["at-a-glance"] < tables[0] < headings["contents"] < headings["claims"]
-    assert summary.header[0] == "Claim" and summary.header[-1] == "Verdict"
-    assert [row[0][0][0].text for row in summary.rows] == [claim.id for claim in CLAIMS]
+    text = _document(fixture_results, "quick")
+    first_table = text.index("\n|")
+    headings = {anchor: text.index(f'<a id="{anchor}"></a>\n\n#') for anchor in ("at-a-glance", "contents", "claims")}
+    assert headings["at-a-glance"] < first_table < headings["contents"] < headings["claims"]
+    header, _, *rows = text[first_table + 1:headings["contents"]].strip().splitlines()
+    assert header.startswith("| Claim |") and header.endswith("| Verdict |")
+    assert [re.match(r"\| \[([^\]]+)\]", row).group(1) for row in rows] == [claim.id for claim in CLAIMS]
 
 
 def test_each_verdict_links_to_its_checks_rows_and_figures(fixture_results: Path) -> None:
-    text = render_markdown(_document(fixture_results, "quick"))
+    text = _document(fixture_results, "quick")
     t1 = next(line for line in text.splitlines() if line.startswith("| [T1](#claim-t1) |"))
     for target in ("#check-t1", "#result-t1-scaling", "#figure-1"):
         assert f"]({target})" in t1, target
@@ -83,12 +81,11 @@ def test_every_link_of_the_report_lands_on_an_anchor_in_markdown_and_html(source
     if not documents:
         pytest.skip("no shipped results in reference/")
     for out, scale in documents:
-        blocks = _document(out, scale)
-        markdown = render_markdown(blocks)
+        markdown = _document(out, scale)
         targets = set(re.findall(r"\]\(#([^)]+)\)", markdown))
         anchors = set(re.findall(r'<a id="([^"]+)"></a>', markdown))
         assert targets and targets <= anchors, sorted(targets - anchors)
-        html = render_html(blocks, "report")
+        html = render_html(markdown, out, "report")
         assert set(re.findall(r'href="#([^"]+)"', html)) <= set(re.findall(r'id="([^"]+)"', html))
 
 
@@ -98,7 +95,7 @@ def test_the_papers_r2_stands_beside_the_same_quantity_wherever_the_paper_states
         pytest.skip("no shipped results in reference/")
     for out, scale in documents:
         gathered = gather(out, scale)
-        markdown = render_markdown(build_document(gathered, NO_LEAN, ENVIRONMENT, "now", "x"))
+        markdown = build_document(gathered, NO_LEAN, ENVIRONMENT, "now", "x")
         section = markdown.split('<a id="paper"></a>')[1].split('<a id="contents"></a>')[0]
         beside = {(claim, experiment) for claim, experiment in
                   re.findall(r"^\| \[([^\]]+)\]\(#claim-[^)]+\) \| \[([^\]]+)\]", section, flags=re.M)}
@@ -122,7 +119,7 @@ def test_every_term_the_report_uses_is_in_the_glossary() -> None:
     documents = _shipped()
     if not documents:
         pytest.skip("no shipped results in reference/")
-    text = "\n".join(render_markdown(_document(out, scale)) for out, scale in documents).replace("\\_", "_")
+    text = "\n".join(_document(out, scale) for out, scale in documents).replace("\\_", "_")
     named = {*VERDICTS, *(claim.id for claim in CLAIMS), *ENCODERS, *RENDERERS, *CHANNELS, *SIGREG_STATISTICS,
              *SCALING_METHODS, *DISTRIBUTION_METHODS, "ok", "present", "missing"}
     used = {term for term in named if re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", text)}

@@ -22,7 +22,7 @@ from lejepa_wm.claims import CLAIMS
 from lejepa_wm.numerics.checks import CHECKED_CLAIMS
 from lejepa_wm.experiments import EXPERIMENT_MODULES
 from lejepa_wm.experiments.base import RunSpec, load_finished_metrics
-from lejepa_wm.records import FAILED, Bound, CheckResult, HeadlineEntry, VerifyRecord
+from lejepa_wm.records import FAILED, Bound, CheckResult, HeadlineEntry, PartOutcome, ReproduceRecord, VerifyRecord
 from lejepa_wm.commands.options import common_options
 from lejepa_wm.commands.reproduce import COMMON_OPTIONS, REPRODUCED_EXPERIMENTS, add_arguments, main, reproduce
 
@@ -96,24 +96,25 @@ def tiny(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     return {"experiments": experiments, "verify": verify}
 
 
-def _parts(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {part["name"]: part for part in record["parts"]}
+def _parts(record: ReproduceRecord) -> dict[str, PartOutcome]:
+    return {part.name: part for part in record.parts}
 
 
 def test_first_run_executes_everything_and_every_claim_holds(tmp_path: Path, tiny: dict[str, Any]) -> None:
     record = reproduce(tmp_path, progress=False, jobs=1)
     parts = _parts(record)
     assert list(parts) == ["verify", *REPRODUCED_EXPERIMENTS, "report"]
-    assert all(part["status"] == "ok" and not part["reused"] for part in parts.values())
+    assert all(part.status == "ok" and not part.reused for part in parts.values())
     assert tiny["verify"].calls == [claim.id for claim in CHECKED_CLAIMS]
     assert all(exp.executed == ["run0", "run1"] for name, exp in tiny["experiments"].items()
                if name in REPRODUCED_EXPERIMENTS)
-    assert record["exit_status"] == 0 and record["all_claims_held"]
-    assert set(record["claims"].values()) == {"held"}
-    assert json.loads((tmp_path / "reproduce.json").read_text(encoding="utf-8")) == record
+    assert record.exit_status == 0 and record.all_claims_held
+    assert set(record.claims.values()) == {"held"}
+    written = json.loads((tmp_path / "reproduce.json").read_text(encoding="utf-8"))
+    assert written == json.loads(json.dumps(record.to_dict())) and ReproduceRecord.from_dict(written) == record
     assert json.loads((tmp_path / "verify.json").read_text(encoding="utf-8"))["package_version"] == __version__
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
-    assert html.count("<figure") == len(REPRODUCED_EXPERIMENTS)
+    assert html.count("<img") == len(REPRODUCED_EXPERIMENTS)
     assert "executed 2 run(s)" in html  # the parts table of the report
 
 
@@ -126,10 +127,10 @@ def test_second_run_reuses_finished_results_and_says_so(tmp_path: Path, tiny: di
     assert len(tiny["verify"].calls) == calls
     assert all(len(exp.executed) == 2 for name, exp in tiny["experiments"].items() if name in REPRODUCED_EXPERIMENTS)
     parts = _parts(record)
-    assert all(parts[name]["reused"] for name in ("verify", *REPRODUCED_EXPERIMENTS))
-    assert "reused 2 finished run(s), nothing recomputed" in parts["scaling"]["detail"]
-    assert f"written by this package version, {__version__}" in parts["verify"]["detail"]
-    assert record["exit_status"] == 0
+    assert all(parts[name].reused for name in ("verify", *REPRODUCED_EXPERIMENTS))
+    assert "reused 2 finished run(s), nothing recomputed" in parts["scaling"].detail
+    assert f"written by this package version, {__version__}" in parts["verify"].detail
+    assert record.exit_status == 0
     printed = capsys.readouterr().out
     assert "reused" in printed and "nothing recomputed" in printed
 
@@ -140,7 +141,7 @@ def test_fresh_recomputes_everything(tmp_path: Path, tiny: dict[str, Any]) -> No
     record = reproduce(tmp_path, fresh=True, progress=False, jobs=1)
     assert len(tiny["verify"].calls) == 2 * len(CHECKED_CLAIMS)
     assert tiny["experiments"]["reacher"].executed == ["run0", "run1"] * 2
-    assert not any(part["reused"] for part in record["parts"]) and record["fresh"] is True
+    assert not any(part.reused for part in record.parts) and record.fresh is True
 
 
 @pytest.mark.parametrize("written, reason", [
@@ -152,8 +153,18 @@ def test_verify_json_not_from_this_version_is_recomputed(tmp_path: Path, tiny: d
                                                          written: dict[str, Any], reason: str) -> None:
     atomic_write_json(tmp_path / "verify.json", {**TinyVerify()().to_dict(), "package_version": None, **written})
     record = reproduce(tmp_path, experiments=(), progress=False)
-    assert not _parts(record)["verify"]["reused"] and len(tiny["verify"].calls) == len(CHECKED_CLAIMS)
+    assert not _parts(record)["verify"].reused and len(tiny["verify"].calls) == len(CHECKED_CLAIMS)
     assert reason in capsys.readouterr().out
+
+
+def test_the_shipped_reproduce_record_reads_and_writes_back_byte_for_byte(tmp_path: Path) -> None:
+    shipped = Path(__file__).resolve().parents[1] / "reference" / "reproduce.json"
+    if not shipped.exists():
+        pytest.skip("no reproduce.json in reference/")
+    record = ReproduceRecord.from_dict(json.loads(shipped.read_text(encoding="utf-8")))
+    assert record.finished_at is not None and record.exit_status == 0 and len(record.parts) > 2
+    atomic_write_json(tmp_path / "reproduce.json", record.to_dict())
+    assert (tmp_path / "reproduce.json").read_bytes() == shipped.read_bytes()
 
 
 def test_verify_json_missing_claims_is_recomputed(tmp_path: Path, tiny: dict[str, Any]) -> None:
@@ -167,12 +178,12 @@ def test_a_failed_part_is_recorded_and_the_others_still_run(tmp_path: Path, tiny
     record = reproduce(tmp_path, progress=False, jobs=1)
     parts = _parts(record)
     failed = parts["anisotropic"]
-    assert failed["status"] == "failed" and failed["error"] == "RuntimeError: rendering unavailable"
-    assert "Traceback" in failed["traceback"] and "aggregate" in failed["traceback"]
+    assert failed.status == "failed" and failed.error == "RuntimeError: rendering unavailable"
+    assert "Traceback" in failed.traceback and "aggregate" in failed.traceback
     later = REPRODUCED_EXPERIMENTS[REPRODUCED_EXPERIMENTS.index("anisotropic") + 1:]
-    assert later and all(parts[name]["status"] == "ok" for name in (*later, "report"))
-    assert record["claims"]["P5"] == "failed" and record["claims"]["T1"] == "held"
-    assert record["exit_status"] == 3  # a part crashed
+    assert later and all(parts[name].status == "ok" for name in (*later, "report"))
+    assert record.claims["P5"] == "failed" and record.claims["T1"] == "held"
+    assert record.exit_status == 3  # a part crashed
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "anisotropic failed with this error" in report and "RuntimeError: rendering unavailable" in report
 
@@ -181,21 +192,21 @@ def test_a_failed_run_fails_its_part_with_the_runs_error(tmp_path: Path, tiny: d
     tiny["experiments"]["bounds"].run_fails_with = "loss became NaN at step 12"
     record = reproduce(tmp_path, progress=False, jobs=1)
     failed = _parts(record)["bounds"]
-    assert failed["status"] == "failed" and record["exit_status"] == 3
-    assert failed["error"] == "1 run(s) failed: run1: FloatingPointError: loss became NaN at step 12"
-    assert "Traceback" in failed["traceback"] and "execute" in failed["traceback"]
+    assert failed.status == "failed" and record.exit_status == 3
+    assert failed.error == "1 run(s) failed: run1: FloatingPointError: loss became NaN at step 12"
+    assert "Traceback" in failed.traceback and "execute" in failed.traceback
     assert tiny["experiments"]["bounds"].executed == ["run0", "run1"]  # the same inputs fail again: not retried
-    assert record["claims"]["T3"] == "failed"
+    assert record.claims["T3"] == "failed"
 
 
 def test_a_claim_that_does_not_hold_exits_0_and_1_only_with_strict(tmp_path: Path, tiny: dict[str, Any],
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reproduce_module, "run_verify", TinyVerify(failing=("LOSS",)))
     record = reproduce(tmp_path, experiments=REPRODUCED_EXPERIMENTS, progress=False, jobs=1)
-    assert all(part["status"] == "ok" for part in record["parts"])
-    assert record["claims"]["LOSS"] == FAILED and record["exit_status"] == 0
+    assert all(part.status == "ok" for part in record.parts)
+    assert record.claims["LOSS"] == FAILED and record.exit_status == 0
     strict = reproduce(tmp_path, experiments=REPRODUCED_EXPERIMENTS, progress=False, strict=True, jobs=1)
-    assert strict["exit_status"] == 1 and strict["strict"] is True
+    assert strict.exit_status == 1 and strict.strict is True
 
 
 def test_a_failed_report_is_recorded(tmp_path: Path, tiny: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -204,8 +215,8 @@ def test_a_failed_report_is_recorded(tmp_path: Path, tiny: dict[str, Any], monke
 
     monkeypatch.setattr(reproduce_module, "write_report", broken)
     record = reproduce(tmp_path, progress=False, jobs=1)
-    assert _parts(record)["report"]["error"] == "OSError: disk full"
-    assert record["all_claims_held"] and record["exit_status"] == 3
+    assert _parts(record)["report"].error == "OSError: disk full"
+    assert record.all_claims_held and record.exit_status == 3
 
 
 def test_main_prints_a_summary_naming_every_claim_and_the_report(tmp_path: Path, tiny: dict[str, Any],
@@ -262,7 +273,7 @@ def test_another_seed_offset_needs_fresh(tmp_path: Path, tiny: dict[str, Any]) -
     with pytest.raises(ValueError, match="seed offset 0, not 3"):
         reproduce(tmp_path, seed=3, experiments=("scaling",), progress=False, jobs=1)
     record = reproduce(tmp_path, seed=3, fresh=True, experiments=("scaling",), progress=False, jobs=1)
-    assert record["seed"] == 3 and tiny["experiments"]["scaling"].executed == ["run0", "run1"] * 2
+    assert record.seed == 3 and tiny["experiments"]["scaling"].executed == ["run0", "run1"] * 2
 
 
 def test_console_command_dispatches_to_reproduce(tmp_path: Path, tiny: dict[str, Any]) -> None:

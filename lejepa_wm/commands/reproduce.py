@@ -37,6 +37,7 @@ import socket
 import sys
 import time
 import traceback
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
@@ -49,7 +50,7 @@ from lejepa_wm.commands import exits
 from lejepa_wm.config import SCALES
 from lejepa_wm.experiments import EXPERIMENT_MODULES, SYNTHETIC_EXPERIMENTS
 from lejepa_wm.experiments.base import experiment_dir, is_done
-from lejepa_wm.records import FAILED, HELD, VERDICTS, PartOutcome, VerifyRecord
+from lejepa_wm.records import FAILED, VERDICTS, PartOutcome, ReproduceRecord, VerifyRecord
 from lejepa_wm.report import HTML_FILE, MARKDOWN_FILE, write_report
 from lejepa_wm.report.environment import collect_environment
 from lejepa_wm.report.gather import REPRODUCE_FILE, VERIFY_FILE, Gathered, gather
@@ -114,11 +115,11 @@ def _check_same_seed(out: Path, scale: str, seed: int) -> None:
     if not path.exists():
         return
     try:
-        earlier = read_json(path)
+        earlier = read(ReproduceRecord, read_json(path), path.name)
     except ValueError as exc:
         raise ValueError(f"{path} is unreadable ({exc}); pass --fresh to start over") from None
-    if isinstance(earlier, dict) and earlier.get("scale") == scale and earlier.get("seed", seed) != seed:
-        raise ValueError(f"results in {out} were produced with seed offset {earlier['seed']}, not {seed}; "
+    if earlier.scale == scale and earlier.seed != seed:
+        raise ValueError(f"results in {out} were produced with seed offset {earlier.seed}, not {seed}; "
                          "pass --fresh to recompute them or choose another --out")
 
 
@@ -215,7 +216,7 @@ def _exit_status(parts: list[PartOutcome], claims: dict[str, str], strict: bool)
 
 def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, device: str = "cpu",
               fresh: bool = False, experiments: tuple[str, ...] = REPRODUCED_EXPERIMENTS,
-              progress: bool | None = None, strict: bool = False, jobs: int | None = None) -> dict[str, Any]:
+              progress: bool | None = None, strict: bool = False, jobs: int | None = None) -> ReproduceRecord:
     """Run every part, write the report, and return the final ``reproduce.json`` record.
 
     ``progress``: progress bars (default: only when stderr is a terminal).
@@ -235,15 +236,13 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
         _check_same_seed(out, scale, seed)
     _check_before_parts(out, scale, seed, device, fresh, experiments)
     start = time.perf_counter()
-    parts: list[PartOutcome] = []
-    record: dict[str, Any] = {"package_version": __version__, "scale": scale, "seed": seed, "device": device,
-                              "fresh": fresh, "strict": strict, "started_at": _stamp(), "finished_at": None,
-                              "current_part": None, "interrupted": None, "pid": os.getpid(),
-                              "host": socket.gethostname(), "environment": collect_environment()}
+    record = ReproduceRecord(__version__, scale, seed, device, fresh, strict, _stamp(), os.getpid(),
+                             socket.gethostname(), collect_environment())
 
-    def save() -> None:  # reproduce.json, rewritten atomically whenever a part finishes
-        record.update(wall_time_s=time.perf_counter() - start, parts=[part.to_dict() for part in parts])
-        atomic_write_json(out / REPRODUCE_FILE, record)
+    def save(**changes: Any) -> None:  # reproduce.json, rewritten atomically whenever a part starts or finishes
+        nonlocal record
+        record = replace(record, wall_time_s=time.perf_counter() - start, **changes)
+        atomic_write_json(out / REPRODUCE_FILE, record.to_dict())
 
     save()
     steps: list[tuple[str, str, Callable[[], tuple[str, bool]]]] = [
@@ -262,23 +261,19 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
     for index, (name, kind, action) in enumerate(steps, 1):
         if progress:  # on a terminal the bars follow; in a log, one line per part
             print(f"[{index}/{total}] {name} ...", flush=True)
-        record["current_part"] = {"name": name, "kind": kind}
-        save()
+        save(current_part={"name": name, "kind": kind})
         try:
             outcome = _run_part(name, kind, action)
         except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: say so in the record, then stop
-            record["interrupted"] = (f"{'terminated (SIGTERM)' if str(exc) == 'SIGTERM' else 'interrupted (Ctrl-C)'}"
-                                     f" during part {name}, at {_stamp()}")
-            save()
+            save(interrupted=f"{'terminated (SIGTERM)' if str(exc) == 'SIGTERM' else 'interrupted (Ctrl-C)'}"
+                             f" during part {name}, at {_stamp()}")
             raise
-        record["current_part"] = None
+        finished: dict[str, Any] = {}
         if name == "report":
             claims = _claim_statuses(written[0].gathered if written else None, out, scale)
-            record.update(finished_at=_stamp(), claims=claims,
-                          all_claims_held=bool(claims) and all(s == HELD for s in claims.values()),
-                          exit_status=_exit_status([*parts, outcome], claims, strict))
-        parts.append(outcome)
-        save()
+            finished = dict(finished_at=_stamp(), claims=claims,
+                            exit_status=_exit_status([*record.parts, outcome], claims, strict))
+        save(current_part=None, parts=(*record.parts, outcome), **finished)
         verdict = "done" if outcome.ok else "FAILED"
         print(f"[{index}/{total}] {name}: {verdict} in {outcome.wall_time_s or 0.0:.1f} s — {outcome.detail}",
               flush=True)
@@ -296,30 +291,27 @@ def _claim_statuses(gathered: Gathered | None, out: Path, scale: str) -> dict[st
     return {verdict.claim.id: verdict.status for verdict in gathered.claims}
 
 
-def _summary_lines(record: dict[str, Any], out: Path) -> list[str]:
+def _summary_lines(record: ReproduceRecord, out: Path) -> list[str]:
     """The closing summary: every claim by verdict, the parts that failed, where the report is, the exit status."""
-    claims: dict[str, str] = record.get("claims") or {}
+    claims = record.claims or {}
     groups = []
     for status in VERDICTS:
         names = [claim for claim, verdict in claims.items() if verdict == status]
         groups.append(f"{len(names)} {status}" + (f" ({', '.join(names)})" if names else ""))
-    others = [claim for claim, verdict in claims.items() if verdict not in VERDICTS]
-    if others:
-        groups.append(f"{len(others)} other ({', '.join(others)})")
-    parts = [PartOutcome.from_dict(part) for part in record["parts"]]
+    parts = record.parts
     failed = [part for part in parts if not part.ok]
     lines = ["", f"Claims ({len(claims)}): " + ", ".join(groups) + ".",
              f"Parts: {len(parts) - len(failed)} of {len(parts)} ran, {len(failed)} crashed; "
-             f"{record['wall_time_s']:.0f} s in all."]
+             f"{record.wall_time_s:.0f} s in all."]
     lines += [f"CRASHED part {part.name}: {part.error}" for part in failed]
     out = Path(out)
     if any(part.name == "report" and part.ok for part in parts) and (out / HTML_FILE).exists():
         lines.append(f"Report: {out / HTML_FILE} (and {out / MARKDOWN_FILE}); record: {out / REPRODUCE_FILE}")
     else:
         lines.append(f"No report was written (see the report part above); record: {out / REPRODUCE_FILE}")
-    status = record["exit_status"]
+    status = record.exit_status
     meaning = {exits.OK: "every part ran; verdicts are findings, see the report"
-                          + ("" if record.get("strict") else " (--strict exits 1 on a failed claim)"),
+                          + ("" if record.strict else " (--strict exits 1 on a failed claim)"),
                exits.FAILED: "--strict and a claim failed",
                exits.CRASHED: "a part crashed"}[status]
     lines.append(f"Exit status {status}: {meaning}.")
@@ -342,4 +334,4 @@ def main(args: argparse.Namespace) -> int:
     """Reproduce, print the summary and where the report is; exit status as in :data:`_EXIT_CODES`."""
     record = reproduce(args.out, args.scale, args.seed, args.device, args.fresh, strict=args.strict, jobs=args.jobs)
     print("\n".join(_summary_lines(record, args.out)))
-    return int(record["exit_status"])
+    return int(record.exit_status)  # type: ignore[arg-type]

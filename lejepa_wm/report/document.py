@@ -1,4 +1,4 @@
-"""Build the report, as blocks (:mod:`.blocks`), from the gathered results.
+"""Write the report, as Markdown (:mod:`.render_markdown`), from the gathered results.
 
 Reading order: a summary table (one line per claim, each verdict linked to its
 numerical checks, its rows in the experiment tables and its figures), the
@@ -15,21 +15,19 @@ of each part). Every link target is an anchor the document sets itself
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from typing import Any
 
-from lejepa_wm.report.blocks import (Anchor, Badge, Block, BulletList, Cell, Code, CodeBlock, CsvBlock, FigureBlock,
-                                     Heading, Line, Link, Strong, Table, cell, cells, paragraph, text_line)
-from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, HeadlineEntry,
-                               PartOutcome, number_text)
-from lejepa_wm.report.gather import VERIFY_FILE, ClaimVerdict, ExperimentSection, Gathered, VerifySection
+from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, Environment,
+                               HeadlineEntry, PartOutcome, number_text)
+from lejepa_wm.report.gather import VERIFY_FILE, ClaimVerdict, ExperimentSection, Gathered, JudgedRow, VerifySection
 from lejepa_wm.report.lean import BUILD_COMMANDS, LeanSection
-from lejepa_wm.report.paper import comparisons
-from lejepa_wm.report.verdicts import JudgedRow
+from lejepa_wm.report.paper import Comparison, comparisons
+from lejepa_wm.report.render_markdown import (Markdown, anchor_tag, badge, bullets, cell, code, code_block, document,
+                                              figure, heading, line, link, strong, table)
 
 __all__ = [
     "format_seconds", "format_value", "seeds_text", "part_time", "anchor", "claim_anchor", "check_anchor",
-    "result_anchor", "claim_summary", "build_document"
+    "result_anchor", "claim_summary", "paper_comparisons", "report_title", "build_document"
 ]
 
 # Non-interactive (-y): elan installs the toolchain without asking.
@@ -82,7 +80,7 @@ def part_time(part: PartOutcome | None) -> str:
     return format_seconds(part.wall_time_s if part is not None else None)
 
 
-def _value_cell(record: CheckResult | HeadlineEntry) -> Cell:
+def _value_cell(record: CheckResult | HeadlineEntry) -> Markdown:
     """The value column: ``quantity = value``, then where recorded the standard error and seeds.
 
     The second line reads ``± 0.002 (standard error over 3 seeds: 0, 1, 2)`` or ``1 seed: 0``.
@@ -99,9 +97,9 @@ def anchor(name: str) -> str:
     return f"experiment-{name}".lower().replace("_", "-")
 
 
-def _verdict_cell(row: JudgedRow) -> Cell:
+def _verdict_cell(row: JudgedRow) -> Markdown:
     """The verdict column: the badge, then the note where the verdict has one."""
-    return cell(text_line(Badge(row.status)), row.note)
+    return cell(badge(row.status), row.note)
 
 
 def _requirement_text(record: CheckResult | HeadlineEntry) -> str:
@@ -139,113 +137,114 @@ def _figure_numbers(gathered: Gathered) -> dict[tuple[str, str], int]:
     """``{(experiment, figure file): number}`` in the order the figures appear."""
     numbers: dict[tuple[str, str], int] = {}
     for section in gathered.experiments:
-        for figure in section.figures:
-            numbers[(section.name, figure.path.name)] = len(numbers) + 1
+        for item in section.figures:
+            numbers[(section.name, item.path.name)] = len(numbers) + 1
     return numbers
 
 
-def _anchored(rows: tuple[JudgedRow, ...], name: Any) -> list[Anchor | None]:
+def _anchored(rows: tuple[JudgedRow, ...], name: Any) -> list[Markdown | None]:
     """For each row, the anchor of the first row of its claim (``name(claim)``), else ``None``."""
     seen: set[str] = set()
-    anchors: list[Anchor | None] = []
+    anchors: list[Markdown | None] = []
     for row in rows:
-        anchors.append(None if row.claim in seen else Anchor(name(row.claim)))
+        anchors.append(None if row.claim in seen else anchor_tag(name(row.claim)))
         seen.add(row.claim)
     return anchors
 
 
-def _summary(gathered: Gathered, generated_at: str, version: str) -> list[Block]:
+def _summary(gathered: Gathered, generated_at: str, version: str) -> list[str]:
     headline = f"{claim_summary(gathered)} (scale {gathered.scale})."
     return [
-        Heading(1, f"When Does LeJEPA Learn a World Model? — results at scale {gathered.scale}", "top"),
-        paragraph(f"Generated {generated_at} by lejepa-wm {version}. ", Strong(headline)),
+        heading(1, report_title(gathered.scale), "top"),
+        line(f"Generated {generated_at} by lejepa-wm {version}. ", strong(headline)),
     ]
 
 
-def _evidence_lines(verdict: ClaimVerdict, figures: dict[tuple[str, str], int]) -> tuple[Cell, Cell]:
+def _evidence_lines(verdict: ClaimVerdict, figures: dict[tuple[str, str], int]) -> tuple[Markdown, Markdown]:
     """The summary's two evidence cells: the numerical checks, and each experiment with its rows and figures."""
-    checks: list[Line] = []
-    experiments: list[Line] = []
+    checks: list[Markdown] = []
+    experiments: list[Markdown] = []
     for evidence in verdict.evidence:
         if evidence.source == "verify":
             count = f"{len(evidence.rows)} check{'s' if len(evidence.rows) != 1 else ''}"
-            link = [" ", Link(count, f"#{check_anchor(verdict.claim.id)}")] if evidence.rows else []
-            checks.append(text_line(Badge(evidence.status), *link))
+            target = [" ", link(count, f"#{check_anchor(verdict.claim.id)}")] if evidence.rows else []
+            checks.append(line(badge(evidence.status), *target))
             continue
-        pieces: list[Any] = [f"{evidence.source}: ", Badge(evidence.status)]
+        pieces: list[Any] = [f"{evidence.source}: ", badge(evidence.status)]
         if evidence.rows:
-            pieces += [" ", Link("results", f"#{result_anchor(verdict.claim.id, evidence.source)}")]
+            pieces += [" ", link("results", f"#{result_anchor(verdict.claim.id, evidence.source)}")]
         named = dict.fromkeys(f for row in evidence.rows for f in row.record.figures)
         for number in sorted(figures[(evidence.source, f)] for f in named if (evidence.source, f) in figures):
-            pieces += [", ", Link(f"figure {number}", f"#figure-{number}")]
-        experiments.append(text_line(*pieces))
-    return tuple(checks) or cell("-"), tuple(experiments) or cell("-")
+            pieces += [", ", link(f"figure {number}", f"#figure-{number}")]
+        experiments.append(line(*pieces))
+    return cell(*checks) or cell("-"), cell(*experiments) or cell("-")
 
 
-def _at_a_glance(gathered: Gathered) -> list[Block]:
+def _at_a_glance(gathered: Gathered) -> list[str]:
     figures = _figure_numbers(gathered)
     rows = []
     for verdict in gathered.claims:
         checks, experiments = _evidence_lines(verdict, figures)
-        rows.append(cells(cell(text_line(Link(verdict.claim.id, f"#{claim_anchor(verdict.claim.id)}"))),
-                          verdict.claim.title, verdict.claim.proof,
-                          checks, experiments, cell(text_line(Badge(verdict.status)))))
-    return [Heading(2, "At a glance", "at-a-glance"),
-            paragraph("One line per claim: how it is proved, the verdict of its numerical checks and of each "
-                      "experiment that tests it (linked to their rows and figures below), and the claim's verdict "
-                      "(linked to why, in ", Link("Claims", "#claims"), ")."),
-            Table(("Claim", "In one line", "Proof", "Numerical checks", "Experiments", "Verdict"), tuple(rows))]
+        rows.append((link(verdict.claim.id, f"#{claim_anchor(verdict.claim.id)}"), verdict.claim.title,
+                     verdict.claim.proof, checks, experiments, badge(verdict.status)))
+    return [heading(2, "At a glance", "at-a-glance"),
+            line("One line per claim: how it is proved, the verdict of its numerical checks and of each "
+                 "experiment that tests it (linked to their rows and figures below), and the claim's verdict "
+                 "(linked to why, in ", link("Claims", "#claims"), ")."),
+            table(("Claim", "In one line", "Proof", "Numerical checks", "Experiments", "Verdict"), rows)]
 
 
-def _paper_beside_here(gathered: Gathered) -> list[Block]:
+def paper_comparisons(gathered: Gathered) -> list[Comparison]:
+    """The paper's numbers beside the same quantities measured in the experiments with a ``summary.csv``."""
     summaries = {section.name: section.summary_csv for section in gathered.experiments if section.summary_csv}
-    found = comparisons(summaries, ((row.claim, section.name) for section in gathered.experiments
-                                    for row in section.rows))
+    return comparisons(summaries, ((row.claim, section.name) for section in gathered.experiments
+                                   for row in section.rows))
+
+
+def _paper_beside_here(gathered: Gathered) -> list[str]:
+    found = paper_comparisons(gathered)
     if not found:
         return []
     figures = _figure_numbers(gathered)
 
-    def figure_cell(experiment: str, name: str | None) -> Cell:
+    def figure_cell(experiment: str, name: str | None) -> Markdown:
         number = figures.get((experiment, name or ""))
-        return cell(text_line(Link(f"figure {number}", f"#figure-{number}"))) if number else cell("-")
+        return link(f"figure {number}", f"#figure-{number}") if number else "-"
 
-    return [Heading(2, "The paper beside here", "paper"),
-            paragraph("Where the paper quotes a number, the same quantity measured here (mean ± standard error "
-                      "over seeds, test samples, from each experiment's summary.csv). The verdicts rest on what "
-                      "training adds beside a baseline and a control, not on these numbers alone."),
-            Table(("Claim", "Experiment", "The paper", "Here", "Figure"), tuple(
-                cells(Link(item.claim, f"#{claim_anchor(item.claim)}"),
-                      Link(item.experiment, f"#{anchor(item.experiment)}"), item.paper, item.measured,
-                      figure_cell(item.experiment, item.figure)) for item in found))]
+    return [heading(2, "The paper beside here", "paper"),
+            line("Where the paper quotes a number, the same quantity measured here (mean ± standard error "
+                 "over seeds, test samples, from each experiment's summary.csv). The verdicts rest on what "
+                 "training adds beside a baseline and a control, not on these numbers alone."),
+            table(("Claim", "Experiment", "The paper", "Here", "Figure"), (
+                (link(item.claim, f"#{claim_anchor(item.claim)}"), link(item.experiment, f"#{anchor(item.experiment)}"),
+                 item.paper, item.measured, figure_cell(item.experiment, item.figure)) for item in found))]
 
 
-def _contents(gathered: Gathered, paper: bool) -> list[Block]:
+def _contents(gathered: Gathered, paper: bool) -> list[str]:
     """The table of contents; ``paper``: whether the document has the section "The paper beside here"."""
-    experiments = [Link(section.name, f"#{anchor(section.name)}") for section in gathered.experiments]
-    spaced: list[Any] = [piece for link in experiments for piece in (", ", link)][1:]
-    beside = (text_line(Link("The paper beside here", "#paper")),) if paper else ()
-    return [Heading(2, "Contents", "contents"), BulletList((
-        text_line(Link("At a glance", "#at-a-glance")), *beside,
-        text_line(Link("How to read a verdict", "#verdicts")), text_line(Link("Claims", "#claims")),
-        text_line(Link("Numerical checks", "#verify")),
-        text_line(Link("Experiments", "#experiments"), ": ", *spaced),
-        text_line(Link("Parts of the reproduction", "#parts")), text_line(Link("Lean proofs", "#lean")),
-        text_line(Link("Environment", "#environment"))))]
+    experiments = ", ".join(link(section.name, f"#{anchor(section.name)}") for section in gathered.experiments)
+    beside = (link("The paper beside here", "#paper"),) if paper else ()
+    return [heading(2, "Contents", "contents"), bullets((
+        link("At a glance", "#at-a-glance"), *beside, link("How to read a verdict", "#verdicts"),
+        link("Claims", "#claims"), link("Numerical checks", "#verify"),
+        line(link("Experiments", "#experiments"), ": ", Markdown(experiments)),
+        link("Parts of the reproduction", "#parts"), link("Lean proofs", "#lean"),
+        link("Environment", "#environment")))]
 
 
-def _how_to_read() -> list[Block]:
-    return [Heading(2, "How to read a verdict", "verdicts"), paragraph(
-        "A claim holds only if its numerical check (", Code("lejepa-wm verify"), ") and every experiment "
+def _how_to_read() -> list[str]:
+    return [heading(2, "How to read a verdict", "verdicts"), line(
+        "A claim holds only if its numerical check (", code("lejepa-wm verify"), ") and every experiment "
         "that tests it held; each verdict is recomputed here from the stored value and its bound, and a "
         "result whose numbers contradict its recorded verdict counts as failed. Each value is shown as ",
-        Code("quantity = value"), " beside the requirement on that same quantity. ", Badge(NOT_RUN),
-        " means a part has no results at this scale; ", Badge(FAILED), " means it ran and did not hold, or "
-        "raised (its error is shown below); ", Badge(UNRESOLVED), " means the value's distance to its bound "
+        code("quantity = value"), " beside the requirement on that same quantity. ", badge(NOT_RUN),
+        " means a part has no results at this scale; ", badge(FAILED), " means it ran and did not hold, or "
+        "raised (its error is shown below); ", badge(UNRESOLVED), " means the value's distance to its bound "
         "is within two standard errors over seeds, so the data cannot tell which side it is on (or a "
-        "precondition of the comparison was not met); ", Badge(MEASURED), " marks a measurement outside the "
+        "precondition of the comparison was not met); ", badge(MEASURED), " marks a measurement outside the "
         "scope of the theorem it sits beside (no prediction, no verdict). The terms are defined in the "
         "package's docs/GLOSSARY.md. The Lean proofs are not compiled by this report: see ",
-        Link("Lean proofs", "#lean"), ".")]
+        link("Lean proofs", "#lean"), ".")]
 
 
 def claim_summary(gathered: Gathered) -> str:
@@ -255,47 +254,46 @@ def claim_summary(gathered: Gathered) -> str:
             f"{counts[UNRESOLVED]} not resolved, {counts[MEASURED]} measured, {counts[NOT_RUN]} not run")
 
 
-def _parts(gathered: Gathered) -> list[Block]:
-    blocks: list[Block] = [Heading(2, "Parts of the reproduction", "parts")]
+def _parts(gathered: Gathered) -> list[str]:
+    blocks: list[str] = [heading(2, "Parts of the reproduction", "parts")]
     if gathered.reproduce_error is not None:
-        blocks.append(CodeBlock(gathered.reproduce_error, "the record of the last reproduction is unreadable"))
+        blocks.append(code_block(gathered.reproduce_error, "the record of the last reproduction is unreadable"))
     if gathered.reproduce is None:
-        return blocks + [paragraph(
-            "No ", Code("reproduce.json"), f" at scale {gathered.scale}: the results below were produced by "
-            "separate commands. ", Code("lejepa-wm reproduce"), " records each part's status and time.")]
-    blocks.append(Table(("Part", "Kind", "Status", "Wall time", "Detail"), tuple(
-        cells(part.name, part.kind, Badge(part.status), part_time(part), part.detail or "-")
-        for part in gathered.parts)))
+        return blocks + [line(
+            "No ", code("reproduce.json"), f" at scale {gathered.scale}: the results below were produced by "
+            "separate commands. ", code("lejepa-wm reproduce"), " records each part's status and time.")]
+    blocks.append(table(("Part", "Kind", "Status", "Wall time", "Detail"), (
+        (part.name, part.kind, badge(part.status), part_time(part), part.detail or "-") for part in gathered.parts)))
     failed = [part for part in gathered.parts if not part.ok]
     if failed:
-        blocks.append(paragraph("A failed part whose results were written afterwards (by ", Code("lejepa-wm run"),
-                                " or ", Code("lejepa-wm verify"), ") is judged on those newer results."))
-    return blocks + [CodeBlock(part.traceback or part.error or "no error recorded",
-                               f"{part.name} failed with this error") for part in failed]
+        blocks.append(line("A failed part whose results were written afterwards (by ", code("lejepa-wm run"),
+                           " or ", code("lejepa-wm verify"), ") is judged on those newer results."))
+    return blocks + [code_block(part.traceback or part.error or "no error recorded",
+                                f"{part.name} failed with this error") for part in failed]
 
 
-def _claim_row(verdict: ClaimVerdict) -> tuple[Cell, ...]:
+def _claim_row(verdict: ClaimVerdict) -> tuple[Markdown, ...]:
     claim = verdict.claim
-    checks: list[Line] = []
-    experiments: list[Line] = []
+    checks: list[Markdown] = []
+    experiments: list[Markdown] = []
     for evidence in verdict.evidence:
         if evidence.source == "verify":
-            target = [" ", Link("(checks)", f"#{check_anchor(claim.id)}")] if evidence.rows else []
-            checks.append(text_line(Badge(evidence.status), f" {evidence.reason}", *target))
+            target = [" ", link("(checks)", f"#{check_anchor(claim.id)}")] if evidence.rows else []
+            checks.append(line(badge(evidence.status), f" {evidence.reason}", *target))
         else:
-            experiments.append(text_line(Link(evidence.source, f"#{anchor(evidence.source)}"), ": ",
-                                         Badge(evidence.status)))  # why: in the verdict cell
+            experiments.append(line(link(evidence.source, f"#{anchor(evidence.source)}"), ": ",
+                                    badge(evidence.status)))  # why: in the verdict cell
     papers = dict.fromkeys([claim.paper] + [row.paper for evidence in verdict.evidence for row in evidence.rows])
-    return cells(cell(text_line(Anchor(claim_anchor(claim.id)), Strong(claim.id)), claim.title), claim.statement,
-                 claim.kind, cell(*(text_line(Code(name)) for name in claim.lean)) or cell("-"),
-                 cell(*checks) or cell("no numerical check"), cell(*experiments) or cell("no experiment"),
-                 cell(*papers) or cell("-"), cell(text_line(Badge(verdict.status)), verdict.reason))
+    return (cell(line(anchor_tag(claim_anchor(claim.id)), strong(claim.id)), claim.title), claim.statement,
+            claim.kind, cell(*map(code, claim.lean)) or cell("-"),
+            cell(*checks) or cell("no numerical check"), cell(*experiments) or cell("no experiment"),
+            cell(*papers) or cell("-"), cell(badge(verdict.status), verdict.reason))
 
 
-def _claims(gathered: Gathered) -> list[Block]:
+def _claims(gathered: Gathered) -> list[str]:
     header = ("Claim", "Statement", "Kind", "Lean declaration(s)", "Numerical check", "Experiment",
               "Paper", "Verdict")
-    return [Heading(2, "Claims", "claims"), Table(header, tuple(_claim_row(v) for v in gathered.claims))]
+    return [heading(2, "Claims", "claims"), table(header, map(_claim_row, gathered.claims))]
 
 
 def _detail(record: CheckResult) -> str:
@@ -303,128 +301,133 @@ def _detail(record: CheckResult) -> str:
     return "-" if record.quantity and record.measured.startswith(record.quantity) else record.measured
 
 
-def _claim_cell(claim: str, target: Anchor | None) -> Cell:
+def _claim_cell(claim: str, target: Markdown | None) -> Markdown:
     """A row's claim, linked to the claims table, carrying the row's anchor where it is the claim's first."""
-    return cell(text_line(*([target] if target is not None else []), Link(claim, f"#{claim_anchor(claim)}")))
+    return line(*([target] if target is not None else []), link(claim, f"#{claim_anchor(claim)}"))
 
 
-def _failure(error: str, title: str, part: PartOutcome | None) -> list[Block]:
+def _failure(error: str, title: str, part: PartOutcome | None) -> list[str]:
     """A section's error, and where its traceback is if its part of the reproduction recorded one."""
-    blocks: list[Block] = [CodeBlock(error, title)]
+    blocks: list[str] = [code_block(error, title)]
     if part is not None and part.traceback:
-        blocks.append(paragraph("Its traceback is under ", Link("Parts of the reproduction", "#parts"), "."))
+        blocks.append(line("Its traceback is under ", link("Parts of the reproduction", "#parts"), "."))
     return blocks
 
 
-def _verify(verify: VerifySection) -> list[Block]:
-    blocks: list[Block] = [Heading(2, "Numerical checks", "verify"), paragraph(
-        "Status ", Badge(verify.status), f"; wall time {format_seconds(verify.wall_time_s)}; from ",
-        Code(VERIFY_FILE), ".")]
+def _verify(verify: VerifySection) -> list[str]:
+    blocks: list[str] = [heading(2, "Numerical checks", "verify"), line(
+        "Status ", badge(verify.status), f"; wall time {format_seconds(verify.wall_time_s)}; from ",
+        code(VERIFY_FILE), ".")]
     if verify.part is not None and verify.part.detail:
-        blocks.append(paragraph(verify.part.detail))
+        blocks.append(line(verify.part.detail))
     if verify.rows:
         anchors = _anchored(verify.rows, check_anchor)
-        blocks.append(Table(("Claim", "Check", "Value", "Requirement", "Detail", "Verdict"), tuple(
-            cells(_claim_cell(row.claim, target), row.name, _value_cell(row.record), _requirement_text(row.record),
-                  _detail(row.record), _verdict_cell(row)) for row, target in zip(verify.rows, anchors))))
+        blocks.append(table(("Claim", "Check", "Value", "Requirement", "Detail", "Verdict"), (
+            (_claim_cell(row.claim, target), row.name, _value_cell(row.record), _requirement_text(row.record),
+             _detail(row.record), _verdict_cell(row)) for row, target in zip(verify.rows, anchors))))
     if verify.error:
         blocks += _failure(verify.error, "verify failed with this error", verify.part)
-    blocks += [CodeBlock(row.error, f"{row.claim}/{row.name} raised") for row in verify.rows if row.error]
+    blocks += [code_block(row.error, f"{row.claim}/{row.name} raised") for row in verify.rows if row.error]
     if verify.status == NOT_RUN:
-        blocks.append(paragraph("Run ", Code("lejepa-wm verify"), " to produce it."))
+        blocks.append(line("Run ", code("lejepa-wm verify"), " to produce it."))
     return blocks
 
 
-def _experiment(section: ExperimentSection, first_figure: int) -> list[Block]:
+def _experiment(section: ExperimentSection, figures: dict[tuple[str, str], int]) -> list[str]:
     described = [section.description.rstrip(".") + ". "] if section.description else []
-    blocks: list[Block] = [Heading(3, section.name, anchor(section.name)), paragraph(
-        "Status ", Badge(section.status), ". ", *described, "Folder ", Code(f"{section.name}/{section.scale}/"), ".")]
+    blocks: list[str] = [heading(3, section.name, anchor(section.name)), line(
+        "Status ", badge(section.status), ". ", *described, "Folder ", code(f"{section.name}/{section.scale}/"), ".")]
     if section.status == NOT_RUN:
-        return blocks + [paragraph("Not run at this scale: ",
-                                   Code(f"lejepa-wm run {section.name} --scale {section.scale}"), ".")]
+        return blocks + [line("Not run at this scale: ", code(f"lejepa-wm run {section.name} --scale {section.scale}"),
+                              ".")]
     if section.error:
         return blocks + _failure(section.error, f"{section.name} failed with this error", section.part)
-    blocks.append(paragraph(f"{section.runs_finished} finished run(s){section.coverage()}, "
-                            f"{format_seconds(section.compute_time_s)} of compute; seeds "
-                            f"{seeds_text(section.seeds, 'not recorded')}; machines: {section.machines_text()}."))
+    blocks.append(line(f"{section.runs_finished} finished run(s){section.coverage()}, "
+                       f"{format_seconds(section.compute_time_s)} of compute; seeds "
+                       f"{seeds_text(section.seeds, 'not recorded')}; machines: {section.machines_text()}."))
     if section.damaged:
-        blocks.append(CodeBlock("\n".join(section.damaged),
-                                f"{section.name} has damaged result files (not counted as finished runs)"))
+        blocks.append(code_block("\n".join(section.damaged),
+                                 f"{section.name} has damaged result files (not counted as finished runs)"))
     anchors = _anchored(section.rows, lambda claim: result_anchor(claim, section.name))
-    blocks.append(Table(("Claim", "Result", "Value", "Requirement", "Split", "Measured", "Paper", "Verdict"), tuple(
-        cells(_claim_cell(row.claim, target), row.name, _value_cell(row.record), _requirement_text(row.record),
-              getattr(row.record, "split", "-"), row.record.measured, row.paper or "-", _verdict_cell(row))
+    blocks.append(table(("Claim", "Result", "Value", "Requirement", "Split", "Measured", "Paper", "Verdict"), (
+        (_claim_cell(row.claim, target), row.name, _value_cell(row.record), _requirement_text(row.record),
+         getattr(row.record, "split", "-"), row.record.measured, row.paper or "-", _verdict_cell(row))
         for row, target in zip(section.rows, anchors))))
     if section.summary_csv is not None:
-        blocks.append(CsvBlock(f"{section.name}/{section.scale}/{section.summary_csv.name}", section.summary_csv))
-    return blocks + [replace(figure, number=first_figure + i) for i, figure in enumerate(section.figures)]
+        relative = f"{section.name}/{section.scale}/{section.summary_csv.name}"
+        blocks.append(line("All runs: ", link(relative, relative)))  # the HTML shows the table itself, folded
+    return blocks + [figure(figures[(section.name, item.path.name)], item.relative, item.caption)
+                     for item in section.figures]
 
 
-def _experiments(gathered: Gathered) -> list[Block]:
-    blocks: list[Block] = [Heading(2, "Experiments", "experiments")]
-    for section in gathered.experiments:
-        blocks += _experiment(section, 1 + sum(isinstance(block, FigureBlock) for block in blocks))
-    return blocks
+def _experiments(gathered: Gathered) -> list[str]:
+    figures = _figure_numbers(gathered)
+    return [heading(2, "Experiments", "experiments"),
+            *(block for section in gathered.experiments for block in _experiment(section, figures))]
 
 
-def _lean(lean: LeanSection) -> list[Block]:
-    blocks: list[Block] = [
-        Heading(2, "Lean proofs", "lean"),
-        paragraph("The proofs are not compiled by this report. To check them on a machine with "
-                  "internet access, install Lean's version manager elan, then run in the "
-                  "repository root (the first command downloads Mathlib's compiled cache):"),
-        CodeBlock("\n".join((_ELAN_INSTALL, *BUILD_COMMANDS))),
+def _lean(lean: LeanSection) -> list[str]:
+    blocks: list[str] = [
+        heading(2, "Lean proofs", "lean"),
+        line("The proofs are not compiled by this report. To check them on a machine with "
+             "internet access, install Lean's version manager elan, then run in the "
+             "repository root (the first command downloads Mathlib's compiled cache):"),
+        code_block("\n".join((_ELAN_INSTALL, *BUILD_COMMANDS))),
     ]
     if not lean.ledger_found:
-        return blocks + [paragraph("No axiom ledger ", Code("LeJEPAProofs/AXIOMS.md"), " was found.")]
+        return blocks + [line("No axiom ledger ", code("LeJEPAProofs/AXIOMS.md"), " was found.")]
     if lean.error:
-        return blocks + [CodeBlock(lean.error, "reading the axiom ledger failed")]
-    blocks.append(paragraph(
+        return blocks + [code_block(lean.error, "reading the axiom ledger failed")]
+    blocks.append(line(
         f"The proofs rest on {len(lean.axioms)} axiom(s), classical facts Mathlib lacks, listed in ",
-        Code("LeJEPAProofs/AXIOMS.md"), "; each is checked numerically by the Python test(s) named:"))
-    blocks.append(Table(("Axiom", "File", "Claim stating it", "Python test(s)"), tuple(
-        cells(Code(entry.axiom), Code(entry.file), ", ".join(entry.claims) or "-",
-              cell(*(text_line(Code(test), " ", Badge("present" if exists else "missing"))
-                     for test, exists in entry.tests)) or cell("none named"))
+        code("LeJEPAProofs/AXIOMS.md"), "; each is checked numerically by the Python test(s) named:"))
+    blocks.append(table(("Axiom", "File", "Claim stating it", "Python test(s)"), (
+        (code(entry.axiom), code(entry.file), ", ".join(entry.claims) or "-",
+         cell(*(line(code(test), " ", badge("present" if exists else "missing")) for test, exists in entry.tests))
+         or cell("none named"))
         for entry in lean.axioms)))
     findings = lean.audit_findings or ()
     if findings:
-        return blocks + [paragraph("Static audit (", Code("lejepa-wm audit-lean"), f"): {len(findings)} problem(s):"),
-                         BulletList(tuple(text_line(finding) for finding in findings))]
-    return blocks + [paragraph("Static audit (", Code("lejepa-wm audit-lean"), "): no problems — no sorry/admit, "
-                               "axioms equal the ledger, every claim's declaration exists. It does not replace ",
-                               Code("lake build"), ".")]
+        return blocks + [line("Static audit (", code("lejepa-wm audit-lean"), f"): {len(findings)} problem(s):"),
+                         bullets(findings)]
+    return blocks + [line("Static audit (", code("lejepa-wm audit-lean"), "): no problems — no sorry/admit, "
+                          "axioms equal the ledger, every claim's declaration exists. It does not replace ",
+                          code("lake build"), ".")]
 
 
-def _environment(gathered: Gathered, environment: dict[str, Any]) -> list[Block]:
+def _environment(gathered: Gathered, environment: Environment) -> list[str]:
     packages = ", ".join(f"{name} {version}" for name, version in environment["packages"].items())
     items = [("Python", f"{environment['python']} on {environment['platform']}"), ("Packages", packages),
              ("CPU", f"{environment['cpu']}, {environment['cores']} usable core(s)"),
              ("GPU", ", ".join(environment["gpus"]) or "none seen by torch"), ("Scale", gathered.scale)]
     record = gathered.reproduce
     if record is not None:
-        items.append(("Reproduction", f"seed offset {record.get('seed')}, device {record.get('device')}, total wall "
-                                      f"time {format_seconds(record.get('wall_time_s'))}"))
-    time_rows = [cells("verify", format_seconds(gathered.verify.wall_time_s), part_time(gathered.verify.part), "-")]
-    time_rows += [cells(section.name, format_seconds(section.compute_time_s) if section.runs_finished else "-",
-                        part_time(section.part), seeds_text(section.seeds)) for section in gathered.experiments]
-    blocks: list[Block] = [
-        Heading(2, "Environment", "environment"),
-        BulletList(tuple(text_line(Strong(f"{name}:"), " ", value) for name, value in items)),
-        paragraph("Run time of each part: the compute its stored results took (summed over runs, whenever they ran) "
-                  "and the wall time of the last reproduction (short when results were reused)."),
-        Table(("Part", "Compute", "Last reproduction", "Seeds"), tuple(time_rows)),
+        items.append(("Reproduction", f"seed offset {record.seed}, device {record.device}, total wall "
+                                      f"time {format_seconds(record.wall_time_s)}"))
+    time_rows = [("verify", format_seconds(gathered.verify.wall_time_s), part_time(gathered.verify.part), "-")]
+    time_rows += [(section.name, format_seconds(section.compute_time_s) if section.runs_finished else "-",
+                   part_time(section.part), seeds_text(section.seeds)) for section in gathered.experiments]
+    blocks: list[str] = [
+        heading(2, "Environment", "environment"),
+        bullets(line(strong(f"{name}:"), " ", value) for name, value in items),
+        line("Run time of each part: the compute its stored results took (summed over runs, whenever they ran) "
+             "and the wall time of the last reproduction (short when results were reused)."),
+        table(("Part", "Compute", "Last reproduction", "Seeds"), time_rows),
     ]
     if gathered.verify.seconds_per_claim:
-        blocks.append(paragraph("verify, per claim: " + ", ".join(
+        blocks.append(line("verify, per claim: " + ", ".join(
             f"{claim} {format_seconds(seconds)}" for claim, seconds in gathered.verify.seconds_per_claim.items())))
     return blocks
 
 
-def build_document(gathered: Gathered, lean: LeanSection, environment: dict[str, Any], generated_at: str,
-                   version: str) -> list[Block]:
-    """The whole report as blocks, in reading order."""
+def report_title(scale: str) -> str:
+    return f"When Does LeJEPA Learn a World Model? — results at scale {scale}"
+
+
+def build_document(gathered: Gathered, lean: LeanSection, environment: Environment, generated_at: str,
+                   version: str) -> str:
+    """The whole report as Markdown, in reading order."""
     paper = _paper_beside_here(gathered)
-    return (_summary(gathered, generated_at, version) + _at_a_glance(gathered) + paper
-            + _contents(gathered, bool(paper)) + _how_to_read() + _claims(gathered) + _verify(gathered.verify)
-            + _experiments(gathered) + _parts(gathered) + _lean(lean) + _environment(gathered, environment))
+    return document(_summary(gathered, generated_at, version) + _at_a_glance(gathered) + paper
+                    + _contents(gathered, bool(paper)) + _how_to_read() + _claims(gathered) + _verify(gathered.verify)
+                    + _experiments(gathered) + _parts(gathered) + _lean(lean) + _environment(gathered, environment))

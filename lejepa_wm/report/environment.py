@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 import platform
 from importlib import metadata
-from typing import Any
 
 from lejepa_wm.machine import cpu_model, gpus, usable_cores
+from lejepa_wm.records import Environment
 
 __all__ = ["collect_environment"]
 
@@ -31,15 +31,16 @@ def _package_versions(names: tuple[str, ...] = _PACKAGES) -> dict[str, str]:
     return versions
 
 
-def _load_average() -> list[float] | None:
+def _load_average() -> tuple[float, float, float] | None:
     """The system's load average over 1, 5 and 15 minutes (``None`` where the platform has none)."""
     try:
-        return [round(value, 2) for value in os.getloadavg()]
+        one, five, fifteen = os.getloadavg()
+        return round(one, 2), round(five, 2), round(fifteen, 2)
     except (AttributeError, OSError):
         return None
 
 
-def collect_environment() -> dict[str, Any]:
+def collect_environment() -> Environment:
     """Python, platform, package versions, CPU model and cores, GPUs, and the machine's load right now."""
     return {
         "python": f"{platform.python_implementation()} {platform.python_version()}",

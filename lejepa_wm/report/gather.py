@@ -7,11 +7,11 @@ Inputs below the results root ``out``, each read through the records of
 - ``<experiment>/<scale>/headline.json``: a JSON list of ``HeadlineEntry.to_dict()``
   objects, plus ``summary.csv``, figures and ``runs/<run_id>/{spec,metrics}.json``
   (:mod:`lejepa_wm.experiments.base`);
-- ``reproduce.json`` (``lejepa-wm reproduce``): the :class:`~lejepa_wm.records.PartOutcome`
-  of each part of the last reproduction.
+- ``reproduce.json`` (``lejepa-wm reproduce``): a :class:`~lejepa_wm.records.ReproduceRecord`,
+  with the :class:`~lejepa_wm.records.PartOutcome` of each part of the last reproduction.
 
 Every verdict is recomputed from the stored numbers, never parsed from text
-(:mod:`lejepa_wm.report.verdicts`): a check's from its value and bound
+(:class:`JudgedRow`): a check's from its value and bound
 (:meth:`~lejepa_wm.records.CheckResult.judged`), a headline entry's by
 :func:`~lejepa_wm.records.verdict_of`; a stored ``passed`` or ``verdict`` that
 contradicts the numbers fails the row with a note. A part
@@ -41,7 +41,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Callable, TypeVar
 
 from lejepa_wm.atomic import PUBLISHED_FILE, NotRegularFile, read_json, read_publication, read_regular
 from lejepa_wm.claims import CLAIMS, Claim
@@ -49,14 +49,14 @@ from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import (HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir,
                                        folder_labels, misplaced, run_compute_seconds)
 from lejepa_wm.machine import describe_machine
-from lejepa_wm.records import FAILED, MEASURED, NOT_RUN, UNRESOLVED, HeadlineEntry, PartOutcome, VerifyRecord, combine
-from lejepa_wm.report.blocks import FigureBlock
+from lejepa_wm.records import (FAILED, MEASURED, NOT_RUN, UNRESOLVED, CheckResult, HeadlineEntry, PartOutcome,
+                               ReproduceRecord, VerifyRecord, combine)
 from lejepa_wm.schema import RunMetrics, read
-from lejepa_wm.report.verdicts import JudgedRow, judge_check
 from lejepa_wm.sweep.state import process_exists
 
 __all__ = [
-    "VERIFY_FILE", "REPRODUCE_FILE", "VerifySection", "ExperimentSection", "Evidence", "ClaimVerdict", "Gathered",
+    "VERIFY_FILE", "REPRODUCE_FILE", "JudgedRow", "Figure", "VerifySection", "ExperimentSection", "Evidence", "ClaimVerdict",
+    "Gathered",
     "interrupted_part", "figure_caption", "gather_experiment", "gather"
 ]
 
@@ -67,6 +67,44 @@ REPRODUCE_FILE = "reproduce.json"
 _FIGURE_LIMIT = 64 * 2**20
 """The largest figure or summary embedded in the report (bytes)."""
 _RASTER_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
+
+
+@dataclass(frozen=True)
+class JudgedRow:
+    """A check or headline result as the report shows it: where it comes from (``verify`` or the experiment's
+    name), and its verdict recomputed from the numbers with the note that explains a contradiction."""
+
+    source: str
+    record: CheckResult | HeadlineEntry
+    status: str
+    note: str | None = None
+
+    @property
+    def claim(self) -> str:
+        return self.record.claim
+
+    @property
+    def name(self) -> str:
+        return self.record.name
+
+    @property
+    def paper(self) -> str | None:
+        return getattr(self.record, "paper", None)
+
+    @property
+    def error(self) -> str | None:
+        """The traceback a check module that raised left in its row, if any."""
+        traceback = getattr(self.record, "details", {}).get("traceback")
+        return traceback if isinstance(traceback, str) else None
+
+
+@dataclass(frozen=True)
+class Figure:
+    """An image file (``relative`` to the results root, ``path`` on disk) and its caption; the report numbers it."""
+
+    relative: str
+    path: Path
+    caption: str
 
 
 @dataclass(frozen=True)
@@ -95,7 +133,7 @@ class ExperimentSection:
     status: str
     description: str | None = None
     rows: tuple[JudgedRow, ...] = ()
-    figures: tuple[FigureBlock, ...] = ()  # numbered by the document
+    figures: tuple[Figure, ...] = ()
     summary_csv: Path | None = None
     runs_finished: int = 0
     compute_time_s: float = 0.0
@@ -150,7 +188,7 @@ class Gathered:
     verify: VerifySection
     experiments: tuple[ExperimentSection, ...]
     claims: tuple[ClaimVerdict, ...]
-    reproduce: dict[str, Any] | None
+    reproduce: ReproduceRecord | None
     parts: tuple[PartOutcome, ...]
     reproduce_error: str | None = None
 
@@ -172,34 +210,22 @@ def _read_result(path: Path, label: str) -> Any:
         raise ValueError(f"{label} is not valid JSON: {exc}") from None
 
 
-def _read_object(path: Path, label: str) -> Mapping[str, Any]:
-    """The JSON object of ``path``; ``ValueError`` naming ``label`` otherwise."""
-    return read(dict[str, Any], _read_result(path, label), label)
-
-
-def _optional_number(data: Mapping[str, Any], key: str, label: str) -> float | None:
-    return read(float | None, data.get(key), f"{label} field {key!r}")
-
-
-def interrupted_part(record: Mapping[str, Any]) -> PartOutcome | None:
+def interrupted_part(record: ReproduceRecord) -> PartOutcome | None:
     """The part a reproduction was in when it stopped without finishing, as a failed part; ``None`` when it
     finished or is still running (its process is alive on this host)."""
-    if "finished_at" not in record or record["finished_at"] is not None:  # finished, or not written by reproduce
+    if record.finished_at is not None:
         return None
-    why = record.get("interrupted")
-    pid = record.get("pid")
-    if why is None and isinstance(pid, int) and record.get("host") == socket.gethostname() and (
-            pid == os.getpid() or process_exists(pid)):
+    if record.interrupted is None and record.host == socket.gethostname() and (
+            record.pid == os.getpid() or process_exists(record.pid)):
         return None
-    current = record.get("current_part")
-    name, kind = ((str(current.get("name")), str(current.get("kind"))) if isinstance(current, dict)
-                  else ("reproduce", "reproduce"))
-    why = str(why) if why is not None else f"the reproduction stopped during part {name} without finishing (killed?)"
+    current = record.current_part or {}
+    name, kind = current.get("name", "reproduce"), current.get("kind", "reproduce")
+    why = record.interrupted or f"the reproduction stopped during part {name} without finishing (killed?)"
     return PartOutcome(name, kind, "failed", None, f"interrupted: {why}", error=(
         f"interrupted: {why}; run `lejepa-wm reproduce` again to finish it"))
 
 
-def _load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple[PartOutcome, ...], str | None]:
+def _load_reproduce(out: Path, scale: str) -> tuple[ReproduceRecord | None, tuple[PartOutcome, ...], str | None]:
     """``reproduce.json`` and its part records if it exists and was written at this scale, and any read error.
 
     A reproduction that stopped without finishing gains a failed part for the part it was in
@@ -209,16 +235,14 @@ def _load_reproduce(out: Path, scale: str) -> tuple[dict[str, Any] | None, tuple
     if not path.exists():
         return None, (), None
     try:
-        record = _read_object(path, REPRODUCE_FILE)
-        if record.get("scale") != scale:
+        data = _read_result(path, REPRODUCE_FILE)
+        if isinstance(data, dict) and data.get("scale") != scale:
             return None, (), None
-        parts = tuple(read(list[PartOutcome], record.get("parts"), f"{REPRODUCE_FILE} parts"))
-        _optional_number(record, "wall_time_s", REPRODUCE_FILE)
-        _optional_number(record, "seed", REPRODUCE_FILE)
+        record = read(ReproduceRecord, data, REPRODUCE_FILE)
     except ValueError as exc:
         return None, (), f"{REPRODUCE_FILE} is malformed and was ignored: {exc}"
     stopped = interrupted_part(record)
-    return record, parts + ((stopped,) if stopped is not None else ()), None
+    return record, record.parts + ((stopped,) if stopped is not None else ()), None
 
 
 def _unread(section: Callable[..., _T], part: PartOutcome | None, result: Path, record_time: float | None) -> _T | None:
@@ -246,7 +270,7 @@ def _gather_verify(out: Path, part: PartOutcome | None, record_time: float | Non
         return section(FAILED, error=f"damaged {VERIFY_FILE}: {exc}")
     if not record.rows:
         return section(FAILED, error=f"{VERIFY_FILE} has no rows")
-    rows = tuple(judge_check(check) for check in record.rows)
+    rows = tuple(JudgedRow("verify", check, *check.judged()) for check in record.rows)
     return section(combine([row.status for row in rows]), rows, record.wall_time_s, record.seconds_per_claim)
 
 
@@ -326,7 +350,7 @@ def _read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[
             seed = None
             if spec_path.exists():
                 label = spec_path.relative_to(out).as_posix()
-                spec = _read_object(spec_path, label)
+                spec = read(dict[str, Any], _read_result(spec_path, label), label)
                 if (why := misplaced(spec, folder)) is not None:
                     raise ValueError(f"{label} {why}")
                 params = read(dict[str, Any], spec.get("params", {}), f"{label} field 'params'")
@@ -388,8 +412,8 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
         extra = sorted(f for f in candidates if f.endswith(".png") and f not in named)
         for figure in named + extra:
             _check_figure(folder / figure, out)
-        figures = tuple(FigureBlock((folder / f).relative_to(out).as_posix(), folder / f,
-                                    figure_caption(folder / f) or _default_caption(name, f, rows))
+        figures = tuple(Figure((folder / f).relative_to(out).as_posix(), folder / f,
+                               figure_caption(folder / f) or _default_caption(name, f, rows))
                         for f in named + extra)
         summary = folder / SUMMARY_FILE
         if summary.exists():
@@ -461,7 +485,7 @@ def _judge_claim(claim: Claim, verify: VerifySection, experiments: tuple[Experim
     return ClaimVerdict(claim, kept, status, reason)
 
 
-def gather(out: Path, scale: str, claims: tuple[Claim, ...] = CLAIMS) -> Gathered:
+def gather(out: Path, scale: str) -> Gathered:
     """Read every result below ``out`` at ``scale`` and judge every claim."""
     out = Path(out)
     reproduce, parts, reproduce_error = _load_reproduce(out, scale)
@@ -470,5 +494,5 @@ def gather(out: Path, scale: str, claims: tuple[Claim, ...] = CLAIMS) -> Gathere
     verify = _gather_verify(out, by_name.get("verify"), record_time)
     experiments = tuple(gather_experiment(out, name, scale, by_name.get(name), record_time)
                         for name in EXPERIMENT_MODULES)
-    verdicts = tuple(_judge_claim(claim, verify, experiments) for claim in claims)
+    verdicts = tuple(_judge_claim(claim, verify, experiments) for claim in CLAIMS)
     return Gathered(scale, verify, experiments, verdicts, reproduce, parts, reproduce_error)

@@ -38,19 +38,17 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from lejepa_wm.atomic import atomic_write_text
 from lejepa_wm.config import SCALES
-from lejepa_wm.records import FAILED, HELD, MEASURED, UNRESOLVED
+from lejepa_wm.records import FAILED, HELD, MEASURED, UNRESOLVED, Environment
 from lejepa_wm.report import MARKDOWN_FILE
-from lejepa_wm.report.blocks import (Badge, Block, BulletList, Cell, Code, Inline, Link, Strong, Table, Text, cell,
-                                     cells, paragraph, text_line)
-from lejepa_wm.report.document import (anchor, check_anchor, claim_anchor, format_seconds, part_time, result_anchor,
-                                       seeds_text)
+from lejepa_wm.report.document import (anchor, check_anchor, claim_anchor, format_seconds, paper_comparisons, part_time,
+                                       result_anchor, seeds_text)
 from lejepa_wm.report.gather import REPRODUCE_FILE, ClaimVerdict, Evidence, Gathered, gather
-from lejepa_wm.report.paper import comparisons, settings_rows
-from lejepa_wm.report.render_markdown import render_markdown
+from lejepa_wm.report.paper import settings_rows
+from lejepa_wm.report.render_markdown import Markdown, badge, bullets, cell, code, document, line, link, strong, table
 
 __all__ = [
     "START", "END", "GeneratedBlock", "find_blocks", "KINDS", "generate_blocks", "read_readme", "stale_blocks",
@@ -104,21 +102,20 @@ def find_blocks(text: str, label: str = "README") -> list[GeneratedBlock]:
     return blocks
 
 
-def _source(gathered: Gathered, shown_as: str) -> list[Inline]:
-    record = gathered.reproduce or {}
-    when = record.get("finished_at") or record.get("started_at")
-    by = f" by lejepa-wm {record['package_version']}" if record.get("package_version") else ""
-    pieces: list[Inline] = [Text("From the results in "), Code(shown_as), Text(f" at scale {gathered.scale}")]
-    if when:
-        pieces += [Text(" ("), Code("lejepa-wm reproduce"), Text(f"{by}, finished {when})")]
-    return pieces + [Text(". ")]
+def _source(gathered: Gathered, shown_as: str) -> list[str]:
+    record = gathered.reproduce
+    pieces: list[str] = ["From the results in ", code(shown_as), f" at scale {gathered.scale}"]
+    if record is not None:
+        pieces += [" (", code("lejepa-wm reproduce"), f" by lejepa-wm {record.package_version}, finished "
+                                                      f"{record.finished_at or record.started_at})"]
+    return pieces + [". "]
 
 
-def _report_link(text: str, shown_as: str, anchor: str) -> Link:
-    return Link(text, f"{shown_as}/{MARKDOWN_FILE}#{anchor}")
+def _report_link(text: str, shown_as: str, anchor: str) -> Markdown:
+    return link(text, f"{shown_as}/{MARKDOWN_FILE}#{anchor}")
 
 
-def _evidence_cell(verdict: ClaimVerdict, shown_as: str, source: str | None) -> Cell:
+def _evidence_cell(verdict: ClaimVerdict, shown_as: str, source: str | None) -> Markdown:
     """The status of the claim's numerical checks (``source`` None) or experiments, linked to where they are."""
     found = [item for item in verdict.evidence if (item.source == "verify") == (source is None)]
     if not found:
@@ -127,35 +124,31 @@ def _evidence_cell(verdict: ClaimVerdict, shown_as: str, source: str | None) -> 
     for item in found:
         if source is None:
             count = f" ({len(item.rows)} check{'s' if len(item.rows) != 1 else ''})" if item.rows else ""
-            lines.append(text_line(_report_link(item.status, shown_as, check_anchor(verdict.claim.id)), count))
+            lines.append(line(_report_link(item.status, shown_as, check_anchor(verdict.claim.id)), count))
         else:
-            lines.append(text_line(f"{item.source}: ", _report_link(item.status, shown_as,
-                                                                    result_anchor(verdict.claim.id, item.source))))
-    return tuple(lines)
+            lines.append(line(f"{item.source}: ", _report_link(item.status, shown_as,
+                                                               result_anchor(verdict.claim.id, item.source))))
+    return cell(*lines)
 
 
 def _summary_block(gathered: Gathered, shown_as: str) -> str:
     """Every claim in one line with its verdicts, then the paper's numbers beside the same quantities here."""
     held = sum(verdict.status == HELD for verdict in gathered.claims)
-    rows = tuple(cells(Strong(verdict.claim.id), verdict.claim.title,
-                       verdict.claim.proof,
-                       _evidence_cell(verdict, shown_as, None), _evidence_cell(verdict, shown_as, "experiments"),
-                       _report_link(verdict.status, shown_as, claim_anchor(verdict.claim.id)))
-                 for verdict in gathered.claims)
-    summaries = {section.name: section.summary_csv for section in gathered.experiments if section.summary_csv}
-    found = comparisons(summaries, ((row.claim, section.name) for section in gathered.experiments
-                                    for row in section.rows))
-    blocks: list[Block] = [
-        paragraph(*_source(gathered, shown_as), f"{held} of {len(gathered.claims)} claims held; each verdict "
-                  "links to its evidence in ", Code(f"{shown_as}/{MARKDOWN_FILE}"), "."),
-        Table(("claim", "in one line", "proof", "numerical checks", "experiments", "verdict"), rows)]
+    rows = [(strong(verdict.claim.id), verdict.claim.title, verdict.claim.proof,
+             _evidence_cell(verdict, shown_as, None), _evidence_cell(verdict, shown_as, "experiments"),
+             _report_link(verdict.status, shown_as, claim_anchor(verdict.claim.id))) for verdict in gathered.claims]
+    found = paper_comparisons(gathered)
+    blocks: list[str] = [
+        line(*_source(gathered, shown_as), f"{held} of {len(gathered.claims)} claims held; each verdict "
+             "links to its evidence in ", code(f"{shown_as}/{MARKDOWN_FILE}"), "."),
+        table(("claim", "in one line", "proof", "numerical checks", "experiments", "verdict"), rows)]
     if found:
-        blocks += [paragraph("The paper's numbers beside the same quantities measured here (mean ± standard "
-                             "error over seeds; test samples):"),
-                   Table(("claim", "experiment", "the paper", "here"), tuple(
-                       cells(item.claim, _report_link(item.experiment, shown_as, anchor(item.experiment)),
-                             item.paper, item.measured) for item in found))]
-    return render_markdown(blocks)
+        blocks += [line("The paper's numbers beside the same quantities measured here (mean ± standard "
+                        "error over seeds; test samples):"),
+                   table(("claim", "experiment", "the paper", "here"), (
+                       (item.claim, _report_link(item.experiment, shown_as, anchor(item.experiment)), item.paper,
+                        item.measured) for item in found))]
+    return document(blocks)
 
 
 def _in_words(evidence: Evidence) -> str:
@@ -175,10 +168,10 @@ def _in_words(evidence: Evidence) -> str:
 def _t1_block(gathered: Gathered, shown_as: str) -> str:
     """T1's claims (every registry id starting with ``T1``) in plain words: the verdict, then each source's results
     by verdict, naming those that failed or are not resolved."""
-    items = [text_line(Strong(f"{verdict.claim.id} ({verdict.claim.title})"), ": ", Badge(verdict.status), ". ",
-                       "; ".join(_in_words(item) for item in verdict.evidence) + ".")
+    items = [line(strong(f"{verdict.claim.id} ({verdict.claim.title})"), ": ", badge(verdict.status), ". ",
+                  "; ".join(_in_words(item) for item in verdict.evidence) + ".")
              for verdict in gathered.claims if verdict.claim.id.startswith("T1")]
-    return render_markdown([paragraph(*_source(gathered, shown_as)[:-1], "."), BulletList(tuple(items))])
+    return document([line(*_source(gathered, shown_as)[:-1], "."), bullets(items)])
 
 
 def _commands_block(gathered: Gathered, shown_as: str) -> str:
@@ -186,38 +179,32 @@ def _commands_block(gathered: Gathered, shown_as: str) -> str:
     record = gathered.reproduce
     verify = format_seconds(gathered.verify.wall_time_s)
     if record is None:
-        return render_markdown([paragraph("No ", Code(REPRODUCE_FILE), f" at scale {gathered.scale} in ",
-                                          Code(shown_as), ": no reproduction was timed. ", Code("lejepa-wm verify"),
-                                          f" took {verify}.")])
+        return document([line("No ", code(REPRODUCE_FILE), f" at scale {gathered.scale} in ", code(shown_as),
+                              ": no reproduction was timed. ", code("lejepa-wm verify"), f" took {verify}.")])
     compute = (gathered.verify.wall_time_s or 0.0) + sum(section.compute_time_s for section in gathered.experiments)
     reused = [part.name for part in gathered.parts if part.reused]
     again = (f" It reused the finished results of {', '.join(reused)}; from scratch, its parts take the "
              f"{format_seconds(compute)} of compute their stored results took, plus the set-up." if reused else "")
-    return render_markdown([paragraph(
-        *_source(gathered, shown_as), Code(f"lejepa-wm reproduce --scale {gathered.scale}"),
-        " (what ", Code("make reproduce"), f" runs after the set-up) took {format_seconds(record.get('wall_time_s'))}"
-        f" of wall time on {_machine(record.get('environment'))}.{again} ", Code("lejepa-wm verify"),
+    return document([line(
+        *_source(gathered, shown_as), code(f"lejepa-wm reproduce --scale {gathered.scale}"),
+        " (what ", code("make reproduce"), f" runs after the set-up) took {format_seconds(record.wall_time_s)}"
+        f" of wall time on {_machine(record.environment)}.{again} ", code("lejepa-wm verify"),
         f" took {verify}.")])
 
 
 def _settings_block(gathered: Gathered, shown_as: str) -> str:
     """The paper's settings that differ here, beside the package's values from its shipped configs."""
-    return render_markdown([Table(("setting", "the paper", "here", "why"),
-                                  tuple(cells(*row) for row in settings_rows(gathered.scale)))])
+    return document([table(("setting", "the paper", "here", "why"), settings_rows(gathered.scale))])
 
 
-def _machine(environment: Any) -> str:
-    if not isinstance(environment, dict):
-        return "a machine that was not recorded"
-    gpus = environment.get("gpus") or []
-    text = (f"{environment.get('cpu', 'an unrecorded CPU')}, {environment.get('cores', '?')} usable core(s), "
-            f"{'GPU ' + ', '.join(map(str, gpus)) if gpus else 'no GPU'}")
-    load = environment.get("load_average")
-    if isinstance(load, (list, tuple)) and len(load) == 3:
+def _machine(environment: Environment) -> str:
+    gpus = environment["gpus"]
+    text = (f"{environment['cpu']}, {environment['cores']} usable core(s), "
+            f"{'GPU ' + ', '.join(gpus) if gpus else 'no GPU'}")
+    load = environment["load_average"]
+    if load is not None:
         text += f"; load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1 / 5 / 15 min) when it started"
-    if environment.get("python"):
-        text += f"; {environment['python']}"
-    return text
+    return f"{text}; {environment['python']}"
 
 
 def _run_times_block(gathered: Gathered, shown_as: str) -> str:
@@ -225,31 +212,31 @@ def _run_times_block(gathered: Gathered, shown_as: str) -> str:
     record = gathered.reproduce
     parts = {part.name: part for part in gathered.parts}
     if record is None:
-        lead: list[Inline | str] = [
-            "No ", Code(REPRODUCE_FILE), f" at scale {gathered.scale} in ", Code(shown_as), ": the wall time of a "
+        lead: list[str] = [
+            "No ", code(REPRODUCE_FILE), f" at scale {gathered.scale} in ", code(shown_as), ": the wall time of a "
             "whole reproduction and its machine were not recorded. The compute of the stored runs:"]
     else:
         reused = [part.name for part in gathered.parts if part.reused]
-        lead = [*_source(gathered, shown_as), Code(f"lejepa-wm reproduce --scale {gathered.scale}"),
-                f" took {format_seconds(record.get('wall_time_s'))} of wall time (device {record.get('device')}, "
-                f"seed offset {record.get('seed')}) on {_machine(record.get('environment'))}."]
+        lead = [*_source(gathered, shown_as), code(f"lejepa-wm reproduce --scale {gathered.scale}"),
+                f" took {format_seconds(record.wall_time_s)} of wall time (device {record.device}, "
+                f"seed offset {record.seed}) on {_machine(record.environment)}."]
         if reused:
             lead.append(f" It reused the finished results of {', '.join(reused)}, so its time is not a time from "
                         "scratch: the compute those results took is in the third column.")
-    rows = [cells("verify", part_time(parts.get("verify")), format_seconds(gathered.verify.wall_time_s),
-                  f"{len(gathered.verify.rows)} checks", "-", "-")]
-    rows += [cells(section.name, part_time(parts.get(section.name)),
-                   format_seconds(section.compute_time_s) if section.runs_finished else "-",
-                   f"{section.runs_finished} runs" + (f" ({section.runs_of_grid} of the {section.runs_planned} of the "
-                                                      "grid)" if section.partial else ""),
-                   seeds_text(section.seeds), section.machines_text())
+    rows = [("verify", part_time(parts.get("verify")), format_seconds(gathered.verify.wall_time_s),
+             f"{len(gathered.verify.rows)} checks", "-", "-")]
+    rows += [(section.name, part_time(parts.get(section.name)),
+              format_seconds(section.compute_time_s) if section.runs_finished else "-",
+              f"{section.runs_finished} runs" + (f" ({section.runs_of_grid} of the {section.runs_planned} of the "
+                                                 "grid)" if section.partial else ""),
+              seeds_text(section.seeds), section.machines_text())
              for section in gathered.experiments if section.name in parts or section.runs_finished]
     if "report" in parts:
-        rows.append(cells("report", part_time(parts["report"]), "-", "-", "-", "-"))
-    return render_markdown([
-        paragraph(*lead),
-        Table(("part", "wall time in that reproduction", "compute of the stored results", "runs", "seeds",
-               "machine of the stored runs"), tuple(rows)),
+        rows.append(("report", part_time(parts["report"]), "-", "-", "-", "-"))
+    return document([
+        line(*lead),
+        table(("part", "wall time in that reproduction", "compute of the stored results", "runs", "seeds",
+               "machine of the stored runs"), rows),
     ])
 
 

@@ -1273,13 +1273,14 @@ def killed_reproduction(work: Path) -> Observed:
     """The record a killed ``reproduce`` leaves (no ``finished_at``, a part in progress, its process gone):
     the report shows that part as interrupted."""
     from lejepa_wm.records import PartOutcome
+    from lejepa_wm.report.environment import collect_environment
 
     out = report_fixture(work)
     record = {"package_version": "0.1.0", "scale": SCALE, "seed": 0, "device": "cpu", "fresh": False,
               "strict": False, "started_at": "2026-01-02T03:04:05+00:00", "finished_at": None,
               "wall_time_s": 12.0, "parts": [PartOutcome("verify", "verify", "ok", 12.0, "ran checks").to_dict()],
               "current_part": {"name": "scaling", "kind": "experiment"}, "interrupted": None, "pid": dead_pid(),
-              "host": socket.gethostname()}
+              "host": socket.gethostname(), "environment": collect_environment()}
     write(out / "reproduce.json", json.dumps(record))
     observed = cli(["report", "--out", out])
     lines = [line for line in (out / "report.md").read_text(encoding="utf-8").splitlines()
