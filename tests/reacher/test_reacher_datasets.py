@@ -12,7 +12,6 @@ from lejepa_wm.experiments.reacher.datasets import (
     ou_pair_angles,
     split_by_episode,
     trajectory_pair_angles,
-    trajectory_pair_indices,
 )
 from lejepa_wm.experiments.reacher.pipeline import SPLITS, data_seeds
 
@@ -27,12 +26,10 @@ def test_ou_pairs_have_the_channel_correlation():
 
 def test_trajectory_pairs_are_delta_apart():
     episode = np.arange(20.0).reshape(10, 2)
-    first, second = trajectory_pair_indices(10, 3)
-    np.testing.assert_array_equal(second - first, 3)
-    assert len(first) == 7
     angles, angles_pos = trajectory_pair_angles([episode, episode[:5]], 3)
-    assert len(angles) == 7 + 2
+    assert len(angles) == 7 + 2  # every t with t + 3 inside its episode: 7 of 10 steps, 2 of 5
     np.testing.assert_array_equal(angles_pos - angles, 6.0)
+    np.testing.assert_array_equal(angles[:, 0], [*range(0, 14, 2), 0, 2])
 
 
 class _InterruptingRenderer:

@@ -38,8 +38,8 @@ from tqdm import tqdm
 from lejepa_wm.atomic import atomic_write_bytes, atomic_write_json, read_json
 
 __all__ = [
-    "ARRAY_KEYS", "digest", "save_npz", "build_chunked", "load_chunks", "ou_pair_angles", "trajectory_pair_indices",
-    "trajectory_pair_angles", "split_by_episode", "episode_seed", "build_ou_dataset", "build_trajectory_dataset"
+    "ARRAY_KEYS", "digest", "save_npz", "build_chunked", "load_chunks", "ou_pair_angles", "trajectory_pair_angles",
+    "split_by_episode", "episode_seed", "build_ou_dataset", "build_trajectory_dataset"
 ]
 
 ARRAY_KEYS = ("frames", "frames_pos", "angles", "angles_pos")
@@ -105,20 +105,12 @@ def ou_pair_angles(n: int, rho: float, angle_scale: float, rng: np.random.Genera
     return angle_scale * z, angle_scale * z_pos
 
 
-def trajectory_pair_indices(length: int, delta: int) -> tuple[np.ndarray, np.ndarray]:
-    """Index pairs ``(t, t + Δ)`` for every ``t`` with ``t + Δ < length``."""
-    first = np.arange(length - delta)
-    return first, first + delta
-
-
 def trajectory_pair_angles(episodes: list[np.ndarray], delta: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of all pairs ``Δ`` steps apart within each episode, concatenated.
+    """Rows of all pairs ``(t, t + Δ)`` (``Δ ≥ 1`` steps apart) within each episode, concatenated.
 
     An episode is an array of shape (T, ...) indexed by step: its angles (T, 2) or its frames (T, H, W, 3).
     """
-    firsts, seconds = zip(*(trajectory_pair_indices(len(rows), delta) for rows in episodes))
-    return (np.concatenate([rows[first] for rows, first in zip(episodes, firsts)]),
-            np.concatenate([rows[second] for rows, second in zip(episodes, seconds)]))
+    return np.concatenate([rows[:-delta] for rows in episodes]), np.concatenate([rows[delta:] for rows in episodes])
 
 
 def split_by_episode(episodes: np.ndarray, parts: int, rng: np.random.Generator) -> list[np.ndarray]:
