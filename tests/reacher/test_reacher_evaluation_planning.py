@@ -103,7 +103,8 @@ def test_pixel_baselines_find_linear_pixels_and_fail_on_noise():
     for split in ("fit", "validation", "test"):
         angles = rng.normal(0.0, 0.5, (200, 2))
         samples[split] = (_frames(angles, rng, 20.0), angles)
-    found = pixel_baselines(samples["fit"], samples["validation"], samples["test"], components=(2, 50))
+    found = pixel_baselines(samples["fit"], samples["validation"], samples["test"], (2, 50),
+                            PixelBasis.fit(samples["fit"][0]))
     assert set(found) == {"pca2", "pca50", "pixels", "best"}
     assert found["best"] in ("pca2", "pca50", "pixels")
     assert found["pca2"]["components"] == 2 and found["pca2"]["test"]["r2_total"] > 0.9
@@ -111,7 +112,7 @@ def test_pixel_baselines_find_linear_pixels_and_fail_on_noise():
         found[name]["validation"]["r2_total"] for name in ("pca2", "pca50", "pixels"))
     noise = {split: (_frames(np.zeros((200, 2)), rng, 0.0), rng.normal(0.0, 0.5, (200, 2)))
              for split in ("fit", "validation", "test")}
-    blind = pixel_baselines(noise["fit"], noise["validation"], noise["test"], components=(2,))
+    blind = pixel_baselines(noise["fit"], noise["validation"], noise["test"], (2,), PixelBasis.fit(noise["fit"][0]))
     assert blind[blind["best"]]["test"]["r2_total"] < 0.1  # pixels that do not see the angles
 
 
@@ -123,6 +124,6 @@ def test_unpenalized_pixel_probe_is_the_minimum_norm_least_squares_probe():
     prediction = y_fit.mean(axis=0) + (flatten_pixels(test[0]) - x_fit.mean(axis=0)) @ weights  # 40 frames, 192 pixels
     target = wrap(test[1])
     expected = 1 - ((target - prediction) ** 2).sum() / ((target - target.mean(axis=0)) ** 2).sum()
-    scores = pixel_baselines(fit, test, test, components=(2,))["pixels"]["penalty_scores"]  # scored on test here
+    scores = pixel_baselines(fit, test, test, (2,), PixelBasis.fit(fit[0]))["pixels"]["penalty_scores"]  # on test
     assert scores["0.0"] == pytest.approx(expected, abs=1e-8)
 

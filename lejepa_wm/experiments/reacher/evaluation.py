@@ -157,16 +157,14 @@ def _ridge(coordinates_fit: np.ndarray, singular: np.ndarray, targets_fit: np.nd
 
 def pixel_baselines(fit: tuple[np.ndarray, np.ndarray], validation: tuple[np.ndarray, np.ndarray],
                     test: tuple[np.ndarray, np.ndarray], components: Sequence[int],
-                    basis: PixelBasis | None = None) -> dict[str, Any]:
+                    basis: PixelBasis) -> dict[str, Any]:
     """Probes from raw pixels (see the module docstring), each scored on ``validation`` and ``test``.
 
-    Each sample is ``(frames, angles)``; ``basis`` (if given) must be
-    ``PixelBasis.fit(fit[0])``, which is otherwise computed here. Returns ``{name: {"validation": report,
-    "test": report, ...}}`` for ``pca<k>`` (``k`` in ``components``) and
+    Each sample is ``(frames, angles)``; ``basis`` is ``PixelBasis.fit(fit[0])``. Returns
+    ``{name: {"validation": report, "test": report, ...}}`` for ``pca<k>`` (``k`` in ``components``) and
     ``pixels`` (with its chosen ``penalty``), plus ``best``: the name scoring
     the highest total R² on the validation sample.
     """
-    basis = PixelBasis.fit(fit[0]) if basis is None else basis
     out: dict[str, Any] = {}
     samples = {"validation": validation, "test": test}
     for k in components:

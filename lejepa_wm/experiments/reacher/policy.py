@@ -111,7 +111,6 @@ def train_sac(env: Any, steps: int, seed: int, net_width: int = 64, progress: bo
                     policy_kwargs={"net_arch": [net_width, net_width]}, device="cpu", verbose=0)
     # A logger with no outputs: SB3's default one creates a dated folder in the temp directory.
     model.set_logger(Logger(folder=None, output_formats=[]))
-    bar = tqdm(total=steps, desc="train SAC", unit="step", disable=not progress)
 
     def advance(*_: Any) -> bool:
         """SB3 calls a plain callback after every environment step (returning False would stop training)."""
@@ -119,9 +118,9 @@ def train_sac(env: Any, steps: int, seed: int, net_width: int = 64, progress: bo
         return True
 
     try:
-        model.learn(total_timesteps=steps, callback=advance, progress_bar=False)
+        with tqdm(total=steps, desc="train SAC", unit="step", disable=not progress) as bar:
+            model.learn(total_timesteps=steps, callback=advance, progress_bar=False)
     finally:
-        bar.close()
         torch.set_num_threads(threads)
     return model
 

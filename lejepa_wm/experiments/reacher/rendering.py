@@ -123,6 +123,9 @@ class ReacherRenderer:
         mujoco, _ = import_simulator()
         self._mujoco = mujoco
         self.size = size
+        # what produced the frames (stored in dataset metadata, whose digest names the cached data)
+        self.description = (f"mujoco {mujoco.__version__} Renderer {size}x{size}, camera 'fixed', fast (no shadow/"
+                            f"reflection/skybox/multisampling), MUJOCO_GL={os.environ['MUJOCO_GL']}")
         self.physics = load_physics(target_xy)
         model = self.physics.model.ptr
         model.light_castshadow[:] = 0
@@ -135,12 +138,6 @@ class ReacherRenderer:
         for flag in (mujoco.mjtRndFlag.mjRND_SHADOW, mujoco.mjtRndFlag.mjRND_REFLECTION,
                      mujoco.mjtRndFlag.mjRND_SKYBOX):
             self._renderer.scene.flags[flag] = 0
-
-    @property
-    def description(self) -> str:
-        """What produced the frames (stored in dataset metadata, whose digest names the cached data)."""
-        return (f"mujoco {self._mujoco.__version__} Renderer {self.size}x{self.size}, camera 'fixed', "
-                f"fast (no shadow/reflection/skybox/multisampling), MUJOCO_GL={os.environ['MUJOCO_GL']}")
 
     def render(self, angles: np.ndarray) -> np.ndarray:
         """Frames for each row (shoulder, wrist) of ``angles`` (N, 2), shape (N, size, size, 3), uint8."""
