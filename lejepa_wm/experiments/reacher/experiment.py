@@ -222,9 +222,8 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
     if OU in fractions:
         ratio, per_world = _over_worlds(rows, "ou_residual_ratio")
         world_text = "; ".join(
-            f"world {w}: ratio {s.describe(3)}, model R² "
-            f"{over_seeds(by_seed(rows, 'ou_test_r2_total', ou_fraction=OU, data_seed=w)).mean:.3f}, pixel probe "
-            f"{over_seeds(by_seed(rows, 'ou_baseline_test_r2_total', ou_fraction=OU, data_seed=w)).mean:.3f}"
+            f"world {w}: ratio {s.describe(3)}, model R² {_mean_of(rows, OU, 'ou_test_r2_total', data_seed=w):.3f}, "
+            f"pixel probe {_mean_of(rows, OU, 'ou_baseline_test_r2_total', data_seed=w):.3f}"
             for w, s in per_world.items())
         entries.append(HeadlineEntry(
             claim="T1R", name="Reacher from pixels, OU pairs: joint angles identified beyond the pixels",
@@ -299,9 +298,9 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
     return entries
 
 
-def _mean_of(rows: list[dict[str, Any]], fraction: float, key: str) -> float:
-    """Mean of ``key`` over the seeds of one model."""
-    return over_seeds(by_seed(rows, key, ou_fraction=fraction)).mean
+def _mean_of(rows: list[dict[str, Any]], fraction: float, key: str, **where: Any) -> float:
+    """Mean of ``key`` over the seeds of one model (of the rows that also match ``where``: a data world)."""
+    return over_seeds(by_seed(rows, key, ou_fraction=fraction, **where)).mean
 
 
 def _cost_entry(rows: list[dict[str, Any]], fractions: list[float], data: str) -> HeadlineEntry:

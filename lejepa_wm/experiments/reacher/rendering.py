@@ -6,9 +6,10 @@ into ``qpos`` (velocities zero), ``mj_forward`` updates the geometry, and a
 ``mujoco.Renderer`` draws the top-down ``fixed`` camera. Rotations are
 2π-periodic, so a frame determines the shoulder angle only modulo 2π.
 
-Fast path: shadows, reflections, the skybox and multisampling are switched off. On a 2-core CPU this renders 64×64 frames more than ten times
-faster than dm_control's default ``physics.render`` (whose time goes mostly into
-the shadow map) while arm, finger and target stay clearly visible;
+Fast path: shadows, reflections, the skybox and multisampling are switched off.
+On a 2-core CPU this renders 64×64 frames more than ten times faster than
+dm_control's default ``physics.render`` (whose time goes mostly into the shadow
+map) while arm, finger and target stay clearly visible;
 ``benchmarks/bench_rendering.py`` measures both paths.
 
 The OpenGL backend is chosen by the ``MUJOCO_GL`` environment variable, read
