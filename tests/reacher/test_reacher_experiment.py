@@ -48,7 +48,8 @@ def test_experiment_satisfies_the_protocol_and_configs_load():
     ({"traj_delta": 500}, "traj_delta"), ({"epochs": 0}, "epochs"), ({"unknown_key": 1}, "unknown_key"),
     ({"lr_schedule": "cosine"}, "lr_schedule"), ({"decay_fraction": 1.5}, "decay_fraction"),
     ({"pca_components": [5000]}, "pca_components"), ({"residual_target": 1.0}, "residual_target"),
-    ({"eval_every": 300}, "checkpoint_every"),
+    ({"eval_every": 300}, "checkpoint_every"), ({"knn": 600}, "heldout_pairs 1000 is too small"),
+    ({"target_xy": [0.1]}, "target_xy"), ({"angle_scale": 0.0}, "angle_scale"),
 ])
 def test_bad_config_values_are_named(override, message):
     with pytest.raises(ValueError, match=message):
