@@ -34,8 +34,6 @@ def test_environment_keeps_the_target_fixed_and_episodes_have_fixed_length(rende
         steps, done = steps + 1, truncated
     assert steps == 7
     np.testing.assert_allclose(env.physics.named.data.geom_xpos["target", :2], target)
-    with pytest.raises(ValueError, match="reward"):
-        make_env(reward="shaped")
 
 
 def test_short_sac_run_saves_loads_and_rolls_out_deterministically(renderer, tmp_path):
@@ -55,10 +53,3 @@ def test_short_sac_run_saves_loads_and_rolls_out_deterministically(renderer, tmp
     with pytest.raises(ValueError, match="unreadable"):
         load_policy(tmp_path / "broken.zip", env)
 
-
-@pytest.mark.parametrize("episodes", [0, -2, 1.5, True])
-def test_success_rate_rejects_a_bad_episode_count(episodes):
-    from lejepa_wm.experiments.reacher.policy import success_rate
-
-    with pytest.raises(ValueError, match=f"episodes must be a positive integer; got {episodes!r}"):
-        success_rate(None, None, episodes, seed=0)

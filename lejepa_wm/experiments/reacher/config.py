@@ -126,11 +126,10 @@ class ReacherConfig:
             if not valid:
                 raise ValueError(f"{name} must {wanted}; got {getattr(self, name)!r}")
         fit_frames = min(self.heldout_pairs, self.heldout_episodes * self.pairs_per_episode)
-        if not self.pca_components or any(isinstance(k, bool) or not 1 <= k < fit_frames
-                                          for k in self.pca_components):
+        if not self.pca_components or any(not 1 <= k < fit_frames for k in self.pca_components):
             raise ValueError(f"pca_components must be a non-empty list of integers in [1, {fit_frames}) (below "
                              f"the frames of a fit sample); got {self.pca_components!r}")
-        if any(isinstance(seed, bool) or not 0 <= seed < SEED_LIMIT for seed in self.tuning_seeds):
+        if any(not 0 <= seed < SEED_LIMIT for seed in self.tuning_seeds):
             raise ValueError(f"tuning_seeds must be integers in [0, 2^62); got {self.tuning_seeds!r}")
         try:
             self.train_settings()

@@ -36,11 +36,10 @@ import numpy as np
 from tqdm import tqdm
 
 from lejepa_wm.atomic import atomic_write_bytes, atomic_write_json, read_json
-from lejepa_wm.validation import check_positive_int, check_rho
 
 __all__ = [
-    "ARRAY_KEYS", "digest", "save_npz", "build_chunked", "load_chunks", "ou_pair_angles", "trajectory_pair_indices",
-    "trajectory_pair_angles", "split_by_episode", "episode_seed", "build_ou_dataset", "build_trajectory_dataset"
+    "ARRAY_KEYS", "digest", "save_npz", "build_chunked", "load_chunks", "ou_pair_angles", "trajectory_pair_angles",
+    "split_by_episode", "episode_seed", "build_ou_dataset", "build_trajectory_dataset"
 ]
 
 ARRAY_KEYS = ("frames", "frames_pos", "angles", "angles_pos")
@@ -74,8 +73,6 @@ def build_chunked(root: Path, name: str, metadata: Mapping[str, Any], count: int
     of the metadata>``. A folder whose ``metadata.json`` differs from
     ``metadata`` raises ``ValueError``.
     """
-    check_positive_int(count, "count")
-    check_positive_int(per_chunk, "per_chunk")
     n_chunks = -(-count // per_chunk)
     folder = Path(root) / f"{name}-{digest(metadata)}"
     meta = {**dict(metadata), "n_chunks": n_chunks}
@@ -103,32 +100,17 @@ def load_chunks(folder: Path, n_chunks: int) -> dict[str, np.ndarray]:
 
 def ou_pair_angles(n: int, rho: float, angle_scale: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """``n`` OU pairs of joint angles ``(σ z, σ z')`` with ``z' = ρ z + √(1−ρ²) ξ``, each of shape (n, 2)."""
-    check_positive_int(n, "n")
-    check_rho(rho, "ou_rho")
-    if not angle_scale > 0:
-        raise ValueError(f"angle_scale must be positive; got {angle_scale!r}")
     z = rng.standard_normal((n, 2))
     z_pos = rho * z + np.sqrt(1.0 - rho**2) * rng.standard_normal((n, 2))
     return angle_scale * z, angle_scale * z_pos
 
 
-def trajectory_pair_indices(length: int, delta: int) -> tuple[np.ndarray, np.ndarray]:
-    """Index pairs ``(t, t + Δ)`` for every ``t`` with ``t + Δ < length``."""
-    check_positive_int(delta, "traj_delta")
-    if length <= delta:
-        raise ValueError(f"an episode of {length} frames has no pair {delta} steps apart")
-    first = np.arange(length - delta)
-    return first, first + delta
-
-
 def trajectory_pair_angles(episodes: list[np.ndarray], delta: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of all pairs ``Δ`` steps apart within each episode, concatenated.
+    """Rows of all pairs ``(t, t + Δ)`` (``Δ ≥ 1`` steps apart) within each episode, concatenated.
 
     An episode is an array of shape (T, ...) indexed by step: its angles (T, 2) or its frames (T, H, W, 3).
     """
-    firsts, seconds = zip(*(trajectory_pair_indices(len(rows), delta) for rows in episodes))
-    return (np.concatenate([rows[first] for rows, first in zip(episodes, firsts)]),
-            np.concatenate([rows[second] for rows, second in zip(episodes, seconds)]))
+    return np.concatenate([rows[:-delta] for rows in episodes]), np.concatenate([rows[delta:] for rows in episodes])
 
 
 def split_by_episode(episodes: np.ndarray, parts: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -137,11 +119,7 @@ def split_by_episode(episodes: np.ndarray, parts: int, rng: np.random.Generator)
     ``episodes`` holds the episode index of every row; the distinct episodes are
     shuffled with ``rng`` and dealt into ``parts`` groups of (almost) equal size.
     """
-    check_positive_int(parts, "parts")
-    ids = np.unique(np.asarray(episodes))
-    if len(ids) < parts:
-        raise ValueError(f"{len(ids)} episodes cannot be split into {parts} samples of whole episodes")
-    groups = np.array_split(rng.permutation(ids), parts)
+    groups = np.array_split(rng.permutation(np.unique(episodes)), parts)
     return [np.flatnonzero(np.isin(episodes, group)) for group in groups]
 
 
@@ -153,8 +131,6 @@ def episode_seed(seed: int, episode: int) -> int:
 def build_ou_dataset(root: Path, name: str, renderer: Any, n_pairs: int, chunk_pairs: int, rho: float,
                      angle_scale: float, seed: int, progress: bool = True) -> tuple[dict[str, np.ndarray], Path]:
     """Cached OU pair dataset of ``n_pairs`` pairs (chunk ``i`` drawn from ``default_rng([seed, i])``)."""
-    check_positive_int(n_pairs, "n_pairs")
-    check_positive_int(chunk_pairs, "chunk_pairs")
     metadata = {"kind": "ou", "seed": seed, "n_pairs": n_pairs, "chunk_pairs": chunk_pairs, "rho": rho,
                 "angle_scale": angle_scale, "renderer": renderer.description,
                 "angles": "theta = angle_scale * z, z ~ N(0, I2), not wrapped before rendering"}
@@ -175,8 +151,6 @@ def build_trajectory_dataset(root: Path, name: str, renderer: Any, rollout: Call
     Episode ``k`` uses the 32-bit seed :func:`episode_seed` ``(seed, k)``, and its pairs store ``k`` in
     ``episode``; ``policy_id`` names the policy in the metadata so a retrained policy never reuses old frames.
     """
-    check_positive_int(n_episodes, "n_episodes")
-    check_positive_int(episodes_per_chunk, "episodes_per_chunk")
     metadata = {"kind": "trajectory", "seed": seed, "n_episodes": n_episodes,
                 "episodes_per_chunk": episodes_per_chunk, "delta": delta, "policy": policy_id,
                 "renderer": renderer.description,

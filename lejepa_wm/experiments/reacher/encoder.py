@@ -18,9 +18,8 @@ import torch
 from torch import nn
 
 from lejepa_wm.experiments.encoders import initialize
-from lejepa_wm.validation import check_positive_int
 
-__all__ = ["FrameEncoder", "build_frame_encoder", "check_frames", "embed_frames"]
+__all__ = ["FrameEncoder", "build_frame_encoder", "embed_frames"]
 
 
 class FrameEncoder(nn.Module):
@@ -28,7 +27,6 @@ class FrameEncoder(nn.Module):
 
     def __init__(self, embed_dim: int = 2, image_size: int = 64) -> None:
         super().__init__()
-        check_positive_int(embed_dim, "embed_dim")
         self.features = nn.Sequential(
             nn.Conv2d(3, 16, 8, stride=4), nn.ReLU(),
             nn.Conv2d(16, 32, 4, stride=2), nn.ReLU(),
@@ -47,14 +45,6 @@ class FrameEncoder(nn.Module):
 def build_frame_encoder(embed_dim: int, image_size: int, generator: torch.Generator) -> FrameEncoder:
     """A :class:`FrameEncoder` on the CPU with every weight drawn from ``generator`` (PyTorch's default law)."""
     return initialize(FrameEncoder(embed_dim, image_size), generator)
-
-
-def check_frames(frames: np.ndarray, frames_pos: np.ndarray) -> None:
-    """Raise ``ValueError`` unless the two arrays are uint8 frames of equal shape (N, H, W, 3)."""
-    if frames.shape != frames_pos.shape or frames.ndim != 4 or frames.dtype != np.uint8 \
-            or frames_pos.dtype != np.uint8:
-        raise ValueError(f"frames must be two uint8 arrays of equal shape (N, H, W, 3); got "
-                         f"{frames.shape} {frames.dtype} and {frames_pos.shape} {frames_pos.dtype}")
 
 
 def embed_frames(model: nn.Module, frames: np.ndarray, device: torch.device | str = "cpu",

@@ -68,7 +68,6 @@ import numpy as np
 from scipy import stats
 
 from lejepa_wm.experiments.metrics import linear_probe_r2
-from lejepa_wm.validation import check_positive_int
 
 __all__ = [
     "JOINTS", "RIDGE_GRID", "wrap", "probe_report", "flatten_pixels", "PixelBasis", "pixel_baselines",
@@ -158,16 +157,14 @@ def _ridge(coordinates_fit: np.ndarray, singular: np.ndarray, targets_fit: np.nd
 
 def pixel_baselines(fit: tuple[np.ndarray, np.ndarray], validation: tuple[np.ndarray, np.ndarray],
                     test: tuple[np.ndarray, np.ndarray], components: Sequence[int],
-                    basis: PixelBasis | None = None) -> dict[str, Any]:
+                    basis: PixelBasis) -> dict[str, Any]:
     """Probes from raw pixels (see the module docstring), each scored on ``validation`` and ``test``.
 
-    Each sample is ``(frames, angles)``; ``basis`` (if given) must be
-    ``PixelBasis.fit(fit[0])``, which is otherwise computed here. Returns ``{name: {"validation": report,
-    "test": report, ...}}`` for ``pca<k>`` (``k`` in ``components``) and
+    Each sample is ``(frames, angles)``; ``basis`` is ``PixelBasis.fit(fit[0])``. Returns
+    ``{name: {"validation": report, "test": report, ...}}`` for ``pca<k>`` (``k`` in ``components``) and
     ``pixels`` (with its chosen ``penalty``), plus ``best``: the name scoring
     the highest total R² on the validation sample.
     """
-    basis = PixelBasis.fit(fit[0]) if basis is None else basis
     out: dict[str, Any] = {}
     samples = {"validation": validation, "test": test}
     for k in components:
@@ -198,8 +195,6 @@ def pair_diagnostics(angles: np.ndarray, angles_pos: np.ndarray) -> dict[str, An
     """Per-joint marginal histogram, bimodality coefficient, lag correlation and wrap-around count."""
     angles = np.asarray(angles, dtype=np.float64)
     angles_pos = np.asarray(angles_pos, dtype=np.float64)
-    if angles.shape != angles_pos.shape or angles.ndim != 2 or angles.shape[1] != 2:
-        raise ValueError(f"angles must be two (N, 2) arrays of equal shape; got {angles.shape} and {angles_pos.shape}")
     wrapped, wrapped_pos = wrap(angles), wrap(angles_pos)
     beside = wrapped + wrap(wrapped_pos - wrapped)
     out: dict[str, Any] = {"histogram_edges": _HISTOGRAM_EDGES.tolist(), "n_pairs": len(angles)}
@@ -216,19 +211,14 @@ def pair_diagnostics(angles: np.ndarray, angles_pos: np.ndarray) -> dict[str, An
     return out
 
 
-
 def interpolate(start: np.ndarray, goal: np.ndarray, steps: int) -> np.ndarray:
     """``steps + 1`` evenly spaced points from ``start`` to ``goal`` (rows), inclusive."""
-    check_positive_int(steps, "plan_steps")
     fractions = np.linspace(0.0, 1.0, steps + 1)[:, None]
     return np.asarray(start, dtype=np.float64) + fractions * (np.asarray(goal, dtype=np.float64) - start)
 
 
 def knn_decode(queries: np.ndarray, h_ref: np.ndarray, angles_ref: np.ndarray, k: int) -> np.ndarray:
     """Circular mean of the angles of the ``k`` reference embeddings nearest to each query, shape (Q, 2)."""
-    check_positive_int(k, "knn")
-    if k > len(h_ref):
-        raise ValueError(f"knn {k} exceeds the reference set size {len(h_ref)}")
     distances = ((queries[:, None, :] - h_ref[None, :, :]) ** 2).sum(axis=-1)
     nearest = np.argpartition(distances, k - 1, axis=1)[:, :k]
     chosen = np.asarray(angles_ref, dtype=np.float64)[nearest]
@@ -241,8 +231,6 @@ def path_metrics(path: np.ndarray, start: np.ndarray, goal: np.ndarray) -> dict[
     steps = len(path) - 1
     oracle = interpolate(start, goal, steps)
     distance = float(np.linalg.norm(np.asarray(goal, dtype=np.float64) - start))
-    if distance == 0.0:
-        raise ValueError("start and goal coincide; the oracle path is a point")
     offsets = np.linalg.norm(wrap(path - oracle), axis=1)[1:-1]
     moves = np.linalg.norm(wrap(np.diff(path, axis=0)), axis=1)
     return {"deviation": float(offsets.mean()) if len(offsets) else 0.0,

@@ -134,20 +134,13 @@ class _ReacherExperiment:
         return metrics
 
     def aggregate(self, exp_dir: Path, config: ReacherConfig) -> list[Path]:
-        rows = load_finished_metrics(exp_dir)
-        if not rows:
+        """Publish, as one set, the summary (every run), the figures (the models, not their λ = 0 controls) and
+        the headline."""
+        finished = load_finished_metrics(exp_dir)
+        if not finished:
             raise ValueError(f"no finished reacher runs below {exp_dir}")
-        entries = headline(rows, config)
-        with publish_results(exp_dir) as stage:  # summary, figures and headline published as one set
-            self._write_set(stage.path, exp_dir, rows, config, entries)
-        return list(stage.published)
-
-    def _write_set(self, stage: Path, exp_dir: Path, rows: list[dict[str, Any]], config: ReacherConfig,
-                   entries: list[HeadlineEntry]) -> None:
-        """Write the summary (every run) and the figures (the models, not their λ = 0 controls) and the
-        headline into ``stage`` (the runs are read from ``exp_dir``)."""
-        write_summary(stage, rows, summary_columns(config))
-        rows = _models_of(rows)
+        entries = headline(finished, config)
+        rows = _models_of(finished)
         fractions = sorted({float(row["ou_fraction"]) for row in rows}, reverse=True)
         first = rows[0]
         # the figures' single run of a model: its lowest seed
@@ -166,22 +159,26 @@ class _ReacherExperiment:
         baselines = {kind: (_probe_label(first[f"{kind}_baseline"]),
                             {q: first[f"{kind}_{first[f'{kind}_baseline']}_test_r2_{q}"] for q in figures.QUANTITIES})
                      for kind in ("ou", "traj")}
-        figures.r2_bars(models, baselines, stage / "r2_per_joint.png", sorted({int(row["seed"]) for row in rows}))
-        figures.cost_vs_r2(
-            [(f, per_seed("ou_test_r2_total", f), per_seed("plan_cost_ratio", f)) for f in fractions],
-            (f"no training: planner on {_probe_label(PLAN_BASELINE)}", first[f"ou_{PLAN_BASELINE}_test_r2_total"],
-             first[f"{PLAN_BASELINE}_plan_cost_ratio"]), stage / "cost_vs_r2.png")
         kind = {f: name for f, name in ((OU, "OU pairs"), (TRAJ, "trajectory pairs")) if f in runs}
-        figures.sample_frames([(name, arrays(f, "samples")["frames"]) for f, name in kind.items()],
-                              stage / "sample_frames.png")
-        figures.marginals(first["data_histogram_edges"], {
-            name: {j: runs[f][f"data_histogram_{j}"] for j in JOINTS} for f, name in kind.items()},
-            stage / "marginals.png")
-        figures.planned_paths(
-            [(f"model: {mixture_name(f)} (seed {row['seed']})\nmean deviation {row['plan_deviation']:.2f} rad, "
-              f"cost ×{row['plan_cost_ratio']:.1f}", arrays(f, "plans")) for f, row in runs.items()],
-            stage / "planned_paths.png")
-        write_headline(stage, entries)
+        with publish_results(exp_dir) as stage:
+            write_summary(stage.path, finished, summary_columns(config))
+            figures.r2_bars(models, baselines, stage.path / "r2_per_joint.png",
+                            sorted({int(row["seed"]) for row in rows}))
+            figures.cost_vs_r2(
+                [(f, per_seed("ou_test_r2_total", f), per_seed("plan_cost_ratio", f)) for f in fractions],
+                (f"no training: planner on {_probe_label(PLAN_BASELINE)}", first[f"ou_{PLAN_BASELINE}_test_r2_total"],
+                 first[f"{PLAN_BASELINE}_plan_cost_ratio"]), stage.path / "cost_vs_r2.png")
+            figures.sample_frames([(name, arrays(f, "samples")["frames"]) for f, name in kind.items()],
+                                  stage.path / "sample_frames.png")
+            figures.marginals(first["data_histogram_edges"], {
+                name: {j: runs[f][f"data_histogram_{j}"] for j in JOINTS} for f, name in kind.items()},
+                stage.path / "marginals.png")
+            figures.planned_paths(
+                [(f"model: {mixture_name(f)} (seed {row['seed']})\nmean deviation {row['plan_deviation']:.2f} rad, "
+                  f"cost ×{row['plan_cost_ratio']:.1f}", arrays(f, "plans")) for f, row in runs.items()],
+                stage.path / "planned_paths.png")
+            write_headline(stage.path, entries)
+        return list(stage.published)
 
 
 def _joints(rows: list[dict[str, Any]], fraction: float, prefix: str) -> str:
@@ -225,9 +222,8 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
     if OU in fractions:
         ratio, per_world = _over_worlds(rows, "ou_residual_ratio")
         world_text = "; ".join(
-            f"world {w}: ratio {s.describe(3)}, model R² "
-            f"{over_seeds(by_seed(rows, 'ou_test_r2_total', ou_fraction=OU, data_seed=w)).mean:.3f}, pixel probe "
-            f"{over_seeds(by_seed(rows, 'ou_baseline_test_r2_total', ou_fraction=OU, data_seed=w)).mean:.3f}"
+            f"world {w}: ratio {s.describe(3)}, model R² {_mean_of(rows, OU, 'ou_test_r2_total', data_seed=w):.3f}, "
+            f"pixel probe {_mean_of(rows, OU, 'ou_baseline_test_r2_total', data_seed=w):.3f}"
             for w, s in per_world.items())
         entries.append(HeadlineEntry(
             claim="T1R", name="Reacher from pixels, OU pairs: joint angles identified beyond the pixels",
@@ -257,8 +253,6 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
                          f", SIGReg R² {over_seeds(by_seed(rows, 'ou_test_r2_total', ou_fraction=fraction)).describe(3)}",
                 figures=("r2_per_joint.png",), **spread))
     if OU in fractions and TRAJ in fractions:
-        ou_r2 = by_seed(rows, "ou_test_r2_total", ou_fraction=OU)
-        traj_r2 = by_seed(rows, "ou_test_r2_total", ou_fraction=TRAJ)
         own = over_seeds(by_seed(rows, "traj_test_r2_total", ou_fraction=TRAJ))
         ou_ratio = by_seed(rows, "ou_residual_ratio", ou_fraction=OU)
         traj_ratio = by_seed(rows, "traj_residual_ratio", ou_fraction=TRAJ)
@@ -275,7 +269,8 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
                      f"{_pixel_probes(first, 'traj', config)}; OU model on OU frames: residual ratio "
                      f"{over_seeds(ou_ratio).describe(3)}; on the same OU test frames (off the trajectory model's "
                      f"training distribution, so identifiability and distribution shift mixed): OU model "
-                     f"{over_seeds(ou_r2).mean:.3f}, trajectory model {over_seeds(traj_r2).mean:.3f}; the "
+                     f"{_mean_of(rows, OU, 'ou_test_r2_total'):.3f}, trajectory model "
+                     f"{_mean_of(rows, TRAJ, 'ou_test_r2_total'):.3f}; the "
                      f"trajectory model's training pairs: lag-Δ correlation shoulder "
                      f"{_mean_of(rows, TRAJ, 'data_lag_corr_shoulder'):.3f} / wrist "
                      f"{_mean_of(rows, TRAJ, 'data_lag_corr_wrist'):.3f}, wrist bimodality coefficient "
@@ -303,9 +298,9 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
     return entries
 
 
-def _mean_of(rows: list[dict[str, Any]], fraction: float, key: str) -> float:
-    """Mean of ``key`` over the seeds of one model."""
-    return over_seeds(by_seed(rows, key, ou_fraction=fraction)).mean
+def _mean_of(rows: list[dict[str, Any]], fraction: float, key: str, **where: Any) -> float:
+    """Mean of ``key`` over the seeds of one model (of the rows that also match ``where``: a data world)."""
+    return over_seeds(by_seed(rows, key, ou_fraction=fraction, **where)).mean
 
 
 def _cost_entry(rows: list[dict[str, Any]], fractions: list[float], data: str) -> HeadlineEntry:

@@ -142,10 +142,9 @@ def planned_paths(panels: Sequence[tuple[str, Mapping[str, np.ndarray]]], path: 
     columns = min(_PATH_COLUMNS, len(panels))
     rows = math.ceil(len(panels) / columns)
     fig, axes = figure_grid(rows, columns, sharex=True, sharey=True, height=2.5 * rows + 0.6)
-    colors = [f"C{i}" for i in range(10)]
     for axis, (title, plans) in zip(axes.flat, panels):
         for p, (executed, start, goal) in enumerate(zip(plans["paths"][:max_paths], plans["starts"], plans["goals"])):
-            color = colors[p % len(colors)]
+            color = f"C{p % 10}"  # matplotlib's ten-colour cycle
             axis.plot(executed[:, 0], executed[:, 1], "-", marker=".", ms=2, lw=1, color=color, label=EXECUTED)
             axis.plot([start[0], goal[0]], [start[1], goal[1]], "--", color=color, lw=0.8, label=ORACLE)
             axis.plot(*start, "o", color=color, mec="black", ms=4, label=START)

@@ -42,7 +42,7 @@ from lejepa_wm.experiments.reacher import policy as sac
 from lejepa_wm.experiments.reacher.config import ReacherConfig
 from lejepa_wm.experiments.reacher.datasets import (ARRAY_KEYS, build_ou_dataset, build_trajectory_dataset, digest,
                                                     save_npz, split_by_episode)
-from lejepa_wm.experiments.reacher.encoder import build_frame_encoder, check_frames, embed_frames
+from lejepa_wm.experiments.reacher.encoder import build_frame_encoder, embed_frames
 from lejepa_wm.experiments.reacher.evaluation import (RIDGE_GRID, PixelBasis, pair_diagnostics, pixel_baselines,
                                                       plan, probe_report)
 from lejepa_wm.experiments.reacher.rendering import ReacherRenderer
@@ -178,8 +178,6 @@ def mixture(ou: Mapping[str, np.ndarray], traj: Mapping[str, np.ndarray], ou_fra
             rng: np.random.Generator) -> dict[str, np.ndarray]:
     """``size`` training pairs: ``round(ou_fraction · size)`` random OU pairs, the rest random trajectory pairs."""
     n_ou = int(round(ou_fraction * size))
-    if n_ou > len(ou["frames"]) or size - n_ou > len(traj["frames"]):
-        raise ValueError(f"mixture of {size} pairs needs more pairs than the datasets hold")
     take_ou = np.sort(rng.choice(len(ou["frames"]), n_ou, replace=False))
     take_traj = np.sort(rng.choice(len(traj["frames"]), size - n_ou, replace=False))
     return {key: np.concatenate([ou[key][take_ou], traj[key][take_traj]]) for key in ARRAY_KEYS}
@@ -215,7 +213,6 @@ def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float
     """
     mixed = mixture(data["ou_train"], data["traj_train"], ou_fraction, config.train_pairs,
                     streams.numpy_rng("batches"))
-    check_frames(mixed["frames"], mixed["frames_pos"])
     encoder = build_frame_encoder(config.embed_dim, config.image_size, streams.torch_generator("init")).to(device)
     pairs = DatasetPairs(torch.from_numpy(mixed["frames"]).to(device), torch.from_numpy(mixed["frames_pos"]).to(device),
                          order_seed=streams.batches)

@@ -27,7 +27,7 @@ import numpy as np
 from lejepa_wm.atomic import atomic_write_bytes
 from lejepa_wm.experiments.reacher.datasets import episode_seed
 from lejepa_wm.experiments.reacher.rendering import DEFAULT_TARGET_XY, import_simulator, place_target
-from lejepa_wm.validation import EnvironmentUnavailable, check_choice, check_positive_int
+from lejepa_wm.validation import EnvironmentUnavailable
 
 __all__ = ["make_env", "train_sac", "save_policy", "load_policy", "rollout_angles", "success_rate"]
 
@@ -44,15 +44,10 @@ def _import_sb3() -> Any:
     return gymnasium, stable_baselines3
 
 
-_REWARDS = ("sparse", "dense")
-
-
 def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int = 200,
              reward: str = "sparse") -> Any:
     """A :class:`FixedTargetReacher` instance (built lazily so gymnasium is only needed here)."""
     gymnasium, _ = _import_sb3()
-    check_positive_int(episode_steps, "episode_steps")
-    check_choice(reward, _REWARDS, "reward")
     _, reacher = import_simulator()
 
     class FixedTargetReacher(gymnasium.Env):
@@ -110,14 +105,12 @@ def train_sac(env: Any, steps: int, seed: int, net_width: int = 64, progress: bo
     from stable_baselines3.common.logger import Logger
     from tqdm import tqdm
 
-    check_positive_int(steps, "sac steps")
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # a 64-unit MLP gains nothing from threads, and loses much on a busy CPU
     model = sb3.SAC("MlpPolicy", env, seed=seed, learning_starts=min(1000, steps // 2), batch_size=128,
                     policy_kwargs={"net_arch": [net_width, net_width]}, device="cpu", verbose=0)
     # A logger with no outputs: SB3's default one creates a dated folder in the temp directory.
     model.set_logger(Logger(folder=None, output_formats=[]))
-    bar = tqdm(total=steps, desc="train SAC", unit="step", disable=not progress)
 
     def advance(*_: Any) -> bool:
         """SB3 calls a plain callback after every environment step (returning False would stop training)."""
@@ -125,9 +118,9 @@ def train_sac(env: Any, steps: int, seed: int, net_width: int = 64, progress: bo
         return True
 
     try:
-        model.learn(total_timesteps=steps, callback=advance, progress_bar=False)
+        with tqdm(total=steps, desc="train SAC", unit="step", disable=not progress) as bar:
+            model.learn(total_timesteps=steps, callback=advance, progress_bar=False)
     finally:
-        bar.close()
         torch.set_num_threads(threads)
     return model
 
@@ -167,7 +160,6 @@ def rollout_angles(model: Any, env: Any, episode_seed: int) -> np.ndarray:
 def success_rate(model: Any, env: Any, episodes: int, seed: int) -> float:
     """Fraction of ``episodes`` (episode ``k`` seeded :func:`episode_seed` ``(seed, k)``) whose finger touches
     the target at the last step."""
-    check_positive_int(episodes, "episodes")
     hits = 0
     for episode in range(episodes):
         rollout_angles(model, env, episode_seed(seed, episode))
