@@ -99,17 +99,11 @@ class CouplingFlow(nn.Module):
                  conditioners: nn.ModuleList | None = None) -> None:
         super().__init__()
         self.n = _check_dim(n)
-        check_positive_int(hidden, "hidden")
-        if permutations.ndim != 2 or permutations.shape[1] != n:
-            raise ValueError(f"permutations must have shape (layers, {n}); got {tuple(permutations.shape)}")
         self.n_a = n // 2
         self.register_buffer("permutations", permutations.clone())
         self.register_buffer("inverse_permutations", torch.argsort(permutations, dim=1))
         self.conditioners = conditioners if conditioners is not None else nn.ModuleList(
             Conditioner(self.n_a, n - self.n_a, hidden) for _ in range(permutations.shape[0]))
-        if len(self.conditioners) != permutations.shape[0]:
-            raise ValueError(f"need one conditioner per permutation; got {len(self.conditioners)} and "
-                             f"{permutations.shape[0]}")
         self.permutation_kinds = permutation_kinds(self.permutations)
         self.inverse_permutation_kinds = permutation_kinds(self.inverse_permutations)
 
@@ -180,12 +174,9 @@ def make_mixing(n: int, layers: int, hidden: int, shift_gain: float, log_scale_g
     Weights: ``W1 ~ N(0, 1/⌊n/2⌋)`` and ``c1 ~ N(0, 1)`` (pre-activations of order 1),
     ``W2 ~ N(0, gain²/hidden)`` with ``gain = shift_gain`` on the shift rows and
     ``log_scale_gain`` on the log-scale rows, ``c2 = 0``. Parameters are frozen
-    (``requires_grad = False``).
+    (``requires_grad = False``). The gains are non-negative (:class:`~lejepa_wm.experiments.run_params.RendererParams`
+    checks them where a run's settings are read).
     """
-    check_positive_int(layers, "layers")
-    for name, value in (("shift_gain", shift_gain), ("log_scale_gain", log_scale_gain)):
-        if not (math.isfinite(value) and value >= 0):
-            raise ValueError(f"{name} must be a non-negative number; got {value!r}")
     rng = np.random.default_rng(seed)
     permutations = torch.as_tensor(np.stack([rng.permutation(n) for _ in range(layers)]), dtype=torch.long)
     flow = CouplingFlow(n, permutations, hidden)

@@ -263,12 +263,6 @@ class Whitened(torch.nn.Module):
         return (self.encoder(x) - self.mean) @ self.whitener
 
 
-def _supervised_loss(h: Tensor, z: Tensor) -> Tensor:
-    """``(1/N) sum_i ||h_i - z_i||^2``: regression of the embedding onto the true latents."""
-    _check_pair(h, z)
-    return (h - z).square().sum(dim=1).mean()
-
-
 def _infonce_parts(h: Tensor, h_pos: Tensor, width: float) -> tuple[Tensor, Tensor]:
     """(positive term, log-normalizer term) of symmetric InfoNCE; their sum is the loss (inputs unchecked)."""
     logits = -torch.cdist(h, h_pos).square() / (2.0 * width**2)
@@ -620,7 +614,7 @@ def _view_average(**terms: Callable[[Tensor, torch.Generator], Tensor]) -> Regul
 
 
 def supervised_objective() -> Objective:
-    """Regression onto the true latents, ``mean ||f(x) - z||^2`` (:func:`_supervised_loss`): the capacity ceiling.
+    """Regression onto the true latents, ``mean ||f(x) - z||^2``: the capacity ceiling.
 
     It is :func:`alignment_loss` between the embedding and ``z`` (weight 0, so
     the total is that term alone); ``targets`` tells the training loop to pass

@@ -110,10 +110,9 @@ class ScalingConfig(TrainingConfig):
         self.require_probe_sample(max(self.dims))
         self.require_methods(METHODS)
         for key in ("encoders", "infonce_encoders", "identifiability_encoders", "restart_encoders",
-                    "whitened_encoders"):
-            if getattr(self, key) is None:
-                continue
-            self.require(all(e in ENCODERS for e in getattr(self, key)), key, f"must name encoders from {ENCODERS}")
+                    "whitened_encoders"):  # whitened_encoders = None: every encoder
+            self.require(all(e in ENCODERS for e in getattr(self, key) or ()), key,
+                         f"must name encoders from {ENCODERS}")
         self.require(bool(self.encoders), "encoders", "must name at least one encoder")
         self.require_unit_interval("rho", "residual_target")
         for key in ("infonce_width", "infonce_reference_n"):

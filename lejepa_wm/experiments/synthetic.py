@@ -146,12 +146,9 @@ class TrainingConfig:
         self.require(0.0 <= self.stop_r2 <= 1.0, "stop_r2", "must lie in [0, 1] (0 = no early stop)")
         for name, choices in (("encoder", ENCODERS), ("renderer", RENDERERS), ("sigreg_statistic", SIGREG_STATISTICS)):
             self.require(getattr(self, name) in choices, name, f"must be one of {choices}")
-        for key in ("first_seed", "tuning_seeds"):
-            values = getattr(self, key)
-            seeds = values if isinstance(values, tuple) else (values,)
-            self.require(all(isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < SEED_LIMIT
-                             for seed in seeds),
-                         key, f"must hold integers in [0, 2^62) (= {SEED_LIMIT})")
+        for key, seeds in (("first_seed", (self.first_seed,)), ("tuning_seeds", self.tuning_seeds)):
+            self.require(all(0 <= seed < SEED_LIMIT for seed in seeds), key,
+                         f"must hold integers in [0, 2^62) (= {SEED_LIMIT})")
         for build in (self.train_settings, self.renderer_params):
             try:
                 build()
@@ -281,16 +278,13 @@ class SyntheticExperiment:
     figure_file: str = ""
 
     def aggregate(self, exp_dir: Path, config: Any) -> list[Path]:
-        """Publish ``summary.csv``, the figure (every axes with labelled marks gets a legend) and ``headline.json``
-        as one set: everything is computed first, and a failure anywhere leaves the previous set as it was."""
+        """Publish ``summary.csv``, the figure (one legend below its panels: :func:`save_figure`) and
+        ``headline.json`` as one set: everything is computed first, and a failure anywhere leaves the previous set as it was."""
         rows = self.summary_rows(load_finished_metrics(exp_dir), config)
         fig, caption = self.draw(rows, config)
         entries = self.headline(rows, config)
         if not config.control:
             caption, entries = mark_without_control(fig, caption, entries)
-        for ax in fig.axes:
-            if ax.get_legend_handles_labels()[0]:
-                ax.legend(fontsize=7)
         with publish_results(exp_dir) as stage:
             write_summary(stage.path, rows, self.summary_columns)
             save_figure(fig, stage.path / self.figure_file, caption)
