@@ -49,7 +49,6 @@ from lejepa_wm.experiments.optimum import ABOVE, AT, BELOW, gap_columns, whitene
 from lejepa_wm.experiments.plotting import figure_grid, log_axis_with_ticks, plot_raw, plot_series, series, target_line
 from lejepa_wm.experiments.run_params import SyntheticRunParams
 from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
-from lejepa_wm.experiments.training import numpy64
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.records import Bound, HeadlineEntry
 
@@ -107,7 +106,7 @@ class _OutputDimExperiment(SyntheticExperiment):
         objective (:func:`~lejepa_wm.experiments.optimum.whitened_population_gap`; ``encoder`` is then the
         fit-whitened embedding)."""
         h_fit, h_test = embed(encoder, samples.fit.x), embed(encoder, samples.test.x)
-        reverse, _ = linear_probe_r2(numpy64(samples.fit.z), h_fit, numpy64(samples.test.z), h_test)
+        reverse, _ = linear_probe_r2(samples.fit.z, h_fit, samples.test.z, h_test)
         extra: dict[str, Any] = {"reverse_r2": float(reverse)}
         if params.objective.name == "whitened":
             extra["population_gap"] = whitened_population_gap(encoder, samples.fit, samples.validation,

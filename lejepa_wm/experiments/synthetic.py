@@ -225,9 +225,7 @@ class TrainingConfig:
         """Objective of ``method``: ``sigreg``, ``whitening`` (configured weights), ``whitened`` (the hard
         constraint), ``alignment_only`` (the λ = 0 control) or ``supervised`` (regression onto ``z``)."""
         weights = {"sigreg": self.sigreg_weight, "whitening": self.whitening_weight, "whitened": 1.0,
-                   "alignment_only": 0.0, "supervised": 0.0}
-        if method not in weights:
-            raise ValueError(f"unknown method {method!r}")
+                   "alignment_only": 0.0, "supervised": 0.0}  # methods were checked when the config was read
         options: dict[str, Any] = {}
         if method == "sigreg":
             options = {"num_slices": self.sigreg_slices, "statistic": self.sigreg_statistic,
@@ -279,7 +277,8 @@ class SyntheticExperiment:
 
     def aggregate(self, exp_dir: Path, config: Any) -> list[Path]:
         """Publish ``summary.csv``, the figure (one legend below its panels: :func:`save_figure`) and
-        ``headline.json`` as one set: everything is computed first, and a failure anywhere leaves the previous set as it was."""
+        ``headline.json`` as one set: everything is computed first, and a failure anywhere leaves the previous
+        set as it was."""
         rows = self.summary_rows(load_finished_metrics(exp_dir), config)
         fig, caption = self.draw(rows, config)
         entries = self.headline(rows, config)
@@ -395,19 +394,14 @@ def _objective_at_answer(params: SyntheticRunParams, encoder: nn.Module, samples
     world (the answer's harmonics are its eigenfunctions) or beyond degree 2. The evaluation's SIGReg
     directions come from a stream spawned from the validation seed, so they are the same for every run of
     the same world and seed."""
-    m, n = _encoder_output_dim(encoder, samples), params.world.n
+    with torch.no_grad():  # the embedding's dimension: one held-out observation encoded
+        m, n = int(encoder(samples.fit.x[:1]).shape[1]), params.world.n
     isotropic = isinstance(params.world, GaussianWorld) and len(set(params.world.rho)) == 1
     if params.objective.name == SUPERVISED or (m != n and not (isotropic and m <= largest_answer_dim(n))):
         return None
     generator = torch.Generator(device=device).manual_seed(spawn_seeds(params.seeds.validation, 2)[1])
     return objective_gap(encoder, params.objective.build(), samples.fit, samples.validation,
                          params.train.batch_size, generator, m).to_dict()
-
-
-def _encoder_output_dim(encoder: nn.Module, samples: HeldOutSamples) -> int:
-    """The embedding's dimension ``m`` (one held-out observation encoded)."""
-    with torch.no_grad():
-        return int(encoder(samples.fit.x[:1]).shape[1])
 
 
 def write_headline(exp_dir: Path, entries: list[HeadlineEntry]) -> Path:
