@@ -12,8 +12,8 @@ gains: ``shift_gain`` scales the shear (``t``) weights and ``log_scale_gain`` th
 log-scale (``s``) weights; with ``log_scale_gain = 0`` the flow is additive
 (unit Jacobian determinant, the published setting). Each layer's Jacobian is
 triangular-plus-shear with diagonal ``exp(s_l(a))``, so
-``|log det| ≤ L · ⌈n/2⌉ · max|s|``; :func:`jacobian_condition` measures the
-condition number of ``∂g/∂z`` directly. Dimension 1 is rejected (nothing to
+``|log det| ≤ L · ⌈n/2⌉ · max|s|`` (``tests/experiments/test_flows_encoders.py`` measures
+the condition number of ``∂g/∂z`` directly: it grows with the gains). Dimension 1 is rejected (nothing to
 couple); ``n = 2 … 1024`` is the supported range, any ``n ≥ 2`` works.
 
 Two renderers are built from it (:func:`make_renderer`):
@@ -44,7 +44,7 @@ from lejepa_wm.validation import check_choice, check_positive_int
 
 __all__ = [
     "RENDERERS", "Conditioner", "TanhShift", "CouplingFlow", "permutation_kinds", "permuted_halves", "uncouple",
-    "make_mixing", "jacobian_condition", "make_renderer"
+    "make_mixing", "make_renderer"
 ]
 
 RENDERERS = ("published", "coupling")
@@ -191,15 +191,6 @@ def make_mixing(n: int, layers: int, hidden: int, shift_gain: float, log_scale_g
             out[n_b:] *= shift_gain
             conditioner.out.bias.zero_()
     return flow.requires_grad_(False).eval()
-
-
-def jacobian_condition(flow: CouplingFlow, z: torch.Tensor) -> np.ndarray:
-    """Condition number ``σ_max/σ_min`` of ``∂g/∂z`` at each row of ``z`` (exact autograd Jacobians)."""
-    flow.double()
-    singular = [torch.linalg.svdvals(torch.autograd.functional.jacobian(flow, point))
-                for point in z.detach().to(torch.float64)]
-    flow.float()
-    return np.asarray([float(values.max() / values.min()) for values in singular])
 
 
 def make_renderer(kind: str, n: int, seed: int, layers: int = _PUBLISHED_LAYERS, hidden: int = 16,
