@@ -18,7 +18,6 @@ reported number comes from a seed that tuned anything.
 
 from __future__ import annotations
 
-import math
 import sys
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -138,11 +137,9 @@ class TrainingConfig:
         self.require(MIN_SAMPLE <= self.eval_size <= _MAX_EVAL_SIZE, "eval_size",
                      f"must lie in [{MIN_SAMPLE}, {_MAX_EVAL_SIZE}]")
         self.require(self.sigreg_slices <= _MAX_SLICES, "sigreg_slices", f"must be at most {_MAX_SLICES}")
-        for name in ("sigreg_weight", "whitening_weight", "whitened_lr"):
-            self.require(math.isfinite(getattr(self, name)) and getattr(self, name) > 0, name,
-                         "must be a positive number")
-        self.require(math.isfinite(self.whitened_deficit_weight) and self.whitened_deficit_weight >= 0,
-                     "whitened_deficit_weight", "must be a number >= 0")
+        for name in ("sigreg_weight", "whitening_weight", "whitened_lr"):  # finite: config_from_mapping checked
+            self.require(getattr(self, name) > 0, name, "must be a positive number")
+        self.require(self.whitened_deficit_weight >= 0, "whitened_deficit_weight", "must be a number >= 0")
         self.require(0.0 <= self.stop_r2 <= 1.0, "stop_r2", "must lie in [0, 1] (0 = no early stop)")
         for name, choices in (("encoder", ENCODERS), ("renderer", RENDERERS), ("sigreg_statistic", SIGREG_STATISTICS)):
             self.require(getattr(self, name) in choices, name, f"must be one of {choices}")
