@@ -145,10 +145,7 @@ def build_encoder(kind: str, mixing: CouplingFlow, hidden: int, generator: torch
     if kind == "published_head":
         body = InverseCouplingEncoder(mixing, hidden, generator, learn_scales=False, tanh_shifts=True)
         m = mixing.n if m is None else check_positive_int(m, "m")
-        head = HeadEncoder(body, mixing.n, m, max(hidden, m))
-        initialize(head.linear, generator)
-        initialize(head.nonlinear, generator)
-        return head
+        return initialize(HeadEncoder(body, mixing.n, m, max(hidden, m)), generator)  # the body has no Linear
     published = kind in ("published", "published_scaled")
     if m is not None and m != mixing.n and not published:
         raise ValueError(f"the matched encoder outputs n = {mixing.n} dimensions; got m = {m!r}")
