@@ -233,9 +233,8 @@ def finish_figure(fig: Figure) -> Figure:
     for legend in list(fig.legends):
         legend.remove()
     for ax in fig.axes:
-        ax.title.set_fontsize(FONT_SIZE)
-        ax.xaxis.label.set_fontsize(FONT_SIZE)
-        ax.yaxis.label.set_fontsize(FONT_SIZE)
+        for text in (ax.title, ax.xaxis.label, ax.yaxis.label):
+            text.set_fontsize(FONT_SIZE)
         ax.tick_params(labelsize=_SMALL_FONT_SIZE)
     if fig.get_layout_engine() is None:
         fig.set_layout_engine("constrained")
