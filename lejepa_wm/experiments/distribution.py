@@ -191,8 +191,7 @@ def peak_entry(rows: list[dict[str, Any]], method: str, converged_ratio: float =
         bound=Bound.above(0.0) if judged else None,
         measured="; ".join(f"β={b:g}: R² {r2[b].describe(4)} vs raw {raw[b]:.3f}, ratio "
                            f"{over_seeds(ratios[b]).describe(3)}" for b in betas),
-        standard_error=se, seeds=r2[2.0].seeds,
-        scope=scope,
+        standard_error=se, seeds=r2[2.0].seeds, scope=scope,
         paper="linear R^2 peaks at beta = 2", figures=("r2_vs_beta.png",),
         precondition=(f"training reached the linear optimum at β = 2: residual ratio there ≤ {converged_ratio:g} "
                       f"(measured {at_gaussian:.3f})"),

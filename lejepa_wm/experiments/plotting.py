@@ -86,8 +86,7 @@ def figure_grid(rows: int = 1, columns: int = 1, width: str = "two", height: flo
     if width not in COLUMN_WIDTHS:
         raise ValueError(f"figure width must be one of {sorted(COLUMN_WIDTHS)}; got {width!r}")
     fig = Figure(figsize=(COLUMN_WIDTHS[width], height or PANEL_HEIGHT * rows), layout="constrained")
-    axes = fig.subplots(rows, columns, squeeze=False, **subplots)
-    return fig, axes
+    return fig, fig.subplots(rows, columns, squeeze=False, **subplots)
 
 
 def style_of(label: str) -> dict[str, Any]:

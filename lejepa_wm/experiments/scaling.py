@@ -367,6 +367,11 @@ def _identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, 
     bound = Bound.at_most(config.residual_target)
     stuck = [f"n={n} seed {seed}" for n in dims for seed, ratio in
              by_seed(rows, "residual_ratio", n=n, method="alignment_only").items() if ratio > config.residual_target]
+    scope = None if judged else (
+        f"capacity-limited, not judged: the {encoder} encoder's supervised ceiling misses the target at every n"
+        if limited and encoder in config.identifiability_encoders else
+        f"measured, not judged at this scale: the {encoder} encoder is here to test the regularizer's effect (next "
+        "entry); see identifiability_encoders")
     for method in _REGULARIZED:
         per_n = [(n, over_seeds(by_seed(rows, "residual_ratio", n=n, method=method), higher_is_better=False))
                  for n in dims if by_seed(rows, "residual_ratio", n=n, method=method)]
@@ -387,13 +392,6 @@ def _identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, 
         if stuck:
             detail += ("; worlds where the λ = 0 control, trained as long, also stays above the target (where "
                        "optimization, not the regularizer, falls short): " + ", ".join(stuck))
-        scope = None
-        if not judged:
-            scope = (f"capacity-limited, not judged: the {encoder} encoder's supervised ceiling misses the target at "
-                     "every n"
-                     if limited and encoder in config.identifiability_encoders else
-                     f"measured, not judged at this scale: the {encoder} encoder is here to test the regularizer's "
-                     "effect (next entry); see identifiability_encoders")
         entries.append(HeadlineEntry(
             claim=_TRAINED, name=f"scaling ({encoder}, {method}): identifiability at every n",
             quantity=f"worst mean residual ratio (1 − R²)/(1 − R²_raw) over n (n = {worst_n})",
