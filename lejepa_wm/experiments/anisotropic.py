@@ -190,7 +190,7 @@ class _AnisotropicExperiment(SyntheticExperiment):
                 scope=None if judged else ("no prediction: P5 is proved for the second-moment constraint "
                                            "(whitening); SIGReg constrains the whole law, under which H₂ of a slow "
                                            "latent is not admissible"),
-                paper=_PAPER, figures=("fast_r2_vs_ratio.png",)))
+                paper=_PAPER))
         return entries
 
 

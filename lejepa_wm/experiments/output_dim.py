@@ -222,7 +222,6 @@ def _optimum_entry(rows: list[dict[str, Any]], name: str) -> HeadlineEntry:
                   if judged else "no run records its objective at the answer")
         + _escaped_text(rows),
         split="validation", seeds=tuple(sorted({int(r["seed"]) for r in judged})), paper="open in the paper",
-        figures=("decodability_vs_m.png",),
         precondition=f"some run reaches the answer's objective (without one the count has no power): "
                      f"{tally[AT] + tally[BELOW]} do", precondition_met=bool(tally[AT] + tally[BELOW]))
 
@@ -263,7 +262,6 @@ def gap_bound_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: s
                   if judged else
                   "no run records its objective at the answer") + _escaped_text(rows),
         seeds=tuple(sorted({int(r["seed"]) for r in judged})), paper="open in the paper",
-        figures=("decodability_vs_m.png",),
         precondition=f"the allowance says something on some run (below the prediction itself): "
                      f"{len(informative)} of {len(judged)} runs", precondition_met=bool(informative))
 
@@ -297,7 +295,7 @@ def _m1_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: str, ju
                                    if name.endswith("every run") else
                                    "measured beside the judged objectives (judged_methods: the second-moment "
                                    "constraint imposed exactly); a soft penalty's trained optimum is shrunk"),
-        paper="open in the paper", figures=("decodability_vs_m.png",),
+        paper="open in the paper",
         precondition=(f"the encoder can hold the answer: supervised ceiling at m = n ≥ {config.ceiling_floor:g} "
                       f"(measured {ceiling.mean:.4f})" if ceiling is not None else
                       "the encoder can hold the answer: its supervised ceiling at m = n (not measured)")

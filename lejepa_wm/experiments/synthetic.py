@@ -263,7 +263,7 @@ class SyntheticExperiment:
 
     ``aggregate`` publishes, as one set, ``summary.csv`` (the ``summary_columns`` of :meth:`summary_rows`: the
     runs with the columns :meth:`derived` adds, or the rows an override makes), the figure :meth:`draw` makes as
-    ``figure_file`` and the headline (:meth:`headline`).
+    ``figure_file`` and the headline (:meth:`headline`), every entry citing that figure.
     """
 
     name: str = ""
@@ -278,7 +278,7 @@ class SyntheticExperiment:
         set as it was."""
         rows = self.summary_rows(load_finished_metrics(exp_dir), config)
         fig, caption = self.draw(rows, config)
-        entries = self.headline(rows, config)
+        entries = [replace(entry, figures=(self.figure_file,)) for entry in self.headline(rows, config)]
         if not config.control:
             caption, entries = mark_without_control(fig, caption, entries)
         with publish_results(exp_dir) as stage:
