@@ -110,8 +110,6 @@ intermediates of :func:`sigreg_reference`; the two agree to float rounding
 
 from __future__ import annotations
 
-import functools
-import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -608,7 +606,7 @@ def _view_average(**terms: Callable[[Tensor, torch.Generator], Tensor]) -> Regul
     def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor, generator: torch.Generator,
                     weight: float) -> tuple[Tensor, dict[str, Tensor]]:
         logged = {name: 0.5 * (term(h, generator) + term(h_pos, generator)) for name, term in terms.items()}
-        return alignment + weight * functools.reduce(operator.add, logged.values()), logged
+        return alignment + weight * sum(logged.values()), logged
 
     return regularized
 
