@@ -84,7 +84,8 @@ def answer_features(z: Tensor, m: int) -> Tensor:
 
 @dataclass(frozen=True)
 class ObjectiveGap:
-    """The run's objective at its trained weights and at the answer ``c z``, on validation batches."""
+    """The run's objective at its trained weights and at the answer ``c z``, on validation batches (a run's
+    ``metrics.json`` stores its fields as ``objective_gap``)."""
 
     trained: float
     answer: float
@@ -93,9 +94,6 @@ class ObjectiveGap:
     gap: float
     gap_se: float
     batches: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 def _batches(sample: Sample, batch_size: int) -> list[slice]:

@@ -19,7 +19,7 @@ reported number comes from a seed that tuned anything.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -397,8 +397,8 @@ def _objective_at_answer(params: SyntheticRunParams, encoder: nn.Module, samples
     if params.objective.name == SUPERVISED or (m != n and not (isotropic and m <= largest_answer_dim(n))):
         return None
     generator = torch.Generator(device=device).manual_seed(spawn_seeds(params.seeds.validation, 2)[1])
-    return objective_gap(encoder, params.objective.build(), samples.fit, samples.validation,
-                         params.train.batch_size, generator, m).to_dict()
+    return asdict(objective_gap(encoder, params.objective.build(), samples.fit, samples.validation,
+                                params.train.batch_size, generator, m))
 
 
 def write_headline(exp_dir: Path, entries: list[HeadlineEntry]) -> Path:
