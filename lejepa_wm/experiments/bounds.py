@@ -172,7 +172,7 @@ class _BoundsExperiment(SyntheticExperiment):
                       f"runs) and D at two; {plain} exceed the plain point estimate (largest error/bound "
                       f"{plain_ratio:.4f}; median se(D) {np.median([p['D_se'] for p in points]):.2g}, "
                       f"median se(error) {np.median([p['error_se'] for p in points]):.2g})"),
-            seeds=seeds, figures=("error_vs_bound.png",))]
+            seeds=seeds)]
         scope = ("not a prediction of T3, which bounds the error from above only: how the error follows "
                  "the bound is shown, not judged")
         if len(points) >= 3:
@@ -182,7 +182,7 @@ class _BoundsExperiment(SyntheticExperiment):
                 quantity="Spearman rank correlation of the bound and the error over every evaluation",
                 value=corr if np.isfinite(corr) else None, bound=None, scope=scope,
                 measured=f"{len(points)} evaluations; largest error/bound {plain_ratio:.3f} (point estimates)",
-                seeds=seeds, figures=("error_vs_bound.png",)))
+                seeds=seeds))
         return entries
 
 

@@ -162,7 +162,7 @@ class _DistributionExperiment(SyntheticExperiment):
                 quantity="median |kurtosis(z') − kurtosis(z)|, shortcut over MALA", value=gap / max(noise, 1e-12),
                 bound=Bound.above(config.kurtosis_ratio),
                 measured=f"shortcut median {gap:.3f}, MALA median {noise:.3f} (test samples, β ≠ 2)",
-                seeds=tuple(sorted({int(r["seed"]) for r in shortcut})), figures=("r2_vs_beta.png",)))
+                seeds=tuple(sorted({int(r["seed"]) for r in shortcut}))))
         return entries
 
 
@@ -191,9 +191,8 @@ def peak_entry(rows: list[dict[str, Any]], method: str, converged_ratio: float =
         bound=Bound.above(0.0) if judged else None,
         measured="; ".join(f"β={b:g}: R² {r2[b].describe(4)} vs raw {raw[b]:.3f}, ratio "
                            f"{over_seeds(ratios[b]).describe(3)}" for b in betas),
-        standard_error=se, seeds=r2[2.0].seeds,
-        scope=scope,
-        paper="linear R^2 peaks at beta = 2", figures=("r2_vs_beta.png",),
+        standard_error=se, seeds=r2[2.0].seeds, scope=scope,
+        paper="linear R^2 peaks at beta = 2",
         precondition=(f"training reached the linear optimum at β = 2: residual ratio there ≤ {converged_ratio:g} "
                       f"(measured {at_gaussian:.3f})"),
         precondition_met=bool(at_gaussian <= converged_ratio))

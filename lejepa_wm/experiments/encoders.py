@@ -67,7 +67,6 @@ class InverseCouplingEncoder(nn.Module):
                  learn_scales: bool = True, log_scale_rate: float = 0.1, output_scales: bool = False,
                  tanh_shifts: bool = False) -> None:
         super().__init__()
-        check_positive_int(hidden, "hidden")
         self.log_scale_rate = log_scale_rate if learn_scales else None
         self.n_a = n_a = mixing.n_a
         self.register_buffer("inverse_permutations", mixing.inverse_permutations.flip(0).clone())
@@ -93,8 +92,6 @@ class MLPEncoder(nn.Module):
 
     def __init__(self, n: int, m: int, width: int, depth: int) -> None:
         super().__init__()
-        for name, value in (("n", n), ("m", m), ("width", width), ("depth", depth)):
-            check_positive_int(value, name)
         sizes = [n] + [width] * depth
         hidden = [layer for a, b in zip(sizes, sizes[1:]) for layer in (nn.Linear(a, b), nn.SiLU())]
         self.net = nn.Sequential(*hidden, nn.Linear(width, m))
@@ -148,10 +145,7 @@ def build_encoder(kind: str, mixing: CouplingFlow, hidden: int, generator: torch
     if kind == "published_head":
         body = InverseCouplingEncoder(mixing, hidden, generator, learn_scales=False, tanh_shifts=True)
         m = mixing.n if m is None else check_positive_int(m, "m")
-        head = HeadEncoder(body, mixing.n, m, max(hidden, m))
-        initialize(head.linear, generator)
-        initialize(head.nonlinear, generator)
-        return head
+        return initialize(HeadEncoder(body, mixing.n, m, max(hidden, m)), generator)  # the body has no Linear
     published = kind in ("published", "published_scaled")
     if m is not None and m != mixing.n and not published:
         raise ValueError(f"the matched encoder outputs n = {mixing.n} dimensions; got m = {m!r}")

@@ -59,10 +59,8 @@ def _measured_runs(folders: Iterable[Path]) -> list[Measured]:
             seconds = None if run is None else run_compute_seconds(run[0])
             if run is None or seconds is None:
                 continue
-            metrics, spec = run
-            steps = metrics.get("steps")
-            found.append(Measured(_labels(spec.get("params", {})), seconds,
-                                  steps if isinstance(steps, int) and steps > 0 else None,
+            metrics, spec = run  # metrics read as RunMetrics: steps, if recorded, a count
+            found.append(Measured(_labels(spec.get("params", {})), seconds, metrics.get("steps") or None,
                                   describe_machine(metrics.get("machine"))))
     return found
 

@@ -12,8 +12,8 @@ gains: ``shift_gain`` scales the shear (``t``) weights and ``log_scale_gain`` th
 log-scale (``s``) weights; with ``log_scale_gain = 0`` the flow is additive
 (unit Jacobian determinant, the published setting). Each layer's Jacobian is
 triangular-plus-shear with diagonal ``exp(s_l(a))``, so
-``|log det| ≤ L · ⌈n/2⌉ · max|s|``; :func:`jacobian_condition` measures the
-condition number of ``∂g/∂z`` directly. Dimension 1 is rejected (nothing to
+``|log det| ≤ L · ⌈n/2⌉ · max|s|`` (``tests/experiments/test_flows_encoders.py`` measures
+the condition number of ``∂g/∂z`` directly: it grows with the gains). Dimension 1 is rejected (nothing to
 couple); ``n = 2 … 1024`` is the supported range, any ``n ≥ 2`` works.
 
 Two renderers are built from it (:func:`make_renderer`):
@@ -44,7 +44,7 @@ from lejepa_wm.validation import check_choice, check_positive_int
 
 __all__ = [
     "RENDERERS", "Conditioner", "TanhShift", "CouplingFlow", "permutation_kinds", "permuted_halves", "uncouple",
-    "make_mixing", "jacobian_condition", "make_renderer"
+    "make_mixing", "make_renderer"
 ]
 
 RENDERERS = ("published", "coupling")
@@ -99,17 +99,11 @@ class CouplingFlow(nn.Module):
                  conditioners: nn.ModuleList | None = None) -> None:
         super().__init__()
         self.n = _check_dim(n)
-        check_positive_int(hidden, "hidden")
-        if permutations.ndim != 2 or permutations.shape[1] != n:
-            raise ValueError(f"permutations must have shape (layers, {n}); got {tuple(permutations.shape)}")
         self.n_a = n // 2
         self.register_buffer("permutations", permutations.clone())
         self.register_buffer("inverse_permutations", torch.argsort(permutations, dim=1))
         self.conditioners = conditioners if conditioners is not None else nn.ModuleList(
             Conditioner(self.n_a, n - self.n_a, hidden) for _ in range(permutations.shape[0]))
-        if len(self.conditioners) != permutations.shape[0]:
-            raise ValueError(f"need one conditioner per permutation; got {len(self.conditioners)} and "
-                             f"{permutations.shape[0]}")
         self.permutation_kinds = permutation_kinds(self.permutations)
         self.inverse_permutation_kinds = permutation_kinds(self.inverse_permutations)
 
@@ -180,12 +174,9 @@ def make_mixing(n: int, layers: int, hidden: int, shift_gain: float, log_scale_g
     Weights: ``W1 ~ N(0, 1/⌊n/2⌋)`` and ``c1 ~ N(0, 1)`` (pre-activations of order 1),
     ``W2 ~ N(0, gain²/hidden)`` with ``gain = shift_gain`` on the shift rows and
     ``log_scale_gain`` on the log-scale rows, ``c2 = 0``. Parameters are frozen
-    (``requires_grad = False``).
+    (``requires_grad = False``). The gains are non-negative (:class:`~lejepa_wm.experiments.run_params.RendererParams`
+    checks them where a run's settings are read).
     """
-    check_positive_int(layers, "layers")
-    for name, value in (("shift_gain", shift_gain), ("log_scale_gain", log_scale_gain)):
-        if not (math.isfinite(value) and value >= 0):
-            raise ValueError(f"{name} must be a non-negative number; got {value!r}")
     rng = np.random.default_rng(seed)
     permutations = torch.as_tensor(np.stack([rng.permutation(n) for _ in range(layers)]), dtype=torch.long)
     flow = CouplingFlow(n, permutations, hidden)
@@ -200,15 +191,6 @@ def make_mixing(n: int, layers: int, hidden: int, shift_gain: float, log_scale_g
             out[n_b:] *= shift_gain
             conditioner.out.bias.zero_()
     return flow.requires_grad_(False).eval()
-
-
-def jacobian_condition(flow: CouplingFlow, z: torch.Tensor) -> np.ndarray:
-    """Condition number ``σ_max/σ_min`` of ``∂g/∂z`` at each row of ``z`` (exact autograd Jacobians)."""
-    flow.double()
-    singular = [torch.linalg.svdvals(torch.autograd.functional.jacobian(flow, point))
-                for point in z.detach().to(torch.float64)]
-    flow.float()
-    return np.asarray([float(values.max() / values.min()) for values in singular])
 
 
 def make_renderer(kind: str, n: int, seed: int, layers: int = _PUBLISHED_LAYERS, hidden: int = 16,

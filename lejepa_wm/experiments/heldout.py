@@ -92,7 +92,7 @@ def embed(encoder: nn.Module, x: Tensor) -> np.ndarray:
 def validation_metrics(encoder: nn.Module, samples: HeldOutSamples) -> dict[str, Any]:
     """Probe R² (fitted on ``fit``, scored on ``validation``) and the embedding's mean per-dimension std."""
     h_fit, h_val = embed(encoder, samples.fit.x), embed(encoder, samples.validation.x)
-    r2, _ = linear_probe_r2(h_fit, numpy64(samples.fit.z), h_val, numpy64(samples.validation.z))
+    r2, _ = linear_probe_r2(h_fit, samples.fit.z, h_val, samples.validation.z)
     return {"probe_r2": float(r2), "embedding_std": float(h_val.std(axis=0).mean())}
 
 
@@ -132,8 +132,7 @@ def reported_metrics(encoder: nn.Module, samples: HeldOutSamples) -> dict[str, A
 
 def raw_observation_r2(samples: HeldOutSamples) -> float:
     """The baseline: held-out R² of the linear probe from the raw observation ``x`` to ``z`` (fit → test)."""
-    r2, _ = linear_probe_r2(numpy64(samples.fit.x), numpy64(samples.fit.z), numpy64(samples.test.x),
-                            numpy64(samples.test.z))
+    r2, _ = linear_probe_r2(samples.fit.x, samples.fit.z, samples.test.x, samples.test.z)
     return float(r2)
 
 

@@ -110,8 +110,6 @@ intermediates of :func:`sigreg_reference`; the two agree to float rounding
 
 from __future__ import annotations
 
-import functools
-import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -261,12 +259,6 @@ class Whitened(torch.nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return (self.encoder(x) - self.mean) @ self.whitener
-
-
-def _supervised_loss(h: Tensor, z: Tensor) -> Tensor:
-    """``(1/N) sum_i ||h_i - z_i||^2``: regression of the embedding onto the true latents."""
-    _check_pair(h, z)
-    return (h - z).square().sum(dim=1).mean()
 
 
 def _infonce_parts(h: Tensor, h_pos: Tensor, width: float) -> tuple[Tensor, Tensor]:
@@ -614,13 +606,13 @@ def _view_average(**terms: Callable[[Tensor, torch.Generator], Tensor]) -> Regul
     def regularized(h: Tensor, h_pos: Tensor, alignment: Tensor, generator: torch.Generator,
                     weight: float) -> tuple[Tensor, dict[str, Tensor]]:
         logged = {name: 0.5 * (term(h, generator) + term(h_pos, generator)) for name, term in terms.items()}
-        return alignment + weight * functools.reduce(operator.add, logged.values()), logged
+        return alignment + weight * sum(logged.values()), logged
 
     return regularized
 
 
 def supervised_objective() -> Objective:
-    """Regression onto the true latents, ``mean ||f(x) - z||^2`` (:func:`_supervised_loss`): the capacity ceiling.
+    """Regression onto the true latents, ``mean ||f(x) - z||^2``: the capacity ceiling.
 
     It is :func:`alignment_loss` between the embedding and ``z`` (weight 0, so
     the total is that term alone); ``targets`` tells the training loop to pass

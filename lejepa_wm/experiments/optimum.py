@@ -16,7 +16,7 @@ points, on the same validation batches with the same random SIGReg directions:
   penalty's optimum among linear embeddings is shrunk; ``c = 1`` is among the
   candidates). For the λ = 0 control (alignment alone) the answer is the
   collapse itself: ``J(c z) = c² L(z)`` has its infimum 0 at ``c = 0``, which no
-  embedding can undercut (:func:`_control_answer`). A rotation ``Q`` changes nothing: every objective here is
+  embedding can undercut (:func:`gap_columns`). A rotation ``Q`` changes nothing: every objective here is
   invariant in law under rotations of the embedding (SIGReg's directions are
   uniform on the sphere), so ``J(cQz)`` and ``J(cz)`` have the same expectation. For ``m ≠ n`` the world is
   isotropic (``output_dim``): every choice of ``m`` coordinates, and of ``m − n`` degree-2 harmonics (all
@@ -84,7 +84,8 @@ def answer_features(z: Tensor, m: int) -> Tensor:
 
 @dataclass(frozen=True)
 class ObjectiveGap:
-    """The run's objective at its trained weights and at the answer ``c z``, on validation batches."""
+    """The run's objective at its trained weights and at the answer ``c z``, on validation batches (a run's
+    ``metrics.json`` stores its fields as ``objective_gap``)."""
 
     trained: float
     answer: float
@@ -93,9 +94,6 @@ class ObjectiveGap:
     gap: float
     gap_se: float
     batches: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 def _batches(sample: Sample, batch_size: int) -> list[slice]:
@@ -147,7 +145,7 @@ def objective_gap(encoder: nn.Module, objective: Objective, fit: Sample, validat
         return _per_batch(objective, lambda r: (scale * answer_features(sample.z[r], m),
                                                 scale * answer_features(sample.z_pos[r], m)), rows, states, generator)
 
-    if objective.weight == 0.0:  # alignment alone: its infimum over c z is 0, at c = 0 (control_answer)
+    if objective.weight == 0.0:  # alignment alone: its infimum over c z is 0, at c = 0 (gap_columns)
         scale = 0.0
     else:
         search = minimize_scalar(lambda c: float(answer(fit, fit_rows, fit_states, c).mean()),
@@ -201,22 +199,18 @@ def whitened_population_gap(embedding: nn.Module, fit: Sample, validation: Sampl
             "gap_se": float(differences.std() / math.sqrt(len(differences))), "pairs": len(differences)}
 
 
-def _control_answer(trained: float) -> tuple[float, float]:
-    """``(answer, gap)`` of the λ = 0 control: the alignment loss of ``c z`` is ``c² L(z)``, whose infimum over
-    ``c ≥ 0`` is 0 (the collapse), so the gap is the trained objective itself, with the standard error of the
-    trained objective's batch means (the answer is a constant). Runs recorded before the answer's scale could
-    be 0 stored the answer at ``c = SCALE_MIN`` (``1e-6 L(z)``); this is its exact limit."""
-    return 0.0, trained
-
-
 def gap_columns(gap: dict[str, Any] | None, method: str) -> dict[str, Any]:
-    """A run's stored objective gap as summary columns (``None`` values where it has none), the λ = 0
-    control's answer taken as the collapse at exactly 0 (:func:`_control_answer`), and where it sits
-    (:func:`optimum_reading`)."""
+    """A run's stored objective gap as summary columns (``None`` values where it has none), and where it sits
+    (:func:`optimum_reading`).
+
+    The λ = 0 control's answer is taken as the collapse at exactly 0: the alignment loss of ``c z`` is
+    ``c² L(z)``, whose infimum over ``c ≥ 0`` is 0, so the gap is the trained objective itself, with the
+    standard error of the trained objective's batch means (the answer is a constant). Runs recorded before
+    the answer's scale could be 0 stored the answer at ``c = SCALE_MIN`` (``1e-6 L(z)``); this is its exact
+    limit."""
     gap = dict(gap or {})
     if gap and method == "alignment_only":
-        gap["answer"], gap["gap"] = _control_answer(gap["trained"])
-        gap["answer_scale"] = 0.0
+        gap["answer"], gap["gap"], gap["answer_scale"] = 0.0, gap["trained"], 0.0
     return {"objective_trained": gap.get("trained"), "objective_answer": gap.get("answer"),
             "answer_scale": gap.get("answer_scale"), "gap_to_answer": gap.get("gap"),
             "gap_to_answer_se": gap.get("gap_se"),

@@ -49,7 +49,6 @@ from lejepa_wm.experiments.optimum import ABOVE, AT, BELOW, gap_columns, whitene
 from lejepa_wm.experiments.plotting import figure_grid, log_axis_with_ticks, plot_raw, plot_series, series, target_line
 from lejepa_wm.experiments.run_params import SyntheticRunParams
 from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
-from lejepa_wm.experiments.training import numpy64
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.records import Bound, HeadlineEntry
 
@@ -107,7 +106,7 @@ class _OutputDimExperiment(SyntheticExperiment):
         objective (:func:`~lejepa_wm.experiments.optimum.whitened_population_gap`; ``encoder`` is then the
         fit-whitened embedding)."""
         h_fit, h_test = embed(encoder, samples.fit.x), embed(encoder, samples.test.x)
-        reverse, _ = linear_probe_r2(numpy64(samples.fit.z), h_fit, numpy64(samples.test.z), h_test)
+        reverse, _ = linear_probe_r2(samples.fit.z, h_fit, samples.test.z, h_test)
         extra: dict[str, Any] = {"reverse_r2": float(reverse)}
         if params.objective.name == "whitened":
             extra["population_gap"] = whitened_population_gap(encoder, samples.fit, samples.validation,
@@ -223,7 +222,6 @@ def _optimum_entry(rows: list[dict[str, Any]], name: str) -> HeadlineEntry:
                   if judged else "no run records its objective at the answer")
         + _escaped_text(rows),
         split="validation", seeds=tuple(sorted({int(r["seed"]) for r in judged})), paper="open in the paper",
-        figures=("decodability_vs_m.png",),
         precondition=f"some run reaches the answer's objective (without one the count has no power): "
                      f"{tally[AT] + tally[BELOW]} do", precondition_met=bool(tally[AT] + tally[BELOW]))
 
@@ -264,7 +262,6 @@ def gap_bound_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: s
                   if judged else
                   "no run records its objective at the answer") + _escaped_text(rows),
         seeds=tuple(sorted({int(r["seed"]) for r in judged})), paper="open in the paper",
-        figures=("decodability_vs_m.png",),
         precondition=f"the allowance says something on some run (below the prediction itself): "
                      f"{len(informative)} of {len(judged)} runs", precondition_met=bool(informative))
 
@@ -298,7 +295,7 @@ def _m1_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: str, ju
                                    if name.endswith("every run") else
                                    "measured beside the judged objectives (judged_methods: the second-moment "
                                    "constraint imposed exactly); a soft penalty's trained optimum is shrunk"),
-        paper="open in the paper", figures=("decodability_vs_m.png",),
+        paper="open in the paper",
         precondition=(f"the encoder can hold the answer: supervised ceiling at m = n ≥ {config.ceiling_floor:g} "
                       f"(measured {ceiling.mean:.4f})" if ceiling is not None else
                       "the encoder can hold the answer: its supervised ceiling at m = n (not measured)")

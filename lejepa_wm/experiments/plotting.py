@@ -1,6 +1,6 @@
 """Summary tables and the one figure style of the package: sizes for a paper, legends outside the data.
 
-Every method has a fixed colour, marker and label (:data:`_METHOD_STYLES`), the
+Every method has a fixed colour, marker and label (:data:`_METHODS`), the
 same in every figure; a series whose label names a method with a qualifier
 (``"whitening (shortcut)"``, ``"sigreg: scale-free"``) takes that method's
 style. Baselines (the raw observation, predictions) are black, reference lines
@@ -43,23 +43,20 @@ __all__ = [
     "log_axis_with_ticks", "finish_figure", "save_figure"
 ]
 
-_METHOD_STYLES: dict[str, dict[str, Any]] = {
-    "sigreg": {"color": "#1f77b4", "marker": "o"},
-    "sigreg_lejepa": {"color": "#aec7e8", "marker": "o"},
-    "whitening": {"color": "#d62728", "marker": "s"},
-    "infonce": {"color": "#2ca02c", "marker": "^"},
-    "infonce_fixed": {"color": "#2ca02c", "marker": "^"},
-    "infonce_scaled": {"color": "#9467bd", "marker": "v"},
-    "whitened": {"color": "#ff7f0e", "marker": "P"},
-    "alignment_only": {"color": "#7f7f7f", "marker": "x"},
-    "supervised": {"color": "#17becf", "marker": "*"},
+_METHODS: dict[str, tuple[str, str, str]] = {
+    "sigreg": ("SIGReg", "#1f77b4", "o"),
+    "sigreg_lejepa": ("SIGReg, LeJEPA's statistic", "#aec7e8", "o"),
+    "whitening": ("whitening", "#d62728", "s"),
+    "infonce": ("InfoNCE", "#2ca02c", "^"),
+    "infonce_fixed": ("InfoNCE, fixed width", "#2ca02c", "^"),
+    "infonce_scaled": ("InfoNCE, width ∝ √n", "#9467bd", "v"),
+    "whitened": ("batch-whitened alignment (hard constraint)", "#ff7f0e", "P"),
+    "alignment_only": ("λ = 0 control (alignment only)", "#7f7f7f", "x"),
+    "supervised": ("supervised ceiling (regression onto z)", "#17becf", "*"),
 }
-_METHOD_LABELS: dict[str, str] = {
-    "sigreg": "SIGReg", "sigreg_lejepa": "SIGReg, LeJEPA's statistic", "whitening": "whitening",
-    "infonce": "InfoNCE", "infonce_fixed": "InfoNCE, fixed width", "infonce_scaled": "InfoNCE, width ∝ √n",
-    "alignment_only": "λ = 0 control (alignment only)", "whitened": "batch-whitened alignment (hard constraint)",
-    "supervised": "supervised ceiling (regression onto z)",
-}
+"""Each method's readable label, colour and marker, the same in every figure."""
+_BY_LENGTH = sorted(_METHODS, key=len, reverse=True)
+"""The method names, longest first: a label names the longest method that prefixes it."""
 BASELINE_STYLE: dict[str, Any] = {"color": "black", "marker": "", "linestyle": "--"}
 _RAW_LABEL = "raw observation x (no encoder)"
 _REFERENCE_COLOR = "grey"
@@ -89,26 +86,26 @@ def figure_grid(rows: int = 1, columns: int = 1, width: str = "two", height: flo
     if width not in COLUMN_WIDTHS:
         raise ValueError(f"figure width must be one of {sorted(COLUMN_WIDTHS)}; got {width!r}")
     fig = Figure(figsize=(COLUMN_WIDTHS[width], height or PANEL_HEIGHT * rows), layout="constrained")
-    axes = fig.subplots(rows, columns, squeeze=False, **subplots)
-    return fig, axes
+    return fig, fig.subplots(rows, columns, squeeze=False, **subplots)
 
 
 def style_of(label: str) -> dict[str, Any]:
     """Colour and marker of the method a series label names (longest method name that prefixes it)."""
-    for method in sorted(_METHOD_STYLES, key=len, reverse=True):
-        if label == method or label.startswith((method + " ", method + ":", _METHOD_LABELS[method])):
-            return dict(_METHOD_STYLES[method])
+    for method in _BY_LENGTH:
+        readable, color, marker = _METHODS[method]
+        if label == method or label.startswith((method + " ", method + ":", readable)):
+            return {"color": color, "marker": marker}
     return {"color": _FALLBACK_COLORS[sum(map(ord, label)) % len(_FALLBACK_COLORS)], "marker": "D"}
 
 
 def display_label(label: str) -> str:
     """A method name replaced by its readable label (``alignment_only`` → ``λ = 0 control …``); a label that
     already starts with a readable label is kept."""
-    if label.startswith(tuple(_METHOD_LABELS.values())):
+    if label.startswith(tuple(readable for readable, _, _ in _METHODS.values())):
         return label
-    for method in sorted(_METHOD_LABELS, key=len, reverse=True):
+    for method in _BY_LENGTH:
         if label == method or label.startswith((method + " ", method + ":")):
-            return _METHOD_LABELS[method] + label[len(method):]
+            return _METHODS[method][0] + label[len(method):]
     return label
 
 
@@ -235,9 +232,8 @@ def finish_figure(fig: Figure) -> Figure:
     for legend in list(fig.legends):
         legend.remove()
     for ax in fig.axes:
-        ax.title.set_fontsize(FONT_SIZE)
-        ax.xaxis.label.set_fontsize(FONT_SIZE)
-        ax.yaxis.label.set_fontsize(FONT_SIZE)
+        for text in (ax.title, ax.xaxis.label, ax.yaxis.label):
+            text.set_fontsize(FONT_SIZE)
         ax.tick_params(labelsize=_SMALL_FONT_SIZE)
     if fig.get_layout_engine() is None:
         fig.set_layout_engine("constrained")

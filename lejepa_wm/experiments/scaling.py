@@ -110,10 +110,9 @@ class ScalingConfig(TrainingConfig):
         self.require_probe_sample(max(self.dims))
         self.require_methods(METHODS)
         for key in ("encoders", "infonce_encoders", "identifiability_encoders", "restart_encoders",
-                    "whitened_encoders"):
-            if getattr(self, key) is None:
-                continue
-            self.require(all(e in ENCODERS for e in getattr(self, key)), key, f"must name encoders from {ENCODERS}")
+                    "whitened_encoders"):  # whitened_encoders = None: every encoder
+            self.require(all(e in ENCODERS for e in getattr(self, key) or ()), key,
+                         f"must name encoders from {ENCODERS}")
         self.require(bool(self.encoders), "encoders", "must name at least one encoder")
         self.require_unit_interval("rho", "residual_target")
         for key in ("infonce_width", "infonce_reference_n"):
@@ -314,7 +313,7 @@ def _optimum_entries(rows: list[dict[str, Any]], config: ScalingConfig) -> list[
         quantity=f"runs (of {len(judged)}) whose validation objective is below that of c·z by more than 2 se "
                  f"with residual ratio > {config.residual_target:g}",
         value=float(len(below)), bound=Bound.at_most(0.0), measured=detail, split="validation",
-        seeds=tuple(sorted({int(r["seed"]) for r in judged})), figures=("r2_vs_n.png",),
+        seeds=tuple(sorted({int(r["seed"]) for r in judged})),
         precondition="some regularized run reaches the answer's objective (without one the comparison has no "
                      f"power): {len(reached)} do", precondition_met=bool(reached))]
     with_t3 = [r for r in rows if r["t3_error"] is not None and {"error_se", "D_se"} <= set(r["t3"])]
@@ -327,7 +326,7 @@ def _optimum_entries(rows: list[dict[str, Any]], config: ScalingConfig) -> list[
                      "2 se", value=float(len(over)), bound=Bound.at_most(0.0),
             measured="largest error / bound: " + f"{max(r['t3_error'] / r['t3_bound'] for r in with_t3):.3g}"
                      + ("; over the bound: " + ", ".join(r["run_id"] for r in over) if over else ""),
-            seeds=tuple(sorted({int(r["seed"]) for r in with_t3})), figures=("r2_vs_n.png",),
+            seeds=tuple(sorted({int(r["seed"]) for r in with_t3})),
             precondition="the bound says something on some run (below n, the error of a collapsed embedding): "
                          f"{len(informative)} runs", precondition_met=bool(informative)))
     return entries
@@ -368,6 +367,11 @@ def _identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, 
     bound = Bound.at_most(config.residual_target)
     stuck = [f"n={n} seed {seed}" for n in dims for seed, ratio in
              by_seed(rows, "residual_ratio", n=n, method="alignment_only").items() if ratio > config.residual_target]
+    scope = None if judged else (
+        f"capacity-limited, not judged: the {encoder} encoder's supervised ceiling misses the target at every n"
+        if limited and encoder in config.identifiability_encoders else
+        f"measured, not judged at this scale: the {encoder} encoder is here to test the regularizer's effect (next "
+        "entry); see identifiability_encoders")
     for method in _REGULARIZED:
         per_n = [(n, over_seeds(by_seed(rows, "residual_ratio", n=n, method=method), higher_is_better=False))
                  for n in dims if by_seed(rows, "residual_ratio", n=n, method=method)]
@@ -388,18 +392,11 @@ def _identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, 
         if stuck:
             detail += ("; worlds where the λ = 0 control, trained as long, also stays above the target (where "
                        "optimization, not the regularizer, falls short): " + ", ".join(stuck))
-        scope = None
-        if not judged:
-            scope = (f"capacity-limited, not judged: the {encoder} encoder's supervised ceiling misses the target at "
-                     "every n"
-                     if limited and encoder in config.identifiability_encoders else
-                     f"measured, not judged at this scale: the {encoder} encoder is here to test the regularizer's "
-                     "effect (next entry); see identifiability_encoders")
         entries.append(HeadlineEntry(
             claim=_TRAINED, name=f"scaling ({encoder}, {method}): identifiability at every n",
             quantity=f"worst mean residual ratio (1 − R²)/(1 − R²_raw) over n (n = {worst_n})",
             value=worst.mean, bound=bound if judged else None, measured=detail,
-            standard_error=worst.standard_error, seeds=worst.seeds, paper=_PAPER, figures=("r2_vs_n.png",),
+            standard_error=worst.standard_error, seeds=worst.seeds, paper=_PAPER,
             scope=scope))
     return entries
 
@@ -436,8 +433,7 @@ def _effect_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEn
             value=value, bound=Bound.above(0.0) if collapsible else None, measured=detail, standard_error=se,
             seeds=tuple(sorted(control)),
             scope=None if collapsible else "no prediction: this unit-Jacobian encoder cannot collapse, so its "
-                                           "λ = 0 control does not test the regularizer",
-            figures=("r2_vs_n.png",)))
+                                           "λ = 0 control does not test the regularizer"))
     return entries
 
 
@@ -456,8 +452,7 @@ def _restart_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineE
         value=sum(rates[worst]) / len(rates[worst]), bound=None,
         measured="; ".join(f"n={n}: {sum(hit)} of {len(hit)}" for n, hit in rates.items()),
         seeds=tuple(sorted({int(r["seed"]) for r in starts})), split="validation",
-        scope="a measurement of the optimizer: the kept start (lowest validation objective) is judged above",
-        figures=("r2_vs_n.png",))]
+        scope="a measurement of the optimizer: the kept start (lowest validation objective) is judged above")]
 
 
 def _infonce_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEntry]:
@@ -476,7 +471,7 @@ def _infonce_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineE
         measured=f"fixed {over_seeds(fixed).describe(5)}, scaled {over_seeds(scaled).describe(5)}",
         standard_error=se, seeds=tuple(sorted(fixed)),
         scope="no prediction: the paper's remark on InfoNCE is not one of the theorems",
-        paper="InfoNCE fails at large n", figures=("r2_vs_n.png",))]
+        paper="InfoNCE fails at large n")]
 
 
 EXPERIMENT = _ScalingExperiment()

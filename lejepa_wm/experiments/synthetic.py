@@ -18,9 +18,8 @@ reported number comes from a seed that tuned anything.
 
 from __future__ import annotations
 
-import math
 import sys
-from dataclasses import dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -138,20 +137,15 @@ class TrainingConfig:
         self.require(MIN_SAMPLE <= self.eval_size <= _MAX_EVAL_SIZE, "eval_size",
                      f"must lie in [{MIN_SAMPLE}, {_MAX_EVAL_SIZE}]")
         self.require(self.sigreg_slices <= _MAX_SLICES, "sigreg_slices", f"must be at most {_MAX_SLICES}")
-        for name in ("sigreg_weight", "whitening_weight", "whitened_lr"):
-            self.require(math.isfinite(getattr(self, name)) and getattr(self, name) > 0, name,
-                         "must be a positive number")
-        self.require(math.isfinite(self.whitened_deficit_weight) and self.whitened_deficit_weight >= 0,
-                     "whitened_deficit_weight", "must be a number >= 0")
+        for name in ("sigreg_weight", "whitening_weight", "whitened_lr"):  # finite: config_from_mapping checked
+            self.require(getattr(self, name) > 0, name, "must be a positive number")
+        self.require(self.whitened_deficit_weight >= 0, "whitened_deficit_weight", "must be a number >= 0")
         self.require(0.0 <= self.stop_r2 <= 1.0, "stop_r2", "must lie in [0, 1] (0 = no early stop)")
         for name, choices in (("encoder", ENCODERS), ("renderer", RENDERERS), ("sigreg_statistic", SIGREG_STATISTICS)):
             self.require(getattr(self, name) in choices, name, f"must be one of {choices}")
-        for key in ("first_seed", "tuning_seeds"):
-            values = getattr(self, key)
-            seeds = values if isinstance(values, tuple) else (values,)
-            self.require(all(isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < SEED_LIMIT
-                             for seed in seeds),
-                         key, f"must hold integers in [0, 2^62) (= {SEED_LIMIT})")
+        for key, seeds in (("first_seed", (self.first_seed,)), ("tuning_seeds", self.tuning_seeds)):
+            self.require(all(0 <= seed < SEED_LIMIT for seed in seeds), key,
+                         f"must hold integers in [0, 2^62) (= {SEED_LIMIT})")
         for build in (self.train_settings, self.renderer_params):
             try:
                 build()
@@ -228,9 +222,7 @@ class TrainingConfig:
         """Objective of ``method``: ``sigreg``, ``whitening`` (configured weights), ``whitened`` (the hard
         constraint), ``alignment_only`` (the λ = 0 control) or ``supervised`` (regression onto ``z``)."""
         weights = {"sigreg": self.sigreg_weight, "whitening": self.whitening_weight, "whitened": 1.0,
-                   "alignment_only": 0.0, "supervised": 0.0}
-        if method not in weights:
-            raise ValueError(f"unknown method {method!r}")
+                   "alignment_only": 0.0, "supervised": 0.0}  # methods were checked when the config was read
         options: dict[str, Any] = {}
         if method == "sigreg":
             options = {"num_slices": self.sigreg_slices, "statistic": self.sigreg_statistic,
@@ -271,7 +263,7 @@ class SyntheticExperiment:
 
     ``aggregate`` publishes, as one set, ``summary.csv`` (the ``summary_columns`` of :meth:`summary_rows`: the
     runs with the columns :meth:`derived` adds, or the rows an override makes), the figure :meth:`draw` makes as
-    ``figure_file`` and the headline (:meth:`headline`).
+    ``figure_file`` and the headline (:meth:`headline`), every entry citing that figure.
     """
 
     name: str = ""
@@ -281,16 +273,14 @@ class SyntheticExperiment:
     figure_file: str = ""
 
     def aggregate(self, exp_dir: Path, config: Any) -> list[Path]:
-        """Publish ``summary.csv``, the figure (every axes with labelled marks gets a legend) and ``headline.json``
-        as one set: everything is computed first, and a failure anywhere leaves the previous set as it was."""
+        """Publish ``summary.csv``, the figure (one legend below its panels: :func:`save_figure`) and
+        ``headline.json`` as one set: everything is computed first, and a failure anywhere leaves the previous
+        set as it was."""
         rows = self.summary_rows(load_finished_metrics(exp_dir), config)
         fig, caption = self.draw(rows, config)
-        entries = self.headline(rows, config)
+        entries = [replace(entry, figures=(self.figure_file,)) for entry in self.headline(rows, config)]
         if not config.control:
             caption, entries = mark_without_control(fig, caption, entries)
-        for ax in fig.axes:
-            if ax.get_legend_handles_labels()[0]:
-                ax.legend(fontsize=7)
         with publish_results(exp_dir) as stage:
             write_summary(stage.path, rows, self.summary_columns)
             save_figure(fig, stage.path / self.figure_file, caption)
@@ -401,19 +391,14 @@ def _objective_at_answer(params: SyntheticRunParams, encoder: nn.Module, samples
     world (the answer's harmonics are its eigenfunctions) or beyond degree 2. The evaluation's SIGReg
     directions come from a stream spawned from the validation seed, so they are the same for every run of
     the same world and seed."""
-    m, n = _encoder_output_dim(encoder, samples), params.world.n
+    with torch.no_grad():  # the embedding's dimension: one held-out observation encoded
+        m, n = int(encoder(samples.fit.x[:1]).shape[1]), params.world.n
     isotropic = isinstance(params.world, GaussianWorld) and len(set(params.world.rho)) == 1
     if params.objective.name == SUPERVISED or (m != n and not (isotropic and m <= largest_answer_dim(n))):
         return None
     generator = torch.Generator(device=device).manual_seed(spawn_seeds(params.seeds.validation, 2)[1])
-    return objective_gap(encoder, params.objective.build(), samples.fit, samples.validation,
-                         params.train.batch_size, generator, m).to_dict()
-
-
-def _encoder_output_dim(encoder: nn.Module, samples: HeldOutSamples) -> int:
-    """The embedding's dimension ``m`` (one held-out observation encoded)."""
-    with torch.no_grad():
-        return int(encoder(samples.fit.x[:1]).shape[1])
+    return asdict(objective_gap(encoder, params.objective.build(), samples.fit, samples.validation,
+                                params.train.batch_size, generator, m))
 
 
 def write_headline(exp_dir: Path, entries: list[HeadlineEntry]) -> Path:

@@ -248,6 +248,15 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
     history: list[dict[str, Any]] = []
     step, elapsed, resumed_from, finished = 0, 0.0, None, False
     checkpoint_path = Path(run_dir) / CHECKPOINT_FILE if run_dir is not None else None
+
+    def restore(state: dict[str, Any]) -> None:
+        """Set the encoder, optimizer, weight average and generator to a checkpoint's (or their initial) state."""
+        encoder.load_state_dict(state["encoder"])
+        optimizer.load_state_dict(state["optimizer"])
+        if average is not None:
+            average.load_state_dict(state["average"])
+        generator.set_state(state["generator"].cpu())  # generator states are CPU byte tensors on every device
+
     if checkpoint_path is not None and checkpoint_path.exists():
         initial = {"encoder": copy.deepcopy(encoder.state_dict()), "optimizer": copy.deepcopy(optimizer.state_dict()),
                    "generator": generator.get_state(),
@@ -255,22 +264,14 @@ def train(encoder: nn.Module, pairs: PairSource, objective: Objective, settings:
         try:
             state = torch.load(io.BytesIO(read_regular(checkpoint_path, _CHECKPOINT_LIMIT)),
                                map_location=generator.device, weights_only=False)
-            encoder.load_state_dict(state["encoder"])
-            optimizer.load_state_dict(state["optimizer"])
-            if average is not None:
-                average.load_state_dict(state["average"])
-            generator.set_state(state["generator"].cpu())  # generator states are CPU byte tensors on every device
+            restore(state)
             history, step, elapsed = list(state["history"]), int(state["step"]), float(state["elapsed"])
             finished, resumed_from = bool(state.get("finished", False)), step
         except Exception as exc:  # truncated, damaged or from other code: start afresh, never stay blocked
             print(f"warning: {description}: the checkpoint {checkpoint_path} cannot be read ({type(exc).__name__}: "
                   f"{exc}); it is discarded and the run starts afresh", file=sys.stderr)
             checkpoint_path.unlink(missing_ok=True)
-            encoder.load_state_dict(initial["encoder"])
-            optimizer.load_state_dict(initial["optimizer"])
-            if average is not None:
-                average.load_state_dict(initial["average"])
-            generator.set_state(initial["generator"])
+            restore(initial)
             history, step, elapsed, resumed_from, finished = [], 0, 0.0, None, False
 
     def save_checkpoint(seconds: float, done: bool) -> None:

@@ -86,7 +86,6 @@ class GaussianWorld:
 
     def sample_pairs(self, num: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """``num`` pairs ``(z, z')`` as float32 tensors of shape ``(num, n)`` on the generator's device."""
-        check_positive_int(num, "num")
         device = generator.device
         rho = torch.tensor(self.rho, dtype=torch.float32, device=device)
         z = torch.randn(num, self.n, generator=generator, device=device)
@@ -179,7 +178,6 @@ class GeneralizedNormalWorld:
 
     def sample_numpy(self, num: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """``num`` float64 pairs ``(z, z')`` drawn with a numpy generator."""
-        check_positive_int(num, "num")
         z = sample_generalized_normal((num, self.n), self.beta, rng)
         if self.channel == "mala":
             return z, mala_move(z, self.beta, self.tau, self.mala_step, rng)

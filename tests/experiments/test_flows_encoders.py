@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from lejepa_wm.experiments.encoders import InverseCouplingEncoder, build_encoder, published_inverse
-from lejepa_wm.experiments.flows import jacobian_condition, make_mixing, make_renderer
+from lejepa_wm.experiments.flows import CouplingFlow, make_mixing, make_renderer
 from lejepa_wm.experiments.metrics import linear_probe_r2
 from lejepa_wm.experiments.run_params import RendererParams
 
@@ -31,6 +31,15 @@ def test_flow_is_seeded_and_nonlinear():
     permutation_only = make_mixing(4, 2, 16, 0.0, 0.0, seed=3)  # zero gains: only the fixed permutations
     assert torch.equal(permutation_only(z).sort(dim=1).values, z.sort(dim=1).values)
     assert not torch.allclose(first.sort(dim=1).values, z.sort(dim=1).values, atol=1e-2)
+
+
+def jacobian_condition(flow: CouplingFlow, z: torch.Tensor) -> torch.Tensor:
+    """Condition number ``σ_max/σ_min`` of ``∂g/∂z`` at each row of ``z`` (exact autograd Jacobians)."""
+    flow.double()
+    singular = [torch.linalg.svdvals(torch.autograd.functional.jacobian(flow, point))
+                for point in z.detach().to(torch.float64)]
+    flow.float()
+    return torch.stack([values.max() / values.min() for values in singular])
 
 
 def test_conditioning_grows_with_the_gains():
