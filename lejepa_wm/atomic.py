@@ -72,6 +72,17 @@ def _current_umask() -> int:
     return mask
 
 
+@contextlib.contextmanager
+def _naming(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Raise an ``OSError`` that has no file name of its own (a full disk, a quota) again, naming ``path``."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+        raise
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically; create parent folders; return the path.
 
@@ -80,21 +91,17 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        os.chmod(tmp, 0o666 & ~_current_umask())  # mkstemp creates 0600; results are shared files
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if exc.filename is None:
-            raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from exc
-        raise
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with _naming(target):
+        try:
+            os.chmod(tmp, 0o666 & ~_current_umask())  # mkstemp creates 0600; results are shared files
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
     return target
 
 
@@ -119,14 +126,9 @@ def atomic_torch_save(path: str | os.PathLike[str], obj: Any) -> Path:
     return atomic_write_bytes(path, buffer.getvalue())
 
 
-def _kind(mode: int) -> str:
-    """What a file that is not a regular file is, in words."""
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "not a regular file"
+_KINDS = {stat.S_IFDIR: "a folder", stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device",
+          stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
+"""What a file that is not a regular file is, in words, by its type (:func:`stat.S_IFMT`)."""
 
 
 class NotRegularFile(ValueError):
@@ -142,26 +144,22 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
     any other ``OSError`` names it too.
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    fd = os.open(path, flags)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFile(f"{path} is {_kind(info.st_mode)}, not a regular file")
-        if info.st_size > limit:
-            raise NotRegularFile(f"{path} holds {info.st_size} bytes, more than the {limit} allowed")
-        chunks, size = [], 0
-        while chunk := os.read(fd, min(limit + 1 - size, 2**20)):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > limit:
-                raise NotRegularFile(f"{path} holds more than the {limit} bytes allowed")
-    except OSError as exc:
-        if exc.filename is None:
-            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
-        raise
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
+    with _naming(path):
+        fd = os.open(path, flags)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                kind = _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
+                raise NotRegularFile(f"{path} is {kind}, not a regular file")
+            if info.st_size > limit:
+                raise NotRegularFile(f"{path} holds {info.st_size} bytes, more than the {limit} allowed")
+            with open(fd, "rb", closefd=False) as handle:
+                data = handle.read(limit + 1)
+        finally:
+            os.close(fd)
+    if len(data) > limit:
+        raise NotRegularFile(f"{path} holds more than the {limit} bytes allowed")
+    return data
 
 
 def _no_constant(name: str) -> Any:

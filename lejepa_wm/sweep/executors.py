@@ -3,8 +3,8 @@
 Every executor has the same small interface, :class:`SweepExecutor`: ``submit``
 hands it attempts, ``wait_some`` blocks until at least one has ended and returns
 the ended ones with their :class:`~lejepa_wm.sweep.worker.RunOutcome`, and
-``in_flight`` counts the attempts submitted that have not been returned yet. Retries and bookkeeping live in the driver, so they behave the
-same everywhere.
+``in_flight`` counts the attempts submitted that have not been returned yet.
+Retries and bookkeeping live in the driver, so they behave the same everywhere.
 """
 
 from __future__ import annotations

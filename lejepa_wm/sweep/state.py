@@ -70,8 +70,8 @@ from lejepa_wm.schema import read
 __all__ = [
     "RUNNING_FILE", "ERROR_FILE", "LOCK_FILE", "HEARTBEAT_S", "RunState", "SweepPlan", "plan_sweep",
     "process_exists", "RunMarker", "read_marker", "describe_owner", "stale_reason", "live_marker", "new_marker",
-    "RunOwnedElsewhere", "run_lock", "remove_marker", "reclaim_stale", "claim_run", "owns", "release_run", "committing", "heartbeat",
-    "launch_claim", "busy_owners", "refuse_if_busy", "record_failure", "run_state"
+    "RunOwnedElsewhere", "run_lock", "remove_marker", "reclaim_stale", "claim_run", "owns", "release_run",
+    "committing", "heartbeat", "launch_claim", "busy_owners", "refuse_if_busy", "record_failure", "run_state"
 ]
 
 RUNNING_FILE = "running.json"
