@@ -230,12 +230,9 @@ def _digest(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def _stage_prefix(manifest: str) -> str:
-    return f".{manifest}."
-
-
 def _stage_dir(folder: Path, manifest: str, generation: str) -> Path:
-    return folder / f"{_stage_prefix(manifest)}{generation}.stage"
+    """The staging folder of a generation (``*``: the pattern of them all)."""
+    return folder / f".{manifest}.{generation}.stage"
 
 
 @contextlib.contextmanager
@@ -268,20 +265,19 @@ def _read_manifest(folder: Path, manifest: str) -> Publication | None:
     return Publication(folder, data.generation, data.files, data.labels, manifest)
 
 
-def _finish(publication: Publication) -> None:
-    """Complete a committed publication: move its staged files into place, then remove abandoned stages.
+def _finish(folder: Path, manifest: str, publication: Publication | None) -> None:
+    """Complete a committed publication (if any): move its staged files into place, then remove abandoned stages.
 
     Called with the folder's lock held. Idempotent: a file already in place is left alone.
     """
-    folder, manifest = publication.folder, publication.manifest
-    stage = _stage_dir(folder, manifest, publication.generation)
-    if stage.is_dir():
+    stage = None if publication is None else _stage_dir(folder, manifest, publication.generation)
+    if stage is not None and stage.is_dir():
         for name in publication.files:
             staged = stage / name
             if staged.is_file():
                 os.replace(staged, folder / name)
         _fsync_dir(folder)
-    for leftover in folder.glob(f"{_stage_prefix(manifest)}*.stage"):
+    for leftover in folder.glob(_stage_dir(folder, manifest, "*").name):
         shutil.rmtree(leftover, ignore_errors=True)
 
 
@@ -325,7 +321,7 @@ def read_publication(folder: str | os.PathLike[str], manifest: str = PUBLISHED_F
         publication = _read_manifest(folder, manifest)
         if publication is None:
             return None
-        _finish(publication)
+        _finish(folder, manifest, publication)
         problem = _mismatch(publication)
     if problem is not None:
         raise PublicationError(f"{folder / manifest} (generation {publication.generation}): {problem}; the set was "
@@ -352,11 +348,7 @@ def publishing(folder: str | os.PathLike[str], labels: Mapping[str, Any] | None 
             previous = _read_manifest(folder, manifest)
         except PublicationError:
             previous = None
-        if previous is not None:
-            _finish(previous)
-        else:
-            for leftover in folder.glob(f"{_stage_prefix(manifest)}*.stage"):
-                shutil.rmtree(leftover, ignore_errors=True)
+        _finish(folder, manifest, previous)
         generation = uuid.uuid4().hex
         stage = Stage(_stage_dir(folder, manifest, generation))
         stage.path.mkdir()
@@ -373,7 +365,7 @@ def publishing(folder: str | os.PathLike[str], labels: Mapping[str, Any] | None 
         except BaseException:
             shutil.rmtree(stage.path, ignore_errors=True)
             raise
-        _finish(publication)
+        _finish(folder, manifest, publication)
         for name in sorted(set(previous.files if previous else ()) - set(publication.files)):
             (folder / name).unlink(missing_ok=True)
     stage.published = tuple(publication.paths())
