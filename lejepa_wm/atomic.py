@@ -44,7 +44,7 @@ import stat
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -195,22 +195,8 @@ class PublicationError(ValueError):
 
 @dataclass(frozen=True)
 class Publication:
-    """A committed result set: its folder, generation, each file's SHA-256 and the labels it was published with."""
-
-    folder: Path
-    generation: str
-    files: Mapping[str, str]
-    labels: Mapping[str, Any] = field(default_factory=dict)
-    manifest: str = PUBLISHED_FILE
-
-    def paths(self) -> list[Path]:
-        """The published files, in name order."""
-        return [self.folder / name for name in sorted(self.files)]
-
-
-@dataclass(frozen=True)
-class _Manifest:
-    """What a manifest file holds: the generation, each file's SHA-256, the labels."""
+    """A committed result set, as its manifest records it: the generation, each file's SHA-256 and the labels it
+    was published with (the manifest also records when, ``published_at``)."""
 
     generation: str
     files: dict[str, str]
@@ -238,31 +224,27 @@ def _stage_dir(folder: Path, manifest: str, generation: str) -> Path:
 @contextlib.contextmanager
 def _locked(folder: Path) -> Iterator[None]:
     """Hold the folder's publication lock (``OSError`` naming it if it cannot be had in time)."""
-    lock = FileLock(str(folder / _LOCK_FILE), timeout=_LOCK_TIMEOUT_S)
     try:
-        lock.acquire()
+        with FileLock(str(folder / _LOCK_FILE), timeout=_LOCK_TIMEOUT_S):
+            yield
     except Timeout:
         raise OSError(f"{folder / _LOCK_FILE} is held by another process for more than {_LOCK_TIMEOUT_S:.0f} s "
                       "(a publication still running elsewhere?)") from None
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 def _read_manifest(folder: Path, manifest: str) -> Publication | None:
     """The folder's committed manifest (``None`` if there is none); ``PublicationError`` if it is damaged."""
     path = folder / manifest
     try:
-        data = read(_Manifest, read_json(path), str(path))
+        publication = read(Publication, read_json(path), str(path))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
         raise PublicationError(f"{path} is damaged ({exc})") from None
-    bad = [name for name in data.files if not name or name != Path(name).name or name.startswith(".")]
+    bad = [name for name in publication.files if not name or name != Path(name).name or name.startswith(".")]
     if bad:
         raise PublicationError(f"{path} names {bad[0]!r}, which is not a plain file name in its folder")
-    return Publication(folder, data.generation, data.files, data.labels, manifest)
+    return publication
 
 
 def _finish(folder: Path, manifest: str, publication: Publication | None) -> None:
@@ -291,10 +273,11 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
-def _mismatch(publication: Publication) -> str | None:
-    """The first file of the set that is missing or differs from its manifest entry, in words; ``None`` if none."""
+def _mismatch(folder: Path, publication: Publication) -> str | None:
+    """The first file of the set in ``folder`` that is missing or differs from its manifest entry, in words;
+    ``None`` if none."""
     for name, digest in sorted(publication.files.items()):
-        path = publication.folder / name
+        path = folder / name
         try:
             if not stat.S_ISREG(path.stat().st_mode):
                 return f"{name} is not a regular file"
@@ -314,7 +297,7 @@ def read_publication(folder: str | os.PathLike[str], manifest: str = PUBLISHED_F
     """
     folder = Path(folder)
     publication = _read_manifest(folder, manifest)
-    if publication is None or (_mismatch(publication) is None
+    if publication is None or (_mismatch(folder, publication) is None
                                and not _stage_dir(folder, manifest, publication.generation).exists()):
         return publication
     with _locked(folder):
@@ -322,7 +305,7 @@ def read_publication(folder: str | os.PathLike[str], manifest: str = PUBLISHED_F
         if publication is None:
             return None
         _finish(folder, manifest, publication)
-        problem = _mismatch(publication)
+        problem = _mismatch(folder, publication)
     if problem is not None:
         raise PublicationError(f"{folder / manifest} (generation {publication.generation}): {problem}; the set was "
                                "changed after it was published: publish it again")
@@ -358,14 +341,13 @@ def publishing(folder: str | os.PathLike[str], labels: Mapping[str, Any] | None 
             strays = [name for name in names if not (stage.path / name).is_file()]
             if strays:
                 raise ValueError(f"only files can be published; {stage.path / strays[0]} is not one")
-            publication = Publication(folder, generation, {name: _digest(stage.path / name) for name in names},
-                                      dict(labels or {}), manifest)
-            atomic_write_json(folder / manifest, {"generation": generation, "files": dict(publication.files),
-                                                  "labels": dict(publication.labels), "published_at": time.time()})
+            publication = Publication(generation, {name: _digest(stage.path / name) for name in names},
+                                      dict(labels or {}))
+            atomic_write_json(folder / manifest, {**asdict(publication), "published_at": time.time()})
         except BaseException:
             shutil.rmtree(stage.path, ignore_errors=True)
             raise
         _finish(folder, manifest, publication)
         for name in sorted(set(previous.files if previous else ()) - set(publication.files)):
             (folder / name).unlink(missing_ok=True)
-    stage.published = tuple(publication.paths())
+    stage.published = tuple(folder / name for name in sorted(publication.files))
