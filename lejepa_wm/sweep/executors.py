@@ -66,8 +66,6 @@ class SerialExecutor(SweepExecutor):
         task = self._pending.popleft()
         return [(task, run_task(task))]
 
-    def close(self) -> None:
-        self._pending.clear()
 
 
 def _ended(process: BaseProcess) -> str:
@@ -150,14 +148,11 @@ class PoolExecutor(SweepExecutor):
         interrupted = list(self._pending.values())
         for _, _, process in interrupted:
             process.terminate()
-        for _, worker, process in interrupted:
+        for _, _, process in interrupted:
             process.join(timeout=10.0)
             if process.exitcode is None:
                 process.kill()
         for worker in [*self._idle, *(worker for _, worker, _ in interrupted)]:
             worker.shutdown(wait=True, cancel_futures=True)
-        self._idle.clear()
-        self._queue.clear()
-        self._pending.clear()
         for task, _, _ in interrupted:  # their processes are gone, so their markers are stale
             reclaim_stale(task.run_dir())
