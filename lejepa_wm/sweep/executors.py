@@ -67,7 +67,6 @@ class SerialExecutor(SweepExecutor):
         return [(task, run_task(task))]
 
 
-
 def _ended(process: BaseProcess) -> str:
     """How a worker process ended, in words."""
     code = process.exitcode
