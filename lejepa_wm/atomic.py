@@ -41,7 +41,6 @@ import math
 import os
 import shutil
 import stat
-import tempfile
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
@@ -65,13 +64,6 @@ _LOCK_FILE = ".publish.lock"
 _LOCK_TIMEOUT_S = 300.0
 
 
-def _current_umask() -> int:
-    """The process umask (read by setting and restoring it)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 @contextlib.contextmanager
 def _naming(path: str | os.PathLike[str]) -> Iterator[None]:
     """Raise an ``OSError`` that has no file name of its own (a full disk, a quota) again, naming ``path``."""
@@ -90,17 +82,17 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    # a fresh name, created exclusively with the usual permissions (0666 less the umask: results are shared files)
+    tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
     with _naming(target):
         try:
-            os.chmod(tmp, 0o666 & ~_current_umask())  # mkstemp creates 0600; results are shared files
-            with os.fdopen(fd, "wb") as handle:
+            with open(tmp, "xb") as handle:
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(tmp, target)
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
             raise
     return target
 
