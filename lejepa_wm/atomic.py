@@ -41,10 +41,9 @@ import math
 import os
 import shutil
 import stat
-import tempfile
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -65,11 +64,15 @@ _LOCK_FILE = ".publish.lock"
 _LOCK_TIMEOUT_S = 300.0
 
 
-def _current_umask() -> int:
-    """The process umask (read by setting and restoring it)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+@contextlib.contextmanager
+def _naming(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Raise an ``OSError`` that has no file name of its own (a full disk, a quota) again, naming ``path``."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+        raise
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
@@ -79,22 +82,18 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        os.chmod(tmp, 0o666 & ~_current_umask())  # mkstemp creates 0600; results are shared files
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if exc.filename is None:
-            raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from exc
-        raise
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # a fresh name, created exclusively with the usual permissions (0666 less the umask: results are shared files)
+    tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    with _naming(target):
+        try:
+            with open(tmp, "xb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
     return target
 
 
@@ -119,14 +118,9 @@ def atomic_torch_save(path: str | os.PathLike[str], obj: Any) -> Path:
     return atomic_write_bytes(path, buffer.getvalue())
 
 
-def _kind(mode: int) -> str:
-    """What a file that is not a regular file is, in words."""
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "not a regular file"
+_KINDS = {stat.S_IFDIR: "a folder", stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device",
+          stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
+"""What a file that is not a regular file is, in words, by its type (:func:`stat.S_IFMT`)."""
 
 
 class NotRegularFile(ValueError):
@@ -142,26 +136,22 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
     any other ``OSError`` names it too.
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    fd = os.open(path, flags)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFile(f"{path} is {_kind(info.st_mode)}, not a regular file")
-        if info.st_size > limit:
-            raise NotRegularFile(f"{path} holds {info.st_size} bytes, more than the {limit} allowed")
-        chunks, size = [], 0
-        while chunk := os.read(fd, min(limit + 1 - size, 2**20)):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > limit:
-                raise NotRegularFile(f"{path} holds more than the {limit} bytes allowed")
-    except OSError as exc:
-        if exc.filename is None:
-            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
-        raise
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
+    with _naming(path):
+        fd = os.open(path, flags)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                kind = _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
+                raise NotRegularFile(f"{path} is {kind}, not a regular file")
+            if info.st_size > limit:
+                raise NotRegularFile(f"{path} holds {info.st_size} bytes, more than the {limit} allowed")
+            with open(fd, "rb", closefd=False) as handle:
+                data = handle.read(limit + 1)
+        finally:
+            os.close(fd)
+    if len(data) > limit:
+        raise NotRegularFile(f"{path} holds more than the {limit} bytes allowed")
+    return data
 
 
 def _no_constant(name: str) -> Any:
@@ -197,22 +187,8 @@ class PublicationError(ValueError):
 
 @dataclass(frozen=True)
 class Publication:
-    """A committed result set: its folder, generation, each file's SHA-256 and the labels it was published with."""
-
-    folder: Path
-    generation: str
-    files: Mapping[str, str]
-    labels: Mapping[str, Any] = field(default_factory=dict)
-    manifest: str = PUBLISHED_FILE
-
-    def paths(self) -> list[Path]:
-        """The published files, in name order."""
-        return [self.folder / name for name in sorted(self.files)]
-
-
-@dataclass(frozen=True)
-class _Manifest:
-    """What a manifest file holds: the generation, each file's SHA-256, the labels."""
+    """A committed result set, as its manifest records it: the generation, each file's SHA-256 and the labels it
+    was published with (the manifest also records when, ``published_at``)."""
 
     generation: str
     files: dict[str, str]
@@ -232,58 +208,50 @@ def _digest(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def _stage_prefix(manifest: str) -> str:
-    return f".{manifest}."
-
-
 def _stage_dir(folder: Path, manifest: str, generation: str) -> Path:
-    return folder / f"{_stage_prefix(manifest)}{generation}.stage"
+    """The staging folder of a generation (``*``: the pattern of them all)."""
+    return folder / f".{manifest}.{generation}.stage"
 
 
 @contextlib.contextmanager
 def _locked(folder: Path) -> Iterator[None]:
     """Hold the folder's publication lock (``OSError`` naming it if it cannot be had in time)."""
-    lock = FileLock(str(folder / _LOCK_FILE), timeout=_LOCK_TIMEOUT_S)
     try:
-        lock.acquire()
+        with FileLock(str(folder / _LOCK_FILE), timeout=_LOCK_TIMEOUT_S):
+            yield
     except Timeout:
         raise OSError(f"{folder / _LOCK_FILE} is held by another process for more than {_LOCK_TIMEOUT_S:.0f} s "
                       "(a publication still running elsewhere?)") from None
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 def _read_manifest(folder: Path, manifest: str) -> Publication | None:
     """The folder's committed manifest (``None`` if there is none); ``PublicationError`` if it is damaged."""
     path = folder / manifest
     try:
-        data = read(_Manifest, read_json(path), str(path))
+        publication = read(Publication, read_json(path), str(path))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
         raise PublicationError(f"{path} is damaged ({exc})") from None
-    bad = [name for name in data.files if not name or name != Path(name).name or name.startswith(".")]
+    bad = [name for name in publication.files if not name or name != Path(name).name or name.startswith(".")]
     if bad:
         raise PublicationError(f"{path} names {bad[0]!r}, which is not a plain file name in its folder")
-    return Publication(folder, data.generation, data.files, data.labels, manifest)
+    return publication
 
 
-def _finish(publication: Publication) -> None:
-    """Complete a committed publication: move its staged files into place, then remove abandoned stages.
+def _finish(folder: Path, manifest: str, publication: Publication | None) -> None:
+    """Complete a committed publication (if any): move its staged files into place, then remove abandoned stages.
 
     Called with the folder's lock held. Idempotent: a file already in place is left alone.
     """
-    folder, manifest = publication.folder, publication.manifest
-    stage = _stage_dir(folder, manifest, publication.generation)
-    if stage.is_dir():
+    stage = None if publication is None else _stage_dir(folder, manifest, publication.generation)
+    if stage is not None and stage.is_dir():
         for name in publication.files:
             staged = stage / name
             if staged.is_file():
                 os.replace(staged, folder / name)
         _fsync_dir(folder)
-    for leftover in folder.glob(f"{_stage_prefix(manifest)}*.stage"):
+    for leftover in folder.glob(_stage_dir(folder, manifest, "*").name):
         shutil.rmtree(leftover, ignore_errors=True)
 
 
@@ -297,10 +265,11 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
-def _mismatch(publication: Publication) -> str | None:
-    """The first file of the set that is missing or differs from its manifest entry, in words; ``None`` if none."""
+def _mismatch(folder: Path, publication: Publication) -> str | None:
+    """The first file of the set in ``folder`` that is missing or differs from its manifest entry, in words;
+    ``None`` if none."""
     for name, digest in sorted(publication.files.items()):
-        path = publication.folder / name
+        path = folder / name
         try:
             if not stat.S_ISREG(path.stat().st_mode):
                 return f"{name} is not a regular file"
@@ -320,15 +289,15 @@ def read_publication(folder: str | os.PathLike[str], manifest: str = PUBLISHED_F
     """
     folder = Path(folder)
     publication = _read_manifest(folder, manifest)
-    if publication is None or (_mismatch(publication) is None
+    if publication is None or (_mismatch(folder, publication) is None
                                and not _stage_dir(folder, manifest, publication.generation).exists()):
         return publication
     with _locked(folder):
         publication = _read_manifest(folder, manifest)
         if publication is None:
             return None
-        _finish(publication)
-        problem = _mismatch(publication)
+        _finish(folder, manifest, publication)
+        problem = _mismatch(folder, publication)
     if problem is not None:
         raise PublicationError(f"{folder / manifest} (generation {publication.generation}): {problem}; the set was "
                                "changed after it was published: publish it again")
@@ -354,11 +323,7 @@ def publishing(folder: str | os.PathLike[str], labels: Mapping[str, Any] | None 
             previous = _read_manifest(folder, manifest)
         except PublicationError:
             previous = None
-        if previous is not None:
-            _finish(previous)
-        else:
-            for leftover in folder.glob(f"{_stage_prefix(manifest)}*.stage"):
-                shutil.rmtree(leftover, ignore_errors=True)
+        _finish(folder, manifest, previous)
         generation = uuid.uuid4().hex
         stage = Stage(_stage_dir(folder, manifest, generation))
         stage.path.mkdir()
@@ -368,14 +333,13 @@ def publishing(folder: str | os.PathLike[str], labels: Mapping[str, Any] | None 
             strays = [name for name in names if not (stage.path / name).is_file()]
             if strays:
                 raise ValueError(f"only files can be published; {stage.path / strays[0]} is not one")
-            publication = Publication(folder, generation, {name: _digest(stage.path / name) for name in names},
-                                      dict(labels or {}), manifest)
-            atomic_write_json(folder / manifest, {"generation": generation, "files": dict(publication.files),
-                                                  "labels": dict(publication.labels), "published_at": time.time()})
+            publication = Publication(generation, {name: _digest(stage.path / name) for name in names},
+                                      dict(labels or {}))
+            atomic_write_json(folder / manifest, {**asdict(publication), "published_at": time.time()})
         except BaseException:
             shutil.rmtree(stage.path, ignore_errors=True)
             raise
-        _finish(publication)
+        _finish(folder, manifest, publication)
         for name in sorted(set(previous.files if previous else ()) - set(publication.files)):
             (folder / name).unlink(missing_ok=True)
-    stage.published = tuple(publication.paths())
+    stage.published = tuple(folder / name for name in sorted(publication.files))

@@ -61,12 +61,6 @@ class LineProgress:
     def close(self) -> None:
         """Nothing to release (a line per update was printed already)."""
 
-    def __enter__(self) -> "LineProgress":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
 
 def progress_bar(total: int, desc: str, unit: str, enabled: bool | None = None,
                  stream: TextIO | None = None) -> tqdm | LineProgress:

@@ -581,10 +581,10 @@ def test_a_commit_interrupted_before_its_renames_is_completed_by_the_next_reader
     class Killed(BaseException):
         pass
 
-    def killed(publication: atomic.Publication) -> None:  # dies once the new set is committed
-        if publication.generation == previous.generation:
-            return finish(publication)
-        raise Killed
+    def killed(folder: Path, manifest: str, publication: atomic.Publication | None) -> None:
+        if publication is None or publication.generation == previous.generation:
+            return finish(folder, manifest, publication)
+        raise Killed  # dies once the new set is committed
 
     monkeypatch.setattr(atomic, "_finish", killed)
     with pytest.raises(Killed):  # the manifest is committed, no staged file is in place yet

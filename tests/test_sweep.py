@@ -394,6 +394,37 @@ def test_a_claim_refuses_a_live_owner_and_reclaims_a_stale_one(tmp_path: Path) -
     assert not (tmp_path / RUNNING_FILE).exists()
 
 
+CLAIMANT = """\
+import sys, time
+from pathlib import Path
+from lejepa_wm.sweep.state import RunOwnedElsewhere, claim_run
+run_dir, go, done = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+while not go.exists():
+    time.sleep(0.01)
+try:
+    claim_run(run_dir, 1)
+    print("owner", flush=True)
+except RunOwnedElsewhere:
+    print("refused", flush=True)
+while not done.exists():  # stay alive, so that the owner's marker stays live for the others
+    time.sleep(0.01)
+"""
+
+
+def test_concurrent_claims_of_one_run_make_exactly_one_owner(tmp_path: Path) -> None:
+    go, done, run_dir = tmp_path / "go", tmp_path / "done", tmp_path / "run"
+    claimants = [subprocess.Popen([sys.executable, "-c", CLAIMANT, str(run_dir), str(go), str(done)],
+                                  stdout=subprocess.PIPE, text=True) for _ in range(5)]
+    try:
+        go.touch()
+        said = sorted(claimant.stdout.readline().strip() for claimant in claimants)
+    finally:
+        done.touch()
+        for claimant in claimants:
+            claimant.communicate(timeout=60)
+    assert said == ["owner"] + ["refused"] * 4
+
+
 def test_the_heartbeat_keeps_a_marker_fresh_and_stops_when_taken_over(tmp_path: Path) -> None:
     import time
 

@@ -41,7 +41,7 @@ from typing import Any, Mapping
 
 from lejepa_wm.atomic import read_json
 from lejepa_wm.device import DEVICE_CHOICES, select_device
-from lejepa_wm.experiments.base import METRICS_FILE, is_done, logs_evaluations
+from lejepa_wm.experiments.base import METRICS_FILE, is_done, logs_evaluations, read_metrics
 from lejepa_wm.experiments.training_log import check_tensorboard
 from lejepa_wm.progress import progress_bar
 from lejepa_wm.records import HeadlineEntry
@@ -156,15 +156,9 @@ def aggregate_plan(plan: SweepPlan) -> tuple[Path, ...]:
         return tuple(plan.experiment.aggregate(plan.exp_dir, plan.config))
     except KeyError as exc:
         key = exc.args[0] if exc.args else None
-        lacking = []
-        for spec in plan.specs:
-            path = spec.run_dir(plan.out) / METRICS_FILE
-            try:
-                metrics = read_json(path)
-            except (OSError, ValueError):
-                continue
-            if isinstance(metrics, dict) and key not in metrics and key not in spec.params:
-                lacking.append(path)
+        lacking = [spec.run_dir(plan.out) / METRICS_FILE for spec in plan.specs
+                   if (metrics := read_metrics(spec, plan.out)) is not None and key not in metrics
+                   and key not in spec.params]
         if not lacking:
             raise
         more = f" (and {len(lacking) - 1} other run(s))" if len(lacking) > 1 else ""

@@ -3,9 +3,8 @@
 Every executor has the same small interface, :class:`SweepExecutor`: ``submit``
 hands it attempts, ``wait_some`` blocks until at least one has ended and returns
 the ended ones with their :class:`~lejepa_wm.sweep.worker.RunOutcome`, and
-``in_flight`` counts the attempts held in ``_pending`` that have not been
-returned yet. Retries and bookkeeping live in the driver, so they behave the
-same everywhere.
+``in_flight`` counts the attempts submitted that have not been returned yet.
+Retries and bookkeeping live in the driver, so they behave the same everywhere.
 """
 
 from __future__ import annotations
@@ -15,10 +14,10 @@ import multiprocessing
 import os
 import signal
 from collections import deque
-from dataclasses import dataclass
-from multiprocessing.connection import Connection, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.process import BaseProcess
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from lejepa_wm.machine import usable_cores as available_cores
 from lejepa_wm.sweep.state import reclaim_stale
@@ -42,19 +41,6 @@ class SweepExecutor:
 
     def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
         """Block until at least one attempt has ended; return every ended one (requires ``in_flight() > 0``)."""
-
-    def _outcomes(self, ended: Iterable[Any]) -> list[tuple[RunTask, RunOutcome]]:
-        """Pop the ``ended`` futures or jobs from ``_pending``: each task with its outcome, or with the failure
-        that ended it outside :func:`~lejepa_wm.sweep.worker.run_task` (a dead worker, a killed job)."""
-        outcomes = []
-        for handle in ended:
-            task = self._pending.pop(handle)
-            try:
-                outcome = handle.result()
-            except Exception as exc:  # noqa: BLE001 - killed, preempted past requeueing, unpicklable result
-                outcome = outcome_from_exception(task, exc)
-            outcomes.append((task, outcome))
-        return outcomes
 
     def close(self) -> None:
         """Release workers; attempts still in flight are stopped (their finished runs are kept)."""
@@ -80,23 +66,6 @@ class SerialExecutor(SweepExecutor):
         task = self._pending.popleft()
         return [(task, run_task(task))]
 
-    def close(self) -> None:
-        self._pending.clear()
-
-
-def _serve(connection: Connection, threads: int, parent_pid: int) -> None:
-    """A pool worker's life: set up (:func:`~lejepa_wm.sweep.worker.init_pool_worker`), then run each task it is
-    sent and send back its outcome, until it is sent ``None`` or its launcher goes away."""
-    init_pool_worker(threads, parent_pid)
-    while True:
-        try:
-            task = connection.recv()
-        except (EOFError, OSError):
-            return
-        if task is None:
-            return
-        connection.send(run_task(task))
-
 
 def _ended(process: BaseProcess) -> str:
     """How a worker process ended, in words."""
@@ -112,113 +81,77 @@ class WorkerDied(RuntimeError):
     """The worker process executing an attempt ended before it reported the outcome."""
 
 
-@dataclass(eq=False)
-class _Worker:
-    """One worker process, the launcher's end of its pipe, and the attempt it is executing (``None``: idle)."""
-
-    process: BaseProcess
-    connection: Connection
-    task: RunTask | None = None
-
-
 class PoolExecutor(SweepExecutor):
     """``jobs`` spawned worker processes, each executing one attempt at a time and independent of the others.
 
-    Workers are started with the ``spawn`` method (a fresh interpreter, no state
+    Each worker is a :class:`concurrent.futures.ProcessPoolExecutor` of one
+    process, started with the ``spawn`` method (a fresh interpreter, no state
     inherited from the launching process), only as many as there are attempts
     to run, and set up by :func:`~lejepa_wm.sweep.worker.init_pool_worker`:
     pinned to their thread share, so torch, numpy and scipy read the thread
     limit when they are first imported, and bound to this process, so they die
     with it (``kill -9`` of the launcher included) and never start a queued run
-    without it. Each worker talks to the launcher through its own pipe, so a
-    worker that dies (killed, out of memory) fails only the attempt it was
-    executing — its neighbours carry on — and a fresh worker takes its place.
-    :meth:`close` with attempts still in flight (the launch was interrupted)
-    stops the workers and removes their markers.
+    without it. A pool of one breaks alone, so a worker that dies (killed, out
+    of memory) fails only the attempt it was executing — its neighbours carry
+    on — and a fresh worker takes its place. :meth:`close` with attempts still
+    in flight (the launch was interrupted) stops the workers and removes their
+    markers.
     """
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
         self.threads_per_run = threads_per_run(jobs, available_cores())
-        self._context = multiprocessing.get_context("spawn")
         self._queue: deque[RunTask] = deque()
-        self._workers: list[_Worker] = []
-        self._pending: dict[int, RunTask] = {}  # id of each attempt submitted and not yet returned
-
-    def _start_worker(self) -> _Worker:
-        mine, theirs = self._context.Pipe()
-        process = self._context.Process(target=_serve, args=(theirs, self.threads_per_run, os.getpid()),
-                                        name="lejepa-wm worker")
-        process.start()
-        theirs.close()
-        worker = _Worker(process, mine)
-        self._workers.append(worker)
-        return worker
+        self._idle: list[ProcessPoolExecutor] = []
+        # each attempt executing: its future, with the task, its worker and the worker's process
+        self._pending: dict[Future[RunOutcome], tuple[RunTask, ProcessPoolExecutor, BaseProcess]] = {}
 
     def _dispatch(self) -> None:
         """Hand queued attempts to idle workers, starting workers up to ``jobs``."""
-        while self._queue:
-            idle = next((worker for worker in self._workers if worker.task is None), None)
-            if idle is None and len(self._workers) < self.jobs:
-                idle = self._start_worker()
-            if idle is None:
-                return
-            task = self._queue.popleft()
+        while self._queue and len(self._pending) < self.jobs:
+            worker = self._idle.pop() if self._idle else ProcessPoolExecutor(
+                1, multiprocessing.get_context("spawn"), initializer=init_pool_worker,
+                initargs=(self.threads_per_run, os.getpid()))
             try:
-                idle.connection.send(task)
-            except (OSError, ValueError):  # it died while idle: replace it and try again
-                self._retire(idle)
-                self._queue.appendleft(task)
+                future = worker.submit(run_task, self._queue[0])
+            except BrokenProcessPool:  # its process died while idle: a fresh worker takes its place
+                worker.shutdown(wait=True)
                 continue
-            idle.task = task
-
-    def _retire(self, worker: _Worker) -> None:
-        worker.connection.close()
-        worker.process.join(timeout=10.0)
-        self._workers.remove(worker)
+            process = next(iter(worker._processes.values()))  # the pool's one process
+            self._pending[future] = (self._queue.popleft(), worker, process)
 
     def submit(self, tasks: Sequence[RunTask]) -> None:
-        for task in tasks:
-            self._pending[id(task)] = task
         self._queue.extend(tasks)
         self._dispatch()
 
+    def in_flight(self) -> int:
+        return len(self._pending) + len(self._queue)
+
     def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
-        busy = [worker for worker in self._workers if worker.task is not None]
-        ready = set(wait([handle for worker in busy for handle in (worker.connection, worker.process.sentinel)]))
         ended = []
-        for worker in busy:
-            if worker.connection not in ready and worker.process.sentinel not in ready:
-                continue
-            task, worker.task = worker.task, None
+        for future in wait(self._pending, return_when=FIRST_COMPLETED).done:
+            task, worker, process = self._pending.pop(future)
             try:
-                outcome = worker.connection.recv()
-            except (EOFError, OSError):  # the worker died before it could report: only its attempt failed
-                self._retire(worker)
+                outcome = future.result()
+            except BrokenProcessPool:  # the worker died before it could report: only its attempt failed
+                worker.shutdown(wait=True)  # its process is reaped: its exit status is known
                 outcome = outcome_from_exception(task, WorkerDied(
-                    f"the worker process executing run {task.run_id} (pid {worker.process.pid}) "
-                    f"{_ended(worker.process)}"))
-            del self._pending[id(task)]
+                    f"the worker process executing run {task.run_id} (pid {process.pid}) {_ended(process)}"))
+            else:
+                self._idle.append(worker)
             ended.append((task, outcome))
         self._dispatch()
         return ended
 
     def close(self) -> None:
-        interrupted = [worker.task for worker in self._workers if worker.task is not None]
-        for worker in self._workers:
-            if worker.task is not None:
-                worker.process.terminate()
-            else:
-                with contextlib.suppress(OSError, ValueError):
-                    worker.connection.send(None)
-        for worker in self._workers:
-            worker.process.join(timeout=10.0)
-            if worker.process.is_alive():
-                worker.process.kill()
-                worker.process.join(timeout=10.0)
-            worker.connection.close()
-        self._workers.clear()
-        self._queue.clear()
-        for task in interrupted:  # their processes are gone, so their markers are stale
+        interrupted = list(self._pending.values())
+        for _, _, process in interrupted:
+            process.terminate()
+        for _, _, process in interrupted:
+            process.join(timeout=10.0)
+            if process.exitcode is None:
+                process.kill()
+        for worker in [*self._idle, *(worker for _, worker, _ in interrupted)]:
+            worker.shutdown(wait=True, cancel_futures=True)
+        for task, _, _ in interrupted:  # their processes are gone, so their markers are stale
             reclaim_stale(task.run_dir())
-        self._pending.clear()

@@ -24,14 +24,13 @@ import submitit
 from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.config import config_from_mapping, read_toml
 from lejepa_wm.sweep.executors import SweepExecutor
-from lejepa_wm.sweep.worker import RunOutcome, RunTask, run_task
-from lejepa_wm.validation import EnvironmentUnavailable, check_choice, check_nonnegative_int, check_positive_int
+from lejepa_wm.sweep.worker import RunOutcome, RunTask, outcome_from_exception, run_task
+from lejepa_wm.validation import EnvironmentUnavailable, check_nonnegative_int, check_positive_int
 
 __all__ = ["DEFAULTS_FILE", "JOB_FILE", "SlurmSettings", "load_slurm_settings", "SubmititExecutor"]
 
 DEFAULTS_FILE = Path(__file__).with_name("slurm.toml")
 JOB_FILE = "job.json"
-_SUBMITIT_CLUSTERS = ("slurm", "local")
 _POLL_SECONDS = {"slurm": 15.0, "local": 0.2}
 
 
@@ -82,7 +81,6 @@ class SubmititExecutor(SweepExecutor):
 
     def __init__(self, log_dir: Path, settings: SlurmSettings, job_name: str = "lejepa-wm",
                  cluster: str = "slurm") -> None:
-        check_choice(cluster, _SUBMITIT_CLUSTERS, "submitit cluster")
         if cluster == "slurm" and submitit.SlurmExecutor.affinity() <= 0:
             raise EnvironmentUnavailable("executor 'slurm' needs a SLURM cluster, but 'srun' is not on PATH; "
                                "use --executor local on a single machine")
@@ -117,7 +115,15 @@ class SubmititExecutor(SweepExecutor):
     def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
         while not (finished := [job for job in self._pending if job.done()]):
             time.sleep(self.poll_s)
-        return self._outcomes(finished)
+        outcomes = []
+        for job in finished:
+            task = self._pending.pop(job)
+            try:
+                outcome = job.result()
+            except Exception as exc:  # noqa: BLE001 - killed, preempted past requeueing, unpicklable result
+                outcome = outcome_from_exception(task, exc)
+            outcomes.append((task, outcome))
+        return outcomes
 
     def close(self) -> None:
         for job in self._pending:

@@ -23,13 +23,13 @@ exists *and* its heartbeat is fresh (younger than :data:`_STALE_BEATS` heartbeat
 intervals); on another host (a SLURM node), its heartbeat is fresh. Any other
 marker (the owner was killed, its machine crashed, the file is damaged) is
 **stale**, and so is the marker of a SLURM job seen from the same job requeued
-on another node. A run is claimed by creating its marker atomically
+on another node. A run is claimed by writing its marker under the run's lock
 (:func:`claim_run`): a live marker of another owner is never taken over, a
 stale one is reclaimed, and the reclaim is reported. So a re-launch never
 starts a run whose owner is still alive, and two launches never execute the
 same run at the same time.
 
-Ownership is kept to the end: taking over a stale marker, renewing a
+Ownership is kept to the end: claiming a run, taking over a stale marker, renewing a
 heartbeat, releasing a run and committing its result (:func:`committing`:
 ``metrics.json`` written, checkpoint removed) each hold the run's lock
 (``.claim.lock``, a :mod:`filelock` file lock), and a commit first re-checks
@@ -55,7 +55,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from filelock import FileLock, Timeout
 from pydantic import ConfigDict
@@ -70,8 +70,8 @@ from lejepa_wm.schema import read
 __all__ = [
     "RUNNING_FILE", "ERROR_FILE", "LOCK_FILE", "HEARTBEAT_S", "RunState", "SweepPlan", "plan_sweep",
     "process_exists", "RunMarker", "read_marker", "describe_owner", "stale_reason", "live_marker", "new_marker",
-    "RunOwnedElsewhere", "run_lock", "reclaim_stale", "claim_run", "owns", "release_run", "committing", "heartbeat",
-    "launch_claim", "busy_owners", "refuse_if_busy", "record_failure", "run_state"
+    "RunOwnedElsewhere", "run_lock", "remove_marker", "reclaim_stale", "claim_run", "owns", "release_run",
+    "committing", "heartbeat", "launch_claim", "busy_owners", "refuse_if_busy", "record_failure", "run_state"
 ]
 
 RUNNING_FILE = "running.json"
@@ -188,11 +188,11 @@ def describe_owner(marker: Mapping[str, Any]) -> str:
     return f"pid {marker.get('pid')} on host {marker.get('host')}"
 
 
-def stale_reason(marker: Mapping[str, Any], now: float | None = None) -> str | None:
+def stale_reason(marker: Mapping[str, Any]) -> str | None:
     """Why the marker is stale (its owner is gone), or ``None`` if it is live (see the module docstring)."""
     if not marker:
         return f"its {RUNNING_FILE} is damaged"
-    silent = (time.time() if now is None else now) - float(marker.get("heartbeat_at", marker["started_at"]))
+    silent = time.time() - float(marker.get("heartbeat_at", marker["started_at"]))
     here = marker["host"] == socket.gethostname()
     if here and not process_exists(int(marker["pid"])):
         return f"its owner ({describe_owner(marker)}) is gone"
@@ -204,10 +204,10 @@ def stale_reason(marker: Mapping[str, Any], now: float | None = None) -> str | N
     return None
 
 
-def live_marker(run_dir: Path, now: float | None = None) -> dict[str, Any] | None:
+def live_marker(run_dir: Path) -> dict[str, Any] | None:
     """The run's ``running.json`` if it is live (its owner is at work), else ``None`` (absent or stale)."""
     marker = read_marker(run_dir)
-    return marker if marker is not None and stale_reason(marker, now) is None else None
+    return marker if marker is not None and stale_reason(marker) is None else None
 
 
 def new_marker(attempt: int) -> dict[str, Any]:
@@ -226,19 +226,6 @@ class RunOwnedElsewhere(Exception):
         self.marker = dict(marker)
 
 
-def _create_exclusively(path: Path, marker: Mapping[str, Any]) -> bool:
-    """Create ``path`` holding ``marker`` only if it does not exist (complete content, atomically)."""
-    tmp = path.with_name(f".{path.name}.{marker['token']}.tmp")
-    atomic_write_json(tmp, dict(marker))
-    try:
-        os.link(tmp, path)
-        return True
-    except (FileExistsError, FileNotFoundError):  # taken; or our file was swept away as a stale temporary
-        return False
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 @contextlib.contextmanager
 def run_lock(run_dir: Path, timeout: float = _LOCK_WAIT_S) -> Iterator[None]:
     """Hold the run's lock (created with its folder); ``Timeout`` if another process keeps it longer."""
@@ -247,60 +234,66 @@ def run_lock(run_dir: Path, timeout: float = _LOCK_WAIT_S) -> Iterator[None]:
         yield
 
 
-def reclaim_stale(run_dir: Path, now: float | None = None) -> str | None:
-    """Remove the run's marker if it is stale; return the reason (``None``: no marker, or a live one).
+def remove_marker(run_dir: Path, condition: Callable[[dict[str, Any]], Any]) -> Any:
+    """Under the run's lock, remove its marker if ``condition(marker)`` is true; return what ``condition`` returned.
 
-    Done under the run's lock; a lock held longer than :data:`_LOCK_WAIT_S` (its
-    owner is committing, or suspended while committing) counts as a live owner.
+    ``None`` when the run has no marker, or when another process holds the lock
+    longer than :data:`_LOCK_WAIT_S` (its owner is committing, or suspended
+    while committing: it counts as a live owner).
     """
-    marker = read_marker(run_dir)
-    if marker is None or stale_reason(marker, now) is None:
-        return None
     try:
         with run_lock(run_dir):
             marker = read_marker(run_dir)
-            reason = None if marker is None else stale_reason(marker, now)
-            if reason is not None:
+            verdict = None if marker is None else condition(marker)
+            if verdict:
                 (Path(run_dir) / RUNNING_FILE).unlink(missing_ok=True)
-            return reason
+            return verdict
     except Timeout:
         return None
 
 
-def claim_run(run_dir: Path, attempt: int) -> tuple[dict[str, Any], str | None]:
-    """Make this process the run's owner: create its marker; return it and why a stale one was reclaimed.
+def reclaim_stale(run_dir: Path) -> str | None:
+    """Remove the run's marker if it is stale; return the reason (``None``: no marker, or a live one)."""
+    marker = read_marker(run_dir)
+    if marker is None or stale_reason(marker) is None:
+        return None
+    return remove_marker(run_dir, stale_reason)
 
-    Raises :class:`RunOwnedElsewhere` when a live marker of another owner exists.
+
+def claim_run(run_dir: Path, attempt: int) -> tuple[dict[str, Any], str | None]:
+    """Make this process the run's owner: write its marker; return it and why a stale one was reclaimed.
+
+    Done under the run's lock, so two processes never both claim it. Raises
+    :class:`RunOwnedElsewhere` when a live marker of another owner exists, or
+    when another process holds the run's lock longer than :data:`_LOCK_WAIT_S`.
     """
-    path = Path(run_dir) / RUNNING_FILE
-    reclaimed = None
-    for _ in range(3):
-        marker = new_marker(attempt)
-        if _create_exclusively(path, marker):
-            return marker, reclaimed
-        current = read_marker(run_dir)
-        if current is None:
-            continue
-        if stale_reason(current) is None:
-            raise RunOwnedElsewhere(run_dir, current)
-        reclaimed = reclaim_stale(run_dir) or reclaimed
-    raise RunOwnedElsewhere(run_dir, read_marker(run_dir) or {})
+    try:
+        with run_lock(run_dir):
+            current = read_marker(run_dir)
+            reclaimed = None if current is None else stale_reason(current)
+            if current is not None and reclaimed is None:
+                raise RunOwnedElsewhere(run_dir, current)
+            marker = new_marker(attempt)
+            atomic_write_json(Path(run_dir) / RUNNING_FILE, marker)
+    except Timeout:
+        raise RunOwnedElsewhere(run_dir, read_marker(run_dir) or {}) from None
+    return marker, reclaimed
+
+
+def _same_owner(current: Mapping[str, Any] | None, marker: Mapping[str, Any]) -> bool:
+    """Whether the marker read back, ``current``, is ``marker`` (same owner token)."""
+    return bool(current) and current.get("token") == marker.get("token")
 
 
 def owns(run_dir: Path, marker: Mapping[str, Any], name: str = RUNNING_FILE) -> bool:
     """Whether the run's marker (or the marker file ``name``) is still ``marker`` (same owner token)."""
-    current = read_marker(run_dir, name)
-    return bool(current) and current.get("token") == marker.get("token")
+    return _same_owner(read_marker(run_dir, name), marker)
 
 
 def release_run(run_dir: Path, marker: Mapping[str, Any]) -> None:
-    """Remove the run's marker if it is still ``marker`` (never another owner's), under the run's lock."""
-    try:
-        with run_lock(run_dir):
-            if owns(run_dir, marker):
-                (Path(run_dir) / RUNNING_FILE).unlink(missing_ok=True)
-    except Timeout:  # someone holds the lock for long: they will find our marker stale once we have exited
-        pass
+    """Remove the run's marker if it is still ``marker`` (never another owner's), under the run's lock; a lock
+    held long elsewhere leaves it, to be found stale once this process has exited."""
+    remove_marker(run_dir, lambda current: _same_owner(current, marker))
 
 
 @contextlib.contextmanager
@@ -315,7 +308,7 @@ def committing(run_dir: Path, marker: Mapping[str, Any]) -> Iterator[None]:
     try:
         with run_lock(run_dir):
             current = read_marker(run_dir)
-            if not current or current.get("token") != marker.get("token"):
+            if not _same_owner(current, marker):
                 owner = describe_owner(current) if current else "no owner"
                 raise RunTakenOver(f"run {Path(run_dir).name} was taken over ({owner} holds it now) while its "
                                    f"earlier owner ({here}) was suspended or silent; that owner's result is dropped")

@@ -36,12 +36,10 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-from filelock import Timeout
-
 from lejepa_wm.experiments.base import DETERMINISTIC_ERRORS, RunSpec, RunTakenOver, execute_run
 from lejepa_wm.sweep.state import (ERROR_FILE, LOCK_FILE, RUNNING_FILE, RunOwnedElsewhere, claim_run, committing,
-                                   describe_owner, heartbeat, owns, read_marker, record_failure, release_run,
-                                   run_lock, stale_reason)
+                                   describe_owner, heartbeat, owns, record_failure, release_run, remove_marker,
+                                   stale_reason)
 
 __all__ = [
     "PR_SET_PDEATHSIG", "RunTask", "RunOutcome", "pin_threads", "set_parent_death_signal", "init_pool_worker",
@@ -191,11 +189,6 @@ def outcome_from_exception(task: RunTask, exc: BaseException) -> RunOutcome:
     run_dir = task.run_dir()
     error = error_line(exc)
     record_failure(run_dir, task.run_id, task.attempt, error, "".join(traceback.format_exception(exc)))
-    try:
-        with run_lock(run_dir):
-            marker = read_marker(run_dir)
-            if marker is not None and (stale_reason(marker) is not None or marker.get("attempt") == task.attempt):
-                (run_dir / RUNNING_FILE).unlink(missing_ok=True)
-    except Timeout:  # its marker turns stale once its process is gone; the next launch reclaims it
-        pass
+    # a lock held long elsewhere leaves the marker: it turns stale once its process is gone, and is reclaimed
+    remove_marker(run_dir, lambda marker: stale_reason(marker) is not None or marker.get("attempt") == task.attempt)
     return RunOutcome(False, error)
