@@ -44,8 +44,6 @@ wrap), failing unless every pinned declaration was printed with exactly its pinn
 
 from __future__ import annotations
 
-import bisect
-import functools
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -55,9 +53,8 @@ from pathlib import Path
 from lejepa_wm.claims import CLAIMS, Claim
 
 __all__ = [
-    "AUDIT_FILE", "LEDGER", "Token", "tokenize", "Declaration", "LeanFile", "declarations", "read_lean", "Finding",
-    "LedgerRow", "AxiomPin", "lean_sources", "read_ledger", "test_exists", "lean_name_order", "axiom_pins",
-    "audit_with_pins", "audit", "probe_source", "check_axiom_log", "default_root"
+    "AUDIT_FILE", "LEDGER", "Declaration", "LeanFile", "Finding", "LedgerRow", "AxiomPin", "lean_sources",
+    "read_ledger", "test_exists", "audit_with_pins", "audit", "probe_source", "check_axiom_log", "default_root"
 ]
 
 _LEAN_DIR = "LeJEPAProofs"
@@ -80,7 +77,6 @@ _LEAN_AXIOMS = ("propext", "Classical.choice", "Quot.sound")
 _DECLARATION_KEYWORDS = ("theorem", "lemma", "def", "axiom", "structure", "abbrev", "instance",
                         "class", "inductive", "opaque", "example")
 _MODIFIERS = frozenset({"private", "protected", "noncomputable", "partial", "nonrec", "unsafe"})
-_IN_PREFIX_COMMANDS = frozenset({"set_option", "open", "omit", "include", "variable", "#guard_msgs"})
 _FORBIDDEN_WORDS = frozenset({"sorry", "admit", "native_decide", "native", "#exit", "opaque",
                              "unsafe", "implemented_by", "extern"})
 _FORBIDDEN_NAMES = frozenset({"sorryAx", "ofReduceBool", "ofReduceNat", "reduceBool", "reduceNat",
@@ -91,390 +87,277 @@ _META_WORDS = frozenset({"macro", "macro_rules", "elab", "elab_rules", "syntax",
 _META_ATTRIBUTES = frozenset({"command_elab", "term_elab", "tactic", "macro", "init", "builtin_init",
                              "csimp"})
 _META_ALLOWED = {AUDIT_FILE: frozenset({"run_cmd"})}
-_PIN_SHAPE = ("(", "whitespace", ":=", "lax", ")", "in", "#print", "axioms")
-_PIN_INFO = re.compile(r"info:\s*'(?P<name>\S+?)'\s+(?:depends on axioms:\s*\[(?P<axioms>[^\]]*)\]"
-                      r"|does not depend on any axioms)\s*", re.S)
+# Words that can only start a command (an axiom's statement ends before the first of them).
+_BOUNDARIES = frozenset({*_DECLARATION_KEYWORDS, "namespace", "section", "end", "open", "variable", "universe",
+                         "set_option", "attribute", "mutual", *_META_WORDS})
 _AXIOM_REPORT = re.compile(r"'(?P<name>\S+?)'\s+(?:depends on axioms:\s*\[(?P<axioms>[^\]]*)\]"
                           r"|does not depend on any axioms)")
+_PIN_INFO = re.compile(rf"info:\s*{_AXIOM_REPORT.pattern}\s*")
 
 
-# Reading Lean sources as tokens. Not a Lean parser: a lexer that knows Lean's comments and literals,
-# plus the few rules of the command grammar the checks need (declaration keywords, their modifiers,
-# attributes and doc comments, ``… in`` prefixes, ``namespace``/``section``/``end``).
+# Reading Lean sources. Not a Lean parser: comments, strings and character literals are masked (so a word
+# inside them is never read as code, and no construction of them can hide code from the checks), then
+# the few rules of the command grammar the checks need (declaration keywords, their modifiers, attributes
+# and doc comments, ``namespace``/``section``/``end``) are read from the words that remain.
+
+# Lean's identifier characters: ASCII letters, ``_``, Greek but λ, Π and Σ, Coptic, letter-like symbols and
+# script letters start one; digits, ``'``, ``!``, ``?`` and subscripts may follow.
+_FIRST = ("A-Za-z_\u03b1-\u03ba\u03bc-\u03c9\u0391-\u039f\u03a1-\u03a2\u03a4-\u03a9\u03ca-\u03fb\u1f00-\u1ffe"
+          "\u2100-\u214f\U0001d49c-\U0001d59f")
+_REST = _FIRST + "0-9'!?\u2080-\u209c\u1d62-\u1d6a"
+_NAME = rf"(?:«[^»]*»?|[{_FIRST}][{_REST}]*)(?:\.(?:«[^»]*»?|[{_FIRST}][{_REST}]*))*"
+# A word: an identifier (``«»`` parts allowed), a ``#`` command or a `` `name `` literal.
+_WORD = re.compile(rf"(?P<prefix>``?|#)?(?P<name>{_NAME})")
+_PIN = re.compile(rf"#guard_msgs\s*\(\s*whitespace\s*:=\s*lax\s*\)\s*in\s*#print\s+axioms(?:\s+|(?=«))(?P<name>{_NAME})")
+# What opens a comment, a string (raw strings included) or a character literal, interpolation braces, and
+# quoted names (skipped whole: «a'"'b» is one name).
+_OPENER = re.compile(rf'/-|--|(?<![{_REST}.«»])r#*"|"|\'|[{{}}]|«[^»]*»?')
+_IDENT_BEFORE = re.compile(rf"[{_FIRST}][{_REST}]*\Z")  # an identifier ends here (a ' after it is part of it)
+_INTERPOLATED = re.compile(rf"[{_FIRST}][{_REST}]*![ \t]*\Z")  # s!"…", m!"…": the string is interpolated
+_CHAR_LITERAL = re.compile(r"'(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)|[^\\'\n])'")
+_BLOCK_DELIMITER = re.compile(r"/-|-/")
+
+
+def _mask(source: str) -> tuple[str, dict[int, str]]:
+    """``source`` with every comment blanked and every string and character literal filled with ``"`` (newlines
+    kept, so offsets and lines are those of the source), and its doc comments by end offset. A doc comment (``/-- -/``) or module
+    doc (``/-! -/``) keeps its delimiters, so what follows it can be seen to follow it; the code between the
+    braces of an interpolated string (``s!"…{code}…"``) stays code."""
+    code = list(source)
+    docs: dict[int, str] = {}
+
+    def blank(start: int, end: int, fill: str = " ") -> None:
+        code[start:end] = [c if c == "\n" else fill for c in source[start:end]]
+
+    def string_end(start: int, interpolated: bool) -> int:
+        k, piece = start + 1, start
+        while k < len(source) and source[k] != '"':
+            if source[k] == "{" and interpolated:
+                blank(piece, k + 1, '"')
+                k = piece = scan(k + 1, in_braces=True)
+            k += 2 if source[k] == "\\" else 1
+        blank(piece, k + 1, '"')
+        return k + 1
+
+    def scan(i: int, in_braces: bool) -> int:
+        depth = 0
+        while match := _OPENER.search(source, i):
+            start, opener = match.start(), match.group()
+            i = match.end()
+            if opener == "--":
+                i = source.find("\n", start)
+                i = len(source) if i == -1 else i
+                blank(start, i)
+            elif opener == "/-":
+                depth_of_comment = 0
+                for delimiter in _BLOCK_DELIMITER.finditer(source, start):
+                    depth_of_comment += 1 if delimiter.group() == "/-" else -1
+                    i = delimiter.end()
+                    if depth_of_comment == 0:
+                        break
+                else:
+                    i = len(source)
+                kept = source.startswith(("/--", "/-!"), start) and not source.startswith("/--/", start)
+                blank(start + 3 if kept else start, i - 2 if kept else i)
+                if kept and source[start + 2] == "-":
+                    docs[i] = source[start + 3:i - 2].strip()
+            elif opener == "'":
+                literal = _CHAR_LITERAL.match(source, start)
+                if literal and not _IDENT_BEFORE.search(source, max(0, start - 64), start):
+                    i = literal.end()
+                    blank(start, i, '"')
+            elif opener == '"':
+                i = string_end(start, bool(_INTERPOLATED.search(source, max(0, start - 64), start)))
+            elif opener.endswith('"'):  # a raw string r"…", r#"…"#: no escapes
+                close = source.find('"' + opener[1:-1], i)
+                i = len(source) if close == -1 else close + len(opener) - 1
+                blank(start, i, '"')
+            elif opener == "}" and in_braces and depth == 0:
+                return start
+            elif opener in ("{", "}"):
+                depth += 1 if opener == "{" else -1
+        return len(source)
+
+    scan(0, in_braces=False)
+    return "".join(code), docs
+
 
 @dataclass(frozen=True)
-class Token:
-    """One Lean token: its kind, its text, its value and the lines where it starts and ends.
+class _Word:
+    """One word of the masked source: where it starts and ends, its text and its value.
 
-    Kinds: ``ident`` (value: the dotted name with ``«»`` removed; ``quoted`` if a part was quoted),
-    ``command`` (``#print``, ``#eval``, …), ``doc`` (``/-- -/``; value: the text inside),
-    ``moddoc`` (``/-! -/``), ``string``, ``char``, ``name`` (`` `foo ``), ``number``, ``symbol``.
+    ``kind`` is ``ident``, ``command`` (``#print``, ``#eval``, …) or ``name`` (`` `foo ``); ``value`` is
+    the dotted name with ``«»`` removed (``#`` kept for a command) and ``quoted`` says whether a part
+    was quoted (a quoted word is never a keyword).
     """
 
-    kind: str
+    start: int
+    end: int
     text: str
+    kind: str
     value: str
-    line: int
-    end_line: int
-    quoted: bool = False
+    quoted: bool
+
+    def is_(self, *words: str) -> bool:
+        """Whether it is an unquoted identifier (or ``#`` command) among ``words``."""
+        return self.kind != "name" and not self.quoted and self.value in words
 
 
-def _letter_like(c: str) -> bool:
-    """Lean's ``isLetterLike``: Greek (but λ, Π, Σ), Coptic, letter-like symbols, script letters."""
-    cp = ord(c)
-    return ((0x3B1 <= cp <= 0x3C9 and cp != 0x3BB) or (0x391 <= cp <= 0x3A9 and cp not in (0x3A0, 0x3A3))
-            or 0x3CA <= cp <= 0x3FB or 0x1F00 <= cp <= 0x1FFE or 0x2100 <= cp <= 0x214F
-            or 0x1D49C <= cp <= 0x1D59F)
+def _words(code: str) -> tuple[_Word, ...]:
+    """The words of masked code, in order."""
+    words = []
+    for match in _WORD.finditer(code):
+        prefix, name = match["prefix"] or "", match["name"]
+        kind = "command" if prefix == "#" else "name" if prefix else "ident"
+        words.append(_Word(match.start(), match.end(), match.group(), kind,
+                           (prefix if kind == "command" else "") + name.replace("«", "").replace("»", ""),
+                           "«" in name))
+    return tuple(words)
 
 
-def _id_first(c: str) -> bool:
-    """Whether ``c`` can start a Lean identifier."""
-    return (c.isascii() and c.isalpha()) or c == "_" or _letter_like(c)
-
-
-def _id_rest(c: str) -> bool:
-    """Whether ``c`` can continue a Lean identifier (digits, ``'``, ``!``, ``?``, subscripts)."""
-    cp = ord(c)
-    return (_id_first(c) or (c.isascii() and c.isdigit()) or c in "'!?" or 0x2080 <= cp <= 0x209C
-            or 0x1D62 <= cp <= 0x1D6A)
-
-
-_CHAR_LITERAL = re.compile(r"'(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)|[^\\'\n])'")
-_NUMBER = re.compile(r"0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|[0-9][0-9_]*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_RAW_STRING = re.compile(r'(#*)"')
-
-
-class _Lexer:
-    """Splits Lean source into :class:`Token` s; comments other than doc comments are dropped."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", source)]
-        self.tokens: list[Token] = []
-
-    def line(self, offset: int) -> int:
-        """The 1-based line of a character offset."""
-        return bisect.bisect_right(self.line_starts, offset)
-
-    def emit(self, kind: str, start: int, end: int, value: str | None = None, quoted: bool = False) -> None:
-        """Append the token ``source[start:end]``."""
-        text = self.source[start:end]
-        self.tokens.append(Token(kind, text, text if value is None else value, self.line(start),
-                                 self.line(max(start, end - 1)), quoted))
-
-    def block_end(self, start: int) -> int:
-        """End of the (nested) block comment opened at ``start``."""
-        depth, k, n = 1, start + 2, len(self.source)
-        while k < n and depth:
-            if self.source.startswith("/-", k):
-                depth, k = depth + 1, k + 2
-            elif self.source.startswith("-/", k):
-                depth, k = depth - 1, k + 2
-            else:
-                k += 1
-        return k
-
-    def string_end(self, start: int, interpolated: bool) -> int:
-        """End of the string literal opened at ``start``; in an interpolated string (``s!"…"``,
-        ``m!"…"``) the code between braces is lexed as code."""
-        k, n = start + 1, len(self.source)
-        while k < n:
-            ch = self.source[k]
-            if ch == "\\":
-                k += 2
-            elif ch == '"':
-                return k + 1
-            elif ch == "{" and interpolated:
-                k = self.lex(k + 1, in_braces=True) + 1
-            else:
-                k += 1
-        return n
-
-    def ident_end(self, start: int) -> tuple[int, str, bool]:
-        """End, value and quoting of the (dotted) identifier starting at ``start``."""
-        parts, quoted, k, n = [], False, start, len(self.source)
-        while True:
-            if self.source.startswith("«", k):
-                close = self.source.find("»", k + 1)
-                close = n - 1 if close == -1 else close
-                parts.append(self.source[k + 1:close])
-                quoted, k = True, close + 1
-            else:
-                j = k + 1
-                while j < n and _id_rest(self.source[j]):
-                    j += 1
-                parts.append(self.source[k:j])
-                k = j
-            if k + 1 < n and self.source[k] == "." and (_id_first(self.source[k + 1])
-                                                        or self.source[k + 1] == "«"):
-                k += 1
-                continue
-            return k, ".".join(parts), quoted
-
-    def lex(self, start: int = 0, in_braces: bool = False) -> int:
-        """Lex from ``start``; inside interpolation braces, stop at the unmatched ``}``."""
-        source, n, i, depth = self.source, len(self.source), start, 0
-        while i < n:
-            ch = source[i]
-            if ch.isspace():
-                i += 1
-            elif source.startswith("--", i):
-                end = source.find("\n", i)
-                i = n if end == -1 else end
-            elif source.startswith("/-", i):
-                end = self.block_end(i)
-                if source.startswith("/--", i) and not source.startswith("/--/", i):
-                    self.emit("doc", i, end, source[i + 3:end - 2].strip())
-                elif source.startswith("/-!", i):
-                    self.emit("moddoc", i, end, source[i + 3:end - 2].strip())
-                i = end
-            elif ch == '"':
-                previous = self.tokens[-1] if self.tokens else None
-                interpolated = (previous is not None and previous.kind == "ident"
-                                and previous.text.endswith("!") and previous.end_line == self.line(i))
-                end = self.string_end(i, interpolated)
-                self.emit("string", i, end)
-                i = end
-            elif ch == "'" and (match := _CHAR_LITERAL.match(source, i)):
-                self.emit("char", i, match.end())
-                i = match.end()
-            elif ch == "`" and i + 1 < n and (source[i + 1] == "`" or _id_first(source[i + 1])
-                                              or source[i + 1] == "«"):
-                begin = i + 2 if source[i + 1] == "`" else i + 1
-                if begin < n and (_id_first(source[begin]) or source[begin] == "«"):
-                    end, value, quoted = self.ident_end(begin)
-                    self.emit("name", i, end, value, quoted)
-                    i = end
-                else:
-                    self.emit("symbol", i, i + 1)
-                    i += 1
-            elif ch == "#" and i + 1 < n and _id_first(source[i + 1]):
-                end, value, _ = self.ident_end(i + 1)
-                self.emit("command", i, end, "#" + value)
-                i = end
-            elif _id_first(ch) or ch == "«":
-                end, value, quoted = self.ident_end(i)
-                raw = _RAW_STRING.match(source, end) if value == "r" and not quoted else None
-                if raw:
-                    close = source.find('"' + raw.group(1), raw.end())
-                    close = n if close == -1 else close + 1 + len(raw.group(1))
-                    self.emit("string", i, close)
-                    i = close
-                else:
-                    self.emit("ident", i, end, value, quoted)
-                    i = end
-            elif ch.isdigit():
-                match = _NUMBER.match(source, i)
-                end = match.end() if match else i + 1
-                self.emit("number", i, end)
-                i = end
-            else:
-                if in_braces and ch == "}" and depth == 0:
-                    return i
-                depth += {"{": 1, "}": -1}.get(ch, 0)
-                width = 2 if source.startswith(("@[", ":="), i) else 1
-                self.emit("symbol", i, i + width)
-                i += width
-        return n
-
-
-def tokenize(source: str) -> list[Token]:
-    """The tokens of a Lean source (comments dropped, doc comments kept)."""
-    lexer = _Lexer(source)
-    lexer.lex()
-    return lexer.tokens
-
-
-def _is_word(token: Token, *words: str) -> bool:
-    """Whether ``token`` is an unquoted identifier (or ``#`` command) among ``words``."""
-    return token.kind in ("ident", "command") and not token.quoted and token.value in words
-
-
-def _attribute_tokens(tokens: Sequence[Token]) -> set[int]:
-    """Indices of the tokens inside ``@[…]`` and ``attribute […]`` (brackets included)."""
-    inside: set[int] = set()
-    for index, token in enumerate(tokens):
-        opens = token.kind == "symbol" and (token.text == "@[" or (
-            token.text == "[" and index > 0 and _is_word(tokens[index - 1], "attribute")))
-        if not opens or index in inside:
-            continue
-        depth, k = 0, index
-        while k < len(tokens):
-            depth += {"@[": 1, "[": 1, "]": -1}.get(tokens[k].text, 0) if tokens[k].kind == "symbol" else 0
-            inside.add(k)
-            if depth == 0:
-                break
-            k += 1
-    return inside
-
-
-def _attribute_open(tokens: Sequence[Token], close: int) -> int | None:
-    """Index of the ``@[`` closed by the ``]`` at ``close``, if that bracket closes an attribute."""
+def _bracket_end(code: str, start: int) -> int:
+    """The offset after the ``]`` that closes the ``[`` at ``start``."""
     depth = 0
-    for k in range(close, -1, -1):
-        if tokens[k].kind != "symbol":
-            continue
-        depth += {"]": 1, "[": -1, "@[": -1}.get(tokens[k].text, 0)
+    for k in range(start, len(code)):
+        depth += {"[": 1, "]": -1}.get(code[k], 0)
         if depth == 0:
-            return k if tokens[k].text == "@[" else None
-    return None
+            return k + 1
+    return len(code)
 
 
-def _prefix_command(tokens: Sequence[Token], in_index: int) -> int | None:
-    """Index of the ``set_option``/``open``/``#guard_msgs``… whose ``in`` is at ``in_index``."""
-    for k in range(in_index - 1, max(in_index - 40, -1), -1):
-        if _is_word(tokens[k], *_IN_PREFIX_COMMANDS):
-            return k
-        if tokens[k].kind in ("doc", "moddoc") or _is_word(tokens[k], *_DECLARATION_KEYWORDS):
-            return None
-    return None
+def _attributes(code: str, words: Sequence[_Word]) -> dict[int, tuple[int, bool]]:
+    """The attribute lists ``@[…]`` and ``attribute […]``: their start, end and whether it is ``@[``,
+    by end offset."""
+    opens = [(match.start(), match.start() + 1, True) for match in re.finditer(r"@\[", code)]
+    opens += [(word.start, bracket.start(), False) for word in words if word.is_("attribute")
+              if (bracket := re.compile(r"\s*\[").match(code, word.end))]
+    spans = {}
+    for start, bracket, at in opens:
+        spans[_bracket_end(code, bracket)] = (start, at)
+    return spans
 
 
-def _header_start(tokens: Sequence[Token], index: int) -> int:
-    """First index of the modifiers and ``@[…]`` attributes right before ``index``."""
-    k = index
-    while k > 0:
-        previous = tokens[k - 1]
-        opener = _attribute_open(tokens, k - 1) if previous.kind == "symbol" and previous.text == "]" else None
-        if opener is not None:
-            k = opener
-        elif _is_word(previous, *_MODIFIERS):
-            k -= 1
-        else:
-            break
-    return k
+def _inside(offset: int, attributes: dict[int, tuple[int, bool]]) -> bool:
+    """Whether ``offset`` lies inside an attribute list."""
+    return any(start <= offset < end for end, (start, _) in attributes.items())
 
 
-def _command_start(tokens: Sequence[Token], index: int) -> int:
-    """Index of the first token of the command whose keyword is at ``index``: its doc comment,
-    attributes, modifiers and every ``set_option … in``-style prefix."""
-    start = index
-    while True:
-        start = _header_start(tokens, start)
-        if start > 0 and tokens[start - 1].kind == "doc":
-            start -= 1
-        if start > 0 and _is_word(tokens[start - 1], "in"):
-            prefix = _prefix_command(tokens, start - 1)
-            if prefix is not None:
-                start = prefix
-                continue
-        return start
+def _adjacent(code: str, first: _Word, second: _Word) -> bool:
+    """Whether only whitespace and comments stand between two words."""
+    return not code[first.end:second.start].strip()
+
+
+def _back(code: str, offset: int) -> int:
+    """``offset`` moved back over whitespace (masked comments included)."""
+    while offset and code[offset - 1].isspace():
+        offset -= 1
+    return offset
 
 
 @dataclass(frozen=True)
 class Declaration:
-    """One declaration: keyword, fully qualified name, file, line, statement and doc comment.
-
-    ``signature`` is the statement (the tokens between the name and ``:=``, ``where`` or the next
-    command) and ``signature_names`` the identifiers in it.
-    """
+    """One named declaration: keyword, fully qualified name, file, line and doc comment; for an axiom,
+    ``statement_names`` are the identifiers of its statement (up to the next command)."""
 
     keyword: str
     name: str
-    path: Path
+    file: str
     line: int
-    signature: str
-    signature_names: tuple[str, ...]
     docstring: str | None
+    statement_names: tuple[str, ...]
+
+    @property
+    def where(self) -> str:
+        """``file:line``."""
+        return f"{self.file}:{self.line}"
 
 
 @dataclass(frozen=True)
 class LeanFile:
-    """A Lean source file, its tokens and its declarations."""
+    """A Lean source file (``path`` relative to the repository root): its masked code, doc comments by end
+    offset, words, declarations and imported modules."""
 
-    path: Path
-    text: str
-    tokens: tuple[Token, ...]
+    path: str
+    code: str
+    docs: dict[int, str]
+    words: tuple[_Word, ...]
     declarations: tuple[Declaration, ...]
+    imports: tuple[str, ...]
 
-    @property
-    def imports(self) -> tuple[str, ...]:
-        """The modules named by its ``import`` commands."""
-        return tuple(self.tokens[k + 1].value for k in range(len(self.tokens) - 1)
-                     if _is_word(self.tokens[k], "import") and self.tokens[k + 1].kind == "ident")
+    def line(self, offset: int) -> int:
+        """The 1-based line of an offset."""
+        return self.code.count("\n", 0, offset) + 1
 
+    def where(self, offset: int) -> str:
+        """``file:line`` of an offset."""
+        return f"{self.path}:{self.line(offset)}"
 
-def _declaration_keywords(tokens: Sequence[Token]) -> list[int]:
-    """Indices of the declaration keywords (``theorem``, ``axiom``, …, ``example``) of a file,
-    wherever they stand; keywords inside attributes and ``deriving instance`` are not declarations."""
-    attributes = _attribute_tokens(tokens)
-    found = []
-    for index, token in enumerate(tokens):
-        if index in attributes or not _is_word(token, *_DECLARATION_KEYWORDS):
-            continue
-        previous = tokens[index - 1] if index else None
-        if previous is not None and (_is_word(previous, "deriving") or
-                                     (token.value == "inductive" and _is_word(previous, "class"))):
-            continue
-        found.append(index)
-    return found
+    def doc_before(self, offset: int) -> str | None:
+        """The doc comment that ends right before ``offset`` (whitespace and comments between), if any."""
+        return self.docs.get(_back(self.code, offset))
 
 
-def _boundary(token: Token) -> bool:
-    """Whether a token can only start a new command (it ends the statement of an axiom)."""
-    return (token.kind in ("doc", "moddoc", "command") or token.text == "@["
-            or _is_word(token, *_DECLARATION_KEYWORDS, "namespace", "section", "end", "open", "variable",
-                        "universe", "set_option", "attribute", "mutual", *_META_WORDS))
+def _header_start(code: str, words: Sequence[_Word], attributes: dict[int, tuple[int, bool]], start: int) -> int:
+    """The start of the modifiers and ``@[…]`` attributes right before ``start``."""
+    ends = {word.end: word for word in words}
+    while True:
+        end = _back(code, start)
+        attribute, previous = attributes.get(end), ends.get(end)
+        if attribute is not None and attribute[1]:
+            start = attribute[0]
+        elif previous is not None and previous.is_(*_MODIFIERS):
+            start = previous.start
+        else:
+            return start
 
 
-def _signature(tokens: Sequence[Token], start: int) -> list[Token]:
-    """The statement tokens from ``start`` to ``:=`` or ``where`` at depth 0, or the next command."""
-    depth, result = 0, []
-    for token in tokens[start:]:
-        if token.kind == "symbol":
-            depth += {"(": 1, "[": 1, "{": 1, "⟨": 1, ")": -1, "]": -1, "}": -1, "⟩": -1}.get(token.text, 0)
-            if depth == 0 and token.text == ":=":
-                break
-        if depth == 0 and (_is_word(token, "where") or _boundary(token)):
-            break
-        result.append(token)
-    return result
-
-
-def _namespaces(tokens: Sequence[Token]) -> dict[int, str]:
-    """The namespace in force at every token index (sections add no prefix)."""
-    stack: list[tuple[str, str]] = []
-    prefix: dict[int, str] = {}
-    for index, token in enumerate(tokens):
-        prefix[index] = ".".join(name for kind, name in stack if kind == "namespace" and name)
-        following = tokens[index + 1] if index + 1 < len(tokens) else None
-        named = (following is not None and following.kind == "ident" and following.line == token.line
-                 and not _is_word(following, *_DECLARATION_KEYWORDS, "variable", "open", "universe"))
-        if _is_word(token, "namespace") and following is not None:
-            stack.append(("namespace", following.value))
-        elif _is_word(token, "section", "mutual"):
-            stack.append((token.value, following.value if named and token.value == "section" else ""))
-        elif _is_word(token, "end") and stack:
-            stack.pop()
-    return prefix
-
-
-def declarations(path: Path, tokens: Sequence[Token]) -> list[Declaration]:
-    """All named declarations of one Lean file, with qualified names, statements and doc comments."""
-    prefixes = _namespaces(tokens)
+def _declarations(path: str, code: str, docs: dict[int, str], words: Sequence[_Word]) -> list[Declaration]:
+    """The named declarations of one file, wherever they stand; keywords inside attributes and
+    ``deriving instance`` are not declarations."""
+    attributes = _attributes(code, words)
+    namespaces: list[str] = []
     result = []
-    for index in _declaration_keywords(tokens):
-        keyword, name_index = tokens[index].value, index + 1
-        if keyword == "class" and name_index < len(tokens) and _is_word(tokens[name_index], "inductive"):
-            name_index += 1
-        if name_index >= len(tokens) or tokens[name_index].kind != "ident" or _boundary(tokens[name_index]):
+    for index, word in enumerate(words):
+        previous = words[index - 1] if index else None
+        following = words[index + 1] if index + 1 < len(words) else None
+        if word.is_("namespace") and following is not None:
+            namespaces.append(following.value)
+        elif word.is_("section", "mutual"):
+            namespaces.append("")
+        elif word.is_("end") and namespaces:
+            namespaces.pop()
+        if (not word.is_(*_DECLARATION_KEYWORDS) or _inside(word.start, attributes)
+                or (previous is not None and (previous.is_("deriving") or (word.value == "inductive"
+                                                                             and previous.is_("class"))))):
             continue
-        raw_name = tokens[name_index].value
-        prefix = "" if raw_name.startswith("_root_.") else prefixes[index]
-        name = f"{prefix}.{raw_name}" if prefix else raw_name.removeprefix("_root_.")
-        signature = _signature(tokens, name_index + 1)
-        header = _header_start(tokens, index)
-        docstring = tokens[header - 1].value if header > 0 and tokens[header - 1].kind == "doc" else None
-        result.append(Declaration(keyword, name, path, tokens[index].line, " ".join(t.text for t in signature),
-                                  tuple(t.value for t in signature if t.kind == "ident"), docstring))
+        name_index = index + 2 if word.value == "class" and following is not None and following.is_("inductive") \
+            else index + 1
+        if name_index >= len(words) or not _adjacent(code, words[name_index - 1], words[name_index]):
+            continue
+        name = words[name_index]
+        if name.kind != "ident" or name.is_(*_BOUNDARIES):
+            continue
+        prefix = "" if name.value.startswith("_root_.") else ".".join(filter(None, namespaces))
+        statement: tuple[str, ...] = ()
+        if word.value == "axiom":
+            ends = [offset for offset in (code.find(mark, name.end) for mark in ("/--", "/-!", "@[")) if offset >= 0]
+            ends += [w.start for w in words[name_index + 1:] if w.kind == "command" or w.is_(*_BOUNDARIES)][:1]
+            stop = min(ends, default=len(code))
+            statement = tuple(w.value for w in words[name_index + 1:] if w.start < stop and w.kind == "ident")
+        header = _header_start(code, words, attributes, word.start)
+        result.append(Declaration(word.value, f"{prefix}.{name.value}" if prefix else name.value.removeprefix("_root_."),
+                                  path, code.count("\n", 0, word.start) + 1, docs.get(_back(code, header)), statement))
     return result
 
 
-def read_lean(path: Path) -> LeanFile:
-    """Tokenize one Lean file and collect its declarations."""
-    text = path.read_text(encoding="utf-8")
-    tokens = tuple(tokenize(text))
-    return LeanFile(path, text, tokens, tuple(declarations(path, tokens)))
+def _read_lean(root: Path, path: Path) -> LeanFile:
+    """Mask one Lean file and read its words, declarations and imports."""
+    relative = str(path.relative_to(root))
+    code, docs = _mask(path.read_text(encoding="utf-8"))
+    words = _words(code)
+    imports = tuple(name.value for word, name in zip(words, words[1:])
+                    if word.is_("import") and name.kind == "ident" and _adjacent(code, word, name))
+    return LeanFile(relative, code, docs, words, tuple(_declarations(relative, code, docs, words)), imports)
 
 
 @dataclass(frozen=True)
@@ -511,7 +394,7 @@ def lean_sources(root: Path) -> list[LeanFile]:
     """The project's Lean sources: the root module, then everything under ``LeJEPAProofs/``."""
     top = root / _ROOT_MODULE
     paths = ([top] if top.exists() else []) + sorted((root / _LEAN_DIR).rglob("*.lean"))
-    return [read_lean(path) for path in paths]
+    return [_read_lean(root, path) for path in paths]
 
 
 def read_ledger(root: Path) -> list[LedgerRow]:
@@ -550,63 +433,39 @@ def _numbered_lines(root: Path, paths: Sequence[Path]) -> Iterator[tuple[str, st
             yield f"{path.relative_to(root)}:{number}", line
 
 
-def _where(root: Path, lean: LeanFile, token: Token) -> str:
-    """``file:line`` of a token, the file relative to ``root``."""
-    return f"{lean.path.relative_to(root)}:{token.line}"
-
-
-def _check_forbidden(root: Path, files: Sequence[LeanFile]) -> list[Finding]:
+def _check_forbidden(files: Sequence[LeanFile]) -> list[Finding]:
     """Words and names that prove nothing or bypass the kernel, and ``set_option debug.*``."""
     found = []
     for lean in files:
-        for index, token in enumerate(lean.tokens):
-            if token.kind not in ("ident", "command"):
+        for word, following in zip(lean.words, lean.words[1:] + (None,)):
+            if word.kind == "name":
                 continue
-            last = token.value.rsplit(".", 1)[-1]
-            following = lean.tokens[index + 1] if index + 1 < len(lean.tokens) else None
-            if token.value in _FORBIDDEN_WORDS or last in _FORBIDDEN_NAMES:
-                found.append(Finding("forbidden", _where(root, lean, token), f"contains '{token.text}'"))
-            elif (_is_word(token, "set_option") and following is not None
-                  and following.value.split(".", 1)[0] == "debug"):
-                found.append(Finding("forbidden", _where(root, lean, token),
+            if word.value in _FORBIDDEN_WORDS or word.value.rsplit(".", 1)[-1] in _FORBIDDEN_NAMES:
+                found.append(Finding("forbidden", lean.where(word.start), f"contains '{word.text}'"))
+            elif word.is_("set_option") and following is not None and following.value.split(".", 1)[0] == "debug":
+                found.append(Finding("forbidden", lean.where(word.start),
                                      f"sets the debugging option '{following.value}'"))
     return found
 
 
-def _check_meta(root: Path, files: Sequence[LeanFile]) -> list[Finding]:
+def _check_meta(files: Sequence[LeanFile]) -> list[Finding]:
     """Metaprograms (which can add declarations unseen by this audit) outside the allow-list."""
     found = []
     for lean in files:
-        allowed = _META_ALLOWED.get(str(lean.path.relative_to(root)), frozenset())
-        attributes = _attribute_tokens(lean.tokens)
-        for index, token in enumerate(lean.tokens):
-            word = _is_word(token, *_META_WORDS) or (index in attributes and _is_word(token, *_META_ATTRIBUTES))
-            if word and token.value not in allowed:
-                found.append(Finding("meta", _where(root, lean, token),
-                                     f"'{token.text}' is a metaprogram; only {AUDIT_FILE} may run one "
-                                     f"(its axiom check)"))
-    return found
-
-
-def _check_layout(root: Path, files: Sequence[LeanFile]) -> list[Finding]:
-    """Every declaration and ``#`` command starts on a line of its own."""
-    found = []
-    for lean in files:
-        tokens = lean.tokens
-        keywords = set(_declaration_keywords(tokens)) | {k for k, t in enumerate(tokens) if t.kind == "command"}
-        for index in sorted(keywords):
-            start = _command_start(tokens, index)
-            if start > 0 and tokens[start - 1].end_line == tokens[start].line:
-                found.append(Finding("layout", _where(root, lean, tokens[index]),
-                                     f"'{tokens[index].text}' starts on the line where the previous command "
-                                     f"ends; put each command on a line of its own"))
+        allowed = _META_ALLOWED.get(lean.path, frozenset())
+        attributes = _attributes(lean.code, lean.words)
+        for word in lean.words:
+            if ((word.is_(*_META_WORDS) or (word.is_(*_META_ATTRIBUTES) and _inside(word.start, attributes)))
+                    and word.value not in allowed):
+                found.append(Finding("meta", lean.where(word.start), f"'{word.text}' is a metaprogram; only "
+                                     f"{AUDIT_FILE} may run one (its axiom check)"))
     return found
 
 
 def _check_style(root: Path, files: Sequence[LeanFile]) -> list[Finding]:
     """No line longer than :data:`_MAX_LINE` characters."""
     return [Finding("style", where, f"line has {len(line)} characters (max {_MAX_LINE})")
-            for where, line in _numbered_lines(root, [lean.path for lean in files]) if len(line) > _MAX_LINE]
+            for where, line in _numbered_lines(root, [root / lean.path for lean in files]) if len(line) > _MAX_LINE]
 
 
 def _check_axioms(root: Path, decls: list[Declaration], ledger: dict[str, LedgerRow]) -> list[Finding]:
@@ -619,37 +478,26 @@ def _check_axioms(root: Path, decls: list[Declaration], ledger: dict[str, Ledger
     type_names = {d.name for d in decls if d.keyword in _TYPE_KEYWORDS}
     short_names = {name.rsplit(".", 1)[-1]: name for name in type_names}
     for name, decl in sorted(axioms.items()):
-        where = f"{decl.path.relative_to(root)}:{decl.line}"
         row = ledger.get(name)
-        if row is not None and row.file != str(decl.path.relative_to(root)):
-            found.append(Finding("ledger", name, f"ledger says file {row.file}, declared in {where}"))
+        if row is not None and row.file != decl.file:
+            found.append(Finding("ledger", name, f"ledger says file {row.file}, declared in {decl.where}"))
         doc_tests = tuple(_TEST_ID.findall(decl.docstring or ""))
         if not decl.docstring:
-            found.append(Finding("axiom-docs", where, f"axiom {name} has no doc comment"))
+            found.append(Finding("axiom-docs", decl.where, f"axiom {name} has no doc comment"))
         elif not doc_tests:
-            found.append(Finding("axiom-docs", where, f"doc comment of {name} names no Python test"))
+            found.append(Finding("axiom-docs", decl.where, f"doc comment of {name} names no Python test"))
         if row is not None and set(doc_tests) != set(row.tests):
-            found.append(Finding("axiom-docs", where,
+            found.append(Finding("axiom-docs", decl.where,
                                  f"doc comment tests {sorted(doc_tests)} differ from ledger {sorted(row.tests)}"))
         for test_id in sorted(set(doc_tests) | set(row.tests if row else ())):
             if not test_exists(root, test_id):
-                found.append(Finding("axiom-docs", where, f"{name} cites {test_id}, which does not exist"))
-        used = sorted({short_names.get(tok, tok) for tok in decl.signature_names
-                       if tok in type_names or tok in short_names})
+                found.append(Finding("axiom-docs", decl.where, f"{name} cites {test_id}, which does not exist"))
+        used = sorted({short_names.get(word, word) for word in decl.statement_names
+                       if word in type_names or word in short_names})
         if used:
-            found.append(Finding("free-records", where,
+            found.append(Finding("free-records", decl.where,
                                  f"axiom {name} quantifies over project-defined type(s) {', '.join(used)}"))
     return found
-
-
-def lean_name_order(first: str, second: str) -> int:
-    """Lean's ``Name.cmp``, the order of ``#print axioms``: the prefixes first, then the last part
-    (so ``propext < Classical.choice < LeJEPA.x < Quot.sound``)."""
-    def cmp(a: tuple[str, ...], b: tuple[str, ...]) -> int:
-        if not a or not b:
-            return (len(a) > 0) - (len(b) > 0)
-        return cmp(a[:-1], b[:-1]) or (a[-1] > b[-1]) - (a[-1] < b[-1])
-    return cmp(tuple(first.split(".")), tuple(second.split(".")))
 
 
 def _axiom_list(text: str) -> tuple[str, ...]:
@@ -657,39 +505,40 @@ def _axiom_list(text: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in text.split(",") if item.strip())
 
 
-def axiom_pins(audit_file: LeanFile, root: Path) -> tuple[list[AxiomPin], list[Finding]]:
+def _axiom_pins(audit_file: LeanFile) -> tuple[list[AxiomPin], list[Finding]]:
     """The ``#guard_msgs`` pins of ``#print axioms`` in the audit file, and malformed ones."""
-    pins, found, tokens = [], [], audit_file.tokens
-    for index, token in enumerate(tokens):
-        if not _is_word(token, "#guard_msgs"):
+    pins, found = [], []
+    for word in audit_file.words:
+        if not word.is_("#guard_msgs"):
             continue
-        shape = tokens[index + 1:index + 1 + len(_PIN_SHAPE)]
-        target = tokens[index + 1 + len(_PIN_SHAPE)] if index + 1 + len(_PIN_SHAPE) < len(tokens) else None
-        doc = tokens[index - 1] if index > 0 and tokens[index - 1].kind == "doc" else None
-        info = _PIN_INFO.fullmatch(doc.value) if doc is not None else None
-        where = _where(root, audit_file, token)
-        if tuple(t.text for t in shape) != _PIN_SHAPE or target is None or target.kind != "ident":
+        pin = _PIN.match(audit_file.code, word.start)
+        doc = audit_file.doc_before(word.start)
+        info = _PIN_INFO.fullmatch(doc) if doc is not None else None
+        where = audit_file.where(word.start)
+        target = pin["name"].replace("«", "").replace("»", "") if pin else ""
+        if pin is None:
             found.append(Finding("gate", where, "a #guard_msgs that is not "
                                  "'(whitespace := lax) in #print axioms NAME'"))
         elif info is None:
-            found.append(Finding("gate", where, f"the pin of {target.value} has no doc comment "
-                                 f"'info: '{target.value}' depends on axioms: [...]'"))
-        elif info["name"] != target.value:
+            found.append(Finding("gate", where, f"the pin of {target} has no doc comment "
+                                 f"'info: '{target}' depends on axioms: [...]'"))
+        elif info["name"] != target:
             found.append(Finding("gate", where, f"pins the output of {info['name']} on #print axioms "
-                                 f"{target.value}; use the fully qualified name in both"))
+                                 f"{target}; use the fully qualified name in both"))
         else:
-            pins.append(AxiomPin(target.value, _axiom_list(info["axioms"] or ""), token.line))
+            pins.append(AxiomPin(target, _axiom_list(info["axioms"] or ""), audit_file.line(word.start)))
     return pins, found
 
 
-def _check_gate(root: Path, files: Sequence[LeanFile], decls: list[Declaration],
+def _check_gate(files: Sequence[LeanFile], decls: list[Declaration],
                 ledger: dict[str, LedgerRow]) -> tuple[list[AxiomPin], list[Finding]]:
-    """The pins of the audit file, and whether each is well formed and the build runs them."""
-    by_path = {str(lean.path.relative_to(root)): lean for lean in files}
+    """The pins of the audit file, whether each is well formed and pins a declared name to known axioms,
+    and whether the build runs them (Lean itself checks each pin against what it prints)."""
+    by_path = {lean.path: lean for lean in files}
     audit_file = by_path.get(AUDIT_FILE)
     if audit_file is None:
         return [], [Finding("gate", AUDIT_FILE, "the audit file is missing")]
-    pins, found = axiom_pins(audit_file, root)
+    pins, found = _axiom_pins(audit_file)
     root_file = by_path.get(_ROOT_MODULE)
     audit_module = AUDIT_FILE.removesuffix(".lean").replace("/", ".")
     if root_file is None or audit_module not in root_file.imports:
@@ -699,15 +548,11 @@ def _check_gate(root: Path, files: Sequence[LeanFile], decls: list[Declaration],
     allowed = set(_LEAN_AXIOMS) | set(ledger)
     for pin in pins:
         where = f"{AUDIT_FILE}:{pin.line}"
-        order = sorted(set(pin.axioms), key=functools.cmp_to_key(lean_name_order))
         if pin.name not in declared:
             found.append(Finding("gate", where, f"pins {pin.name}, which is not declared"))
         if outside := sorted(set(pin.axioms) - allowed):
             found.append(Finding("gate", where, f"{pin.name} is pinned to axioms outside Lean's and "
                                  f"the ledger's: {', '.join(outside)}"))
-        elif list(pin.axioms) != order:
-            found.append(Finding("gate", where, f"the axioms of {pin.name} are not in the order Lean "
-                                 f"prints them: [{', '.join(order)}]"))
     return pins, found
 
 
@@ -731,9 +576,9 @@ def _module_path(module: str) -> str:
     return module.replace(".", "/") + ".lean"
 
 
-def _check_sources(root: Path, files: Sequence[LeanFile]) -> list[Finding]:
+def _check_sources(files: Sequence[LeanFile]) -> list[Finding]:
     """Every file under ``LeJEPAProofs/`` is imported, directly or not, by the root module."""
-    by_path = {str(lean.path.relative_to(root)): lean for lean in files}
+    by_path = {lean.path: lean for lean in files}
     reached, todo = set(), [_ROOT_MODULE]
     while todo:
         path = todo.pop()
@@ -806,10 +651,10 @@ def audit_with_pins(root: Path, claims: Sequence[Claim]) -> tuple[list[AxiomPin]
         ledger = {row.axiom: row for row in read_ledger(root)}
     except (FileNotFoundError, ValueError) as exc:
         return [], [Finding("ledger", str(LEDGER), str(exc))]
-    pins, gate = _check_gate(root, files, decls, ledger)
-    return pins, (_check_forbidden(root, files) + _check_meta(root, files) + _check_layout(root, files)
+    pins, gate = _check_gate(files, decls, ledger)
+    return pins, (_check_forbidden(files) + _check_meta(files)
                   + _check_axioms(root, decls, ledger) + _check_registry(decls, pins, claims) + gate
-                  + _check_sources(root, files) + _check_docs(root, decls) + _check_config(root)
+                  + _check_sources(files) + _check_docs(root, decls) + _check_config(root)
                   + _check_style(root, files))
 
 
