@@ -3,9 +3,11 @@
 It cannot tell whether the proofs compile (users check that with
 ``lake exe cache get && lake build``; the build itself is the gate, since
 ``LeJEPAProofs/Audit.lean`` pins every main theorem's ``#print axioms`` output with
-``#guard_msgs``). It checks what a reader must be able to trust before compiling. The sources
-are read as Lean tokens (nested block comments, doc comments, line comments, string, raw string
-and character literals, ``«»`` names), so every command is seen whatever the layout:
+``#guard_msgs``, and Lean compares each pin with what it prints). It checks what a reader must be
+able to trust before compiling, and what the build cannot check. The sources are read with their
+comments (nested block comments, doc comments, line comments), string literals (raw and interpolated
+ones included) and character literals masked, so a word inside them is never taken for code, no
+construction of them hides code, and every command is seen whatever the layout:
 
 - ``forbidden``: no ``sorry``, ``admit``, ``sorryAx``, ``native_decide`` (nor ``+native``, nor the
   axioms behind it), ``set_option debug.*``, ``#exit``, ``opaque``, ``unsafe``,
@@ -13,7 +15,6 @@ and character literals, ``«»`` names), so every command is seen whatever the l
 - ``meta``: no ``macro``, ``elab``, ``syntax``, ``run_cmd``, ``#eval`` or other metaprogram
   (elaborator attributes included) outside :data:`_META_ALLOWED` (the order-free axiom check of
   the audit file);
-- ``layout``: every declaration and every ``#`` command starts on a line of its own;
 - ``ledger``: the axioms declared in the sources are exactly those listed in
   ``LeJEPAProofs/AXIOMS.md``, each in the file the ledger names;
 - ``axiom-docs``: every axiom has a doc comment naming at least one Python test
@@ -25,8 +26,8 @@ and character literals, ``«»`` names), so every command is seen whatever the l
   is itself an axiom, has its ``#print axioms`` output pinned in the audit file;
 - ``gate``: every pin in the audit file is ``/-- info: … -/ #guard_msgs (whitespace := lax) in
   #print axioms NAME`` for a declared ``NAME``, lists only Lean's ``propext``,
-  ``Classical.choice``, ``Quot.sound`` and ledger axioms, in the order Lean prints them, and the
-  root module imports the audit file;
+  ``Classical.choice``, ``Quot.sound`` and ledger axioms, and the root module imports the audit
+  file (so ``lake build`` runs the pins);
 - ``sources``: every file under ``LeJEPAProofs/`` is imported by the root module (``lake build``
   compiles nothing else);
 - ``docs``: every ``LeJEPA.*`` declaration named in the README, ``docs/THEORY.md`` and the
@@ -47,7 +48,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lejepa_wm.claims import CLAIMS, Claim
@@ -107,71 +108,67 @@ _FIRST = ("A-Za-z_\u03b1-\u03ba\u03bc-\u03c9\u0391-\u039f\u03a1-\u03a2\u03a4-\u0
 _REST = _FIRST + "0-9'!?\u2080-\u209c\u1d62-\u1d6a"
 _NAME = rf"(?:«[^»]*»?|[{_FIRST}][{_REST}]*)(?:\.(?:«[^»]*»?|[{_FIRST}][{_REST}]*))*"
 # A word: an identifier (``«»`` parts allowed), a ``#`` command or a `` `name `` literal.
-_WORD = re.compile(rf"(?P<prefix>``?|#)?(?P<name>{_NAME})")
-_PIN = re.compile(rf"#guard_msgs\s*\(\s*whitespace\s*:=\s*lax\s*\)\s*in\s*#print\s+axioms(?:\s+|(?=«))(?P<name>{_NAME})")
-# What opens a comment, a string (raw strings included) or a character literal, interpolation braces, and
-# quoted names (skipped whole: «a'"'b» is one name).
-_OPENER = re.compile(rf'/-|--|(?<![{_REST}.«»])r#*"|"|\'|[{{}}]|«[^»]*»?')
+_WORD = re.compile(rf"(?:``?|#)?{_NAME}")
+_PIN = re.compile(rf"#guard_msgs\s*\(\s*whitespace\s*:=\s*lax\s*\)\s*in\s*#print\s+axioms(?:\s+|(?=«))"
+                  rf"(?P<name>{_NAME})")
+# What may stand between a declaration keyword and its doc comment: modifiers, ``@[…]`` attributes.
+_HEADER = re.compile(rf"(?:\s|@\[[^\]]*\]|(?<![{_REST}.])(?:{'|'.join(_MODIFIERS)})(?![{_REST}]))*")
+# A line comment, the opening of a block comment or a string, a raw string (no escapes), a character
+# literal, interpolation braces, or a quoted name (skipped whole: «a'"'b» is one name).
+_OPENER = re.compile(rf'--[^\n]*|/-|"|(?<![{_REST}.«»])r(#*)"[\s\S]*?(?:"\1|\Z)'
+                     r"|'(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)|[^\\'\n])'|[{}]|«[^»]*»?")
 _IDENT_BEFORE = re.compile(rf"[{_FIRST}][{_REST}]*\Z")  # an identifier ends here (a ' after it is part of it)
 _INTERPOLATED = re.compile(rf"[{_FIRST}][{_REST}]*![ \t]*\Z")  # s!"…", m!"…": the string is interpolated
-_CHAR_LITERAL = re.compile(r"'(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)|[^\\'\n])'")
 _BLOCK_DELIMITER = re.compile(r"/-|-/")
 
 
 def _mask(source: str) -> tuple[str, dict[int, str]]:
-    """``source`` with every comment blanked and every string and character literal filled with ``"`` (newlines
-    kept, so offsets and lines are those of the source), and its doc comments by end offset. A doc comment (``/-- -/``) or module
-    doc (``/-! -/``) keeps its delimiters, so what follows it can be seen to follow it; the code between the
-    braces of an interpolated string (``s!"…{code}…"``) stays code."""
+    """``source`` with every comment blanked and every string and character literal filled with ``"``
+    (newlines kept, so offsets and lines are those of the source), and its doc comments by end offset.
+
+    A doc comment (``/-- -/``) or module doc (``/-! -/``) keeps its delimiters, so what follows it can be
+    seen to follow it; the code between the braces of an interpolated string (``s!"…{code}…"``) stays code.
+    """
     code = list(source)
     docs: dict[int, str] = {}
 
-    def blank(start: int, end: int, fill: str = " ") -> None:
-        code[start:end] = [c if c == "\n" else fill for c in source[start:end]]
+    def fill(start: int, end: int, char: str = " ") -> None:
+        code[start:end] = [c if c == "\n" else char for c in source[start:end]]
 
-    def string_end(start: int, interpolated: bool) -> int:
+    def string_end(start: int) -> int:
+        interpolated = _INTERPOLATED.search(source, max(0, start - 64), start) is not None
         k, piece = start + 1, start
         while k < len(source) and source[k] != '"':
             if source[k] == "{" and interpolated:
-                blank(piece, k + 1, '"')
-                k = piece = scan(k + 1, in_braces=True)
-            k += 2 if source[k] == "\\" else 1
-        blank(piece, k + 1, '"')
+                fill(piece, k + 1, '"')
+                piece = scan(k + 1, in_braces=True)
+                k = piece + 1
+            else:
+                k += 2 if source[k] == "\\" else 1
+        fill(piece, k + 1, '"')
         return k + 1
 
     def scan(i: int, in_braces: bool) -> int:
         depth = 0
         while match := _OPENER.search(source, i):
-            start, opener = match.start(), match.group()
-            i = match.end()
-            if opener == "--":
-                i = source.find("\n", start)
-                i = len(source) if i == -1 else i
-                blank(start, i)
+            start, opener, i = match.start(), match.group(), match.end()
+            if opener.startswith("--"):
+                fill(start, i)
             elif opener == "/-":
-                depth_of_comment = 0
-                for delimiter in _BLOCK_DELIMITER.finditer(source, start):
-                    depth_of_comment += 1 if delimiter.group() == "/-" else -1
-                    i = delimiter.end()
-                    if depth_of_comment == 0:
-                        break
-                else:
-                    i = len(source)
+                nesting = 1
+                while nesting and (delimiter := _BLOCK_DELIMITER.search(source, i)):
+                    nesting, i = nesting + (1 if delimiter.group() == "/-" else -1), delimiter.end()
+                i = len(source) if nesting else i
                 kept = source.startswith(("/--", "/-!"), start) and not source.startswith("/--/", start)
-                blank(start + 3 if kept else start, i - 2 if kept else i)
+                fill(start + 3 if kept else start, i - 2 if kept else i)
                 if kept and source[start + 2] == "-":
                     docs[i] = source[start + 3:i - 2].strip()
-            elif opener == "'":
-                literal = _CHAR_LITERAL.match(source, start)
-                if literal and not _IDENT_BEFORE.search(source, max(0, start - 64), start):
-                    i = literal.end()
-                    blank(start, i, '"')
             elif opener == '"':
-                i = string_end(start, bool(_INTERPOLATED.search(source, max(0, start - 64), start)))
-            elif opener.endswith('"'):  # a raw string r"…", r#"…"#: no escapes
-                close = source.find('"' + opener[1:-1], i)
-                i = len(source) if close == -1 else close + len(opener) - 1
-                blank(start, i, '"')
+                i = string_end(start)
+            elif opener.startswith("'") and _IDENT_BEFORE.search(source, max(0, start - 64), start):
+                i = start + 1  # the prime of an identifier (x'), no character literal
+            elif opener.startswith(("'", "r")):
+                fill(start, i, '"')
             elif opener == "}" and in_braces and depth == 0:
                 return start
             elif opener in ("{", "}"):
@@ -184,62 +181,45 @@ def _mask(source: str) -> tuple[str, dict[int, str]]:
 
 @dataclass(frozen=True)
 class _Word:
-    """One word of the masked source: where it starts and ends, its text and its value.
+    """One word of the masked source: an identifier (``«»`` parts allowed) or a ``#`` command.
 
-    ``kind`` is ``ident``, ``command`` (``#print``, ``#eval``, …) or ``name`` (`` `foo ``); ``value`` is
-    the dotted name with ``«»`` removed (``#`` kept for a command) and ``quoted`` says whether a part
-    was quoted (a quoted word is never a keyword).
+    ``value`` is the dotted name with ``«»`` removed (``#`` kept for a command), ``quoted`` whether a
+    part was quoted (a quoted word is never a keyword).
     """
 
     start: int
     end: int
     text: str
-    kind: str
     value: str
     quoted: bool
 
     def is_(self, *words: str) -> bool:
-        """Whether it is an unquoted identifier (or ``#`` command) among ``words``."""
-        return self.kind != "name" and not self.quoted and self.value in words
+        """Whether it is an unquoted word among ``words``."""
+        return not self.quoted and self.value in words
 
 
 def _words(code: str) -> tuple[_Word, ...]:
-    """The words of masked code, in order."""
-    words = []
-    for match in _WORD.finditer(code):
-        prefix, name = match["prefix"] or "", match["name"]
-        kind = "command" if prefix == "#" else "name" if prefix else "ident"
-        words.append(_Word(match.start(), match.end(), match.group(), kind,
-                           (prefix if kind == "command" else "") + name.replace("«", "").replace("»", ""),
-                           "«" in name))
-    return tuple(words)
+    """The words of masked code, in order; name literals (`` `foo ``) are no words."""
+    return tuple(_Word(match.start(), match.end(), match.group(), match.group().replace("«", "").replace("»", ""),
+                       "«" in match.group())
+                 for match in _WORD.finditer(code) if not match.group().startswith("`"))
 
 
-def _bracket_end(code: str, start: int) -> int:
-    """The offset after the ``]`` that closes the ``[`` at ``start``."""
-    depth = 0
-    for k in range(start, len(code)):
-        depth += {"[": 1, "]": -1}.get(code[k], 0)
-        if depth == 0:
-            return k + 1
-    return len(code)
-
-
-def _attributes(code: str, words: Sequence[_Word]) -> dict[int, tuple[int, bool]]:
-    """The attribute lists ``@[…]`` and ``attribute […]``: their start, end and whether it is ``@[``,
-    by end offset."""
-    opens = [(match.start(), match.start() + 1, True) for match in re.finditer(r"@\[", code)]
-    opens += [(word.start, bracket.start(), False) for word in words if word.is_("attribute")
+def _attributes(code: str, words: Sequence[_Word]) -> list[tuple[int, int]]:
+    """Where the attribute lists ``@[…]`` and ``attribute […]`` start and end (nested brackets included)."""
+    opens = [(match.start(), match.end() - 1) for match in re.finditer(r"@\[", code)]
+    opens += [(word.start, bracket.end() - 1) for word in words if word.is_("attribute")
               if (bracket := re.compile(r"\s*\[").match(code, word.end))]
-    spans = {}
-    for start, bracket, at in opens:
-        spans[_bracket_end(code, bracket)] = (start, at)
+    spans = []
+    for start, bracket in opens:
+        depth, end = 0, len(code)
+        for k in range(bracket, len(code)):
+            depth += {"[": 1, "]": -1}.get(code[k], 0)
+            if depth == 0:
+                end = k + 1
+                break
+        spans.append((start, end))
     return spans
-
-
-def _inside(offset: int, attributes: dict[int, tuple[int, bool]]) -> bool:
-    """Whether ``offset`` lies inside an attribute list."""
-    return any(start <= offset < end for end, (start, _) in attributes.items())
 
 
 def _adjacent(code: str, first: _Word, second: _Word) -> bool:
@@ -247,11 +227,11 @@ def _adjacent(code: str, first: _Word, second: _Word) -> bool:
     return not code[first.end:second.start].strip()
 
 
-def _back(code: str, offset: int) -> int:
-    """``offset`` moved back over whitespace (masked comments included)."""
-    while offset and code[offset - 1].isspace():
-        offset -= 1
-    return offset
+def _doc_before(code: str, docs: dict[int, str], offset: int) -> str | None:
+    """The doc comment before ``offset``, with only whitespace, comments, modifiers and ``@[…]``
+    attributes between."""
+    end = code.rfind("-/", 0, offset) + 2
+    return docs.get(end) if end > 1 and _HEADER.fullmatch(code, end, offset) else None
 
 
 @dataclass(frozen=True)
@@ -275,12 +255,13 @@ class Declaration:
 @dataclass(frozen=True)
 class LeanFile:
     """A Lean source file (``path`` relative to the repository root): its masked code, doc comments by end
-    offset, words, declarations and imported modules."""
+    offset, words, attribute lists, declarations and imported modules."""
 
     path: str
     code: str
     docs: dict[int, str]
     words: tuple[_Word, ...]
+    attributes: tuple[tuple[int, int], ...]
     declarations: tuple[Declaration, ...]
     imports: tuple[str, ...]
 
@@ -292,72 +273,57 @@ class LeanFile:
         """``file:line`` of an offset."""
         return f"{self.path}:{self.line(offset)}"
 
-    def doc_before(self, offset: int) -> str | None:
-        """The doc comment that ends right before ``offset`` (whitespace and comments between), if any."""
-        return self.docs.get(_back(self.code, offset))
+    def in_attribute(self, offset: int) -> bool:
+        """Whether ``offset`` lies inside an attribute list."""
+        return any(start <= offset < end for start, end in self.attributes)
 
 
-def _header_start(code: str, words: Sequence[_Word], attributes: dict[int, tuple[int, bool]], start: int) -> int:
-    """The start of the modifiers and ``@[…]`` attributes right before ``start``."""
-    ends = {word.end: word for word in words}
-    while True:
-        end = _back(code, start)
-        attribute, previous = attributes.get(end), ends.get(end)
-        if attribute is not None and attribute[1]:
-            start = attribute[0]
-        elif previous is not None and previous.is_(*_MODIFIERS):
-            start = previous.start
-        else:
-            return start
+def _statement(code: str, words: Sequence[_Word], start: int) -> tuple[str, ...]:
+    """The identifiers from ``start`` to the next command (a doc comment, an attribute, a keyword)."""
+    ends = [offset for offset in (code.find(mark, start) for mark in ("/--", "/-!", "@[")) if offset >= 0]
+    ends += [word.start for word in words
+             if word.start >= start and (word.value.startswith("#") or word.is_(*_BOUNDARIES))][:1]
+    stop = min(ends, default=len(code))
+    return tuple(word.value for word in words if start <= word.start < stop and not word.value.startswith("#"))
 
 
-def _declarations(path: str, code: str, docs: dict[int, str], words: Sequence[_Word]) -> list[Declaration]:
+def _declarations(lean: LeanFile) -> list[Declaration]:
     """The named declarations of one file, wherever they stand; keywords inside attributes and
     ``deriving instance`` are not declarations."""
-    attributes = _attributes(code, words)
-    namespaces: list[str] = []
-    result = []
+    words, namespaces, result = lean.words, [], []
     for index, word in enumerate(words):
-        previous = words[index - 1] if index else None
-        following = words[index + 1] if index + 1 < len(words) else None
-        if word.is_("namespace") and following is not None:
-            namespaces.append(following.value)
+        previous, following = words[index - 1] if index else None, words[index + 1: index + 2]
+        if word.is_("namespace") and following:
+            namespaces.append(following[0].value)
         elif word.is_("section", "mutual"):
             namespaces.append("")
         elif word.is_("end") and namespaces:
             namespaces.pop()
-        if (not word.is_(*_DECLARATION_KEYWORDS) or _inside(word.start, attributes)
-                or (previous is not None and (previous.is_("deriving") or (word.value == "inductive"
-                                                                             and previous.is_("class"))))):
+        if (not word.is_(*_DECLARATION_KEYWORDS) or lean.in_attribute(word.start) or (previous is not None and (
+                previous.is_("deriving") or (word.value == "inductive" and previous.is_("class"))))):
             continue
-        name_index = index + 2 if word.value == "class" and following is not None and following.is_("inductive") \
-            else index + 1
-        if name_index >= len(words) or not _adjacent(code, words[name_index - 1], words[name_index]):
+        name_index = index + 2 if word.value == "class" and following and following[0].is_("inductive") else index + 1
+        if name_index >= len(words) or not _adjacent(lean.code, words[name_index - 1], words[name_index]):
             continue
-        name = words[name_index]
-        if name.kind != "ident" or name.is_(*_BOUNDARIES):
+        name = words[name_index].value
+        if name.startswith("#") or words[name_index].is_(*_BOUNDARIES):
             continue
-        prefix = "" if name.value.startswith("_root_.") else ".".join(filter(None, namespaces))
-        statement: tuple[str, ...] = ()
-        if word.value == "axiom":
-            ends = [offset for offset in (code.find(mark, name.end) for mark in ("/--", "/-!", "@[")) if offset >= 0]
-            ends += [w.start for w in words[name_index + 1:] if w.kind == "command" or w.is_(*_BOUNDARIES)][:1]
-            stop = min(ends, default=len(code))
-            statement = tuple(w.value for w in words[name_index + 1:] if w.start < stop and w.kind == "ident")
-        header = _header_start(code, words, attributes, word.start)
-        result.append(Declaration(word.value, f"{prefix}.{name.value}" if prefix else name.value.removeprefix("_root_."),
-                                  path, code.count("\n", 0, word.start) + 1, docs.get(_back(code, header)), statement))
+        prefix = "" if name.startswith("_root_.") else ".".join(filter(None, namespaces))
+        statement = _statement(lean.code, words, words[name_index].end) if word.value == "axiom" else ()
+        result.append(Declaration(word.value, f"{prefix}.{name}" if prefix else name.removeprefix("_root_."),
+                                  lean.path, lean.line(word.start), _doc_before(lean.code, lean.docs, word.start),
+                                  statement))
     return result
 
 
 def _read_lean(root: Path, path: Path) -> LeanFile:
-    """Mask one Lean file and read its words, declarations and imports."""
-    relative = str(path.relative_to(root))
+    """Mask one Lean file and read its words, attributes, declarations and imports."""
     code, docs = _mask(path.read_text(encoding="utf-8"))
     words = _words(code)
     imports = tuple(name.value for word, name in zip(words, words[1:])
-                    if word.is_("import") and name.kind == "ident" and _adjacent(code, word, name))
-    return LeanFile(relative, code, docs, words, tuple(_declarations(relative, code, docs, words)), imports)
+                    if word.is_("import") and not name.value.startswith("#") and _adjacent(code, word, name))
+    lean = LeanFile(str(path.relative_to(root)), code, docs, words, tuple(_attributes(code, words)), (), imports)
+    return replace(lean, declarations=tuple(_declarations(lean)))
 
 
 @dataclass(frozen=True)
@@ -438,8 +404,6 @@ def _check_forbidden(files: Sequence[LeanFile]) -> list[Finding]:
     found = []
     for lean in files:
         for word, following in zip(lean.words, lean.words[1:] + (None,)):
-            if word.kind == "name":
-                continue
             if word.value in _FORBIDDEN_WORDS or word.value.rsplit(".", 1)[-1] in _FORBIDDEN_NAMES:
                 found.append(Finding("forbidden", lean.where(word.start), f"contains '{word.text}'"))
             elif word.is_("set_option") and following is not None and following.value.split(".", 1)[0] == "debug":
@@ -453,9 +417,8 @@ def _check_meta(files: Sequence[LeanFile]) -> list[Finding]:
     found = []
     for lean in files:
         allowed = _META_ALLOWED.get(lean.path, frozenset())
-        attributes = _attributes(lean.code, lean.words)
         for word in lean.words:
-            if ((word.is_(*_META_WORDS) or (word.is_(*_META_ATTRIBUTES) and _inside(word.start, attributes)))
+            if ((word.is_(*_META_WORDS) or (word.is_(*_META_ATTRIBUTES) and lean.in_attribute(word.start)))
                     and word.value not in allowed):
                 found.append(Finding("meta", lean.where(word.start), f"'{word.text}' is a metaprogram; only "
                                      f"{AUDIT_FILE} may run one (its axiom check)"))
@@ -512,7 +475,7 @@ def _axiom_pins(audit_file: LeanFile) -> tuple[list[AxiomPin], list[Finding]]:
         if not word.is_("#guard_msgs"):
             continue
         pin = _PIN.match(audit_file.code, word.start)
-        doc = audit_file.doc_before(word.start)
+        doc = _doc_before(audit_file.code, audit_file.docs, word.start)
         info = _PIN_INFO.fullmatch(doc) if doc is not None else None
         where = audit_file.where(word.start)
         target = pin["name"].replace("«", "").replace("»", "") if pin else ""

@@ -299,7 +299,7 @@ def test_run_cmd_is_allowed_in_the_audit_file(tmp_path: Path) -> None:
 
 def test_an_axiom_after_set_option_in_is_read_with_its_doc_comment(tmp_path: Path) -> None:
     root = make_tree(tmp_path)
-    edit(root, "Fact.lean", lambda text: text.replace("/-- A classical", "set_option maxHeartbeats 4 in\n/-- A classical")
+    edit(root, "Fact.lean", lambda text: text.replace("/-- A", "set_option maxHeartbeats 4 in\n/-- A")
          .replace("axiom fact_holds", "@[simp] private axiom fact_holds"))
     assert audit(root, CLAIMS) == []
     edit(root, "Fact.lean", lambda text: text.replace("::test_axiom_fact", "::test_other"))
