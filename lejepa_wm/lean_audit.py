@@ -236,20 +236,15 @@ def _doc_before(code: str, docs: dict[int, str], offset: int) -> str | None:
 
 @dataclass(frozen=True)
 class Declaration:
-    """One named declaration: keyword, fully qualified name, file, line and doc comment; for an axiom,
-    ``statement_names`` are the identifiers of its statement (up to the next command)."""
+    """One named declaration: keyword, fully qualified name, file, ``file:line`` and doc comment; for an
+    axiom, ``statement_names`` are the identifiers of its statement (up to the next command)."""
 
     keyword: str
     name: str
     file: str
-    line: int
+    where: str
     docstring: str | None
     statement_names: tuple[str, ...]
-
-    @property
-    def where(self) -> str:
-        """``file:line``."""
-        return f"{self.file}:{self.line}"
 
 
 @dataclass(frozen=True)
@@ -311,7 +306,7 @@ def _declarations(lean: LeanFile) -> list[Declaration]:
         prefix = "" if name.startswith("_root_.") else ".".join(filter(None, namespaces))
         statement = _statement(lean.code, words, words[name_index].end) if word.value == "axiom" else ()
         result.append(Declaration(word.value, f"{prefix}.{name}" if prefix else name.removeprefix("_root_."),
-                                  lean.path, lean.line(word.start), _doc_before(lean.code, lean.docs, word.start),
+                                  lean.path, lean.where(word.start), _doc_before(lean.code, lean.docs, word.start),
                                   statement))
     return result
 
@@ -369,18 +364,15 @@ def read_ledger(root: Path) -> list[LedgerRow]:
     if not path.exists():
         raise FileNotFoundError(f"axiom ledger {LEDGER} is missing")
     rows: list[LedgerRow] = []
-    in_table = False
+    in_table = False  # a table ends at a line that is not a row; ours starts at its header
     for line in path.read_text(encoding="utf-8").splitlines():
         cells = tuple(cell.strip() for cell in line.strip().strip("|").split("|"))
         is_row = line.strip().startswith("|")
-        if not is_row or cells == _LEDGER_HEADER:  # a table ends at a line that is not a row; ours starts at its header
-            in_table = is_row
-            continue
-        if not in_table or set("".join(cells)) <= set("-: "):
-            continue
-        if len(cells) != len(_LEDGER_HEADER):
-            raise ValueError(f"ledger row has {len(cells)} cells, expected {len(_LEDGER_HEADER)}: {line!r}")
-        rows.append(LedgerRow(cells[0].strip("`"), cells[1].strip("`"), tuple(_TEST_ID.findall(cells[4]))))
+        if in_table and is_row and cells != _LEDGER_HEADER and not set("".join(cells)) <= set("-: "):
+            if len(cells) != len(_LEDGER_HEADER):
+                raise ValueError(f"ledger row has {len(cells)} cells, expected {len(_LEDGER_HEADER)}: {line!r}")
+            rows.append(LedgerRow(cells[0].strip("`"), cells[1].strip("`"), tuple(_TEST_ID.findall(cells[4]))))
+        in_table = is_row and (in_table or cells == _LEDGER_HEADER)
     return rows
 
 
@@ -399,29 +391,22 @@ def _numbered_lines(root: Path, paths: Sequence[Path]) -> Iterator[tuple[str, st
             yield f"{path.relative_to(root)}:{number}", line
 
 
-def _check_forbidden(files: Sequence[LeanFile]) -> list[Finding]:
-    """Words and names that prove nothing or bypass the kernel, and ``set_option debug.*``."""
-    found = []
-    for lean in files:
-        for word, following in zip(lean.words, lean.words[1:] + (None,)):
-            if word.value in _FORBIDDEN_WORDS or word.value.rsplit(".", 1)[-1] in _FORBIDDEN_NAMES:
-                found.append(Finding("forbidden", lean.where(word.start), f"contains '{word.text}'"))
-            elif word.is_("set_option") and following is not None and following.value.split(".", 1)[0] == "debug":
-                found.append(Finding("forbidden", lean.where(word.start),
-                                     f"sets the debugging option '{following.value}'"))
-    return found
-
-
-def _check_meta(files: Sequence[LeanFile]) -> list[Finding]:
-    """Metaprograms (which can add declarations unseen by this audit) outside the allow-list."""
+def _check_words(files: Sequence[LeanFile]) -> list[Finding]:
+    """Words and names that prove nothing or bypass the kernel, ``set_option debug.*``, and metaprograms
+    (which can add declarations unseen by this audit) outside the allow-list."""
     found = []
     for lean in files:
         allowed = _META_ALLOWED.get(lean.path, frozenset())
-        for word in lean.words:
+        for word, following in zip(lean.words, lean.words[1:] + (None,)):
+            where = lean.where(word.start)
+            if word.value in _FORBIDDEN_WORDS or word.value.rsplit(".", 1)[-1] in _FORBIDDEN_NAMES:
+                found.append(Finding("forbidden", where, f"contains '{word.text}'"))
+            elif word.is_("set_option") and following is not None and following.value.split(".", 1)[0] == "debug":
+                found.append(Finding("forbidden", where, f"sets the debugging option '{following.value}'"))
             if ((word.is_(*_META_WORDS) or (word.is_(*_META_ATTRIBUTES) and lean.in_attribute(word.start)))
                     and word.value not in allowed):
-                found.append(Finding("meta", lean.where(word.start), f"'{word.text}' is a metaprogram; only "
-                                     f"{AUDIT_FILE} may run one (its axiom check)"))
+                found.append(Finding("meta", where, f"'{word.text}' is a metaprogram; only {AUDIT_FILE} may run "
+                                     f"one (its axiom check)"))
     return found
 
 
@@ -615,8 +600,7 @@ def audit_with_pins(root: Path, claims: Sequence[Claim]) -> tuple[list[AxiomPin]
     except (FileNotFoundError, ValueError) as exc:
         return [], [Finding("ledger", str(LEDGER), str(exc))]
     pins, gate = _check_gate(files, decls, ledger)
-    return pins, (_check_forbidden(files) + _check_meta(files)
-                  + _check_axioms(root, decls, ledger) + _check_registry(decls, pins, claims) + gate
+    return pins, (_check_words(files) + _check_axioms(root, decls, ledger) + _check_registry(decls, pins, claims) + gate
                   + _check_sources(files) + _check_docs(root, decls) + _check_config(root)
                   + _check_style(root, files))
 
