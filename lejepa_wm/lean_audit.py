@@ -120,6 +120,7 @@ _OPENER = re.compile(rf'--[^\n]*|/-|"|(?<![{_REST}.«»])r(#*)"[\s\S]*?(?:"\1|\Z
 _IDENT_BEFORE = re.compile(rf"[{_FIRST}][{_REST}]*\Z")  # an identifier ends here (a ' after it is part of it)
 _INTERPOLATED = re.compile(rf"[{_FIRST}][{_REST}]*![ \t]*\Z")  # s!"…", m!"…": the string is interpolated
 _BLOCK_DELIMITER = re.compile(r"/-|-/")
+_ATTRIBUTE = re.compile(rf"@\[|(?<![{_REST}.«»#])attribute\s*\[")
 
 
 def _mask(source: str) -> tuple[str, dict[int, str]]:
@@ -205,20 +206,15 @@ def _words(code: str) -> tuple[_Word, ...]:
                  for match in _WORD.finditer(code) if not match.group().startswith("`"))
 
 
-def _attributes(code: str, words: Sequence[_Word]) -> list[tuple[int, int]]:
+def _attributes(code: str) -> list[tuple[int, int]]:
     """Where the attribute lists ``@[…]`` and ``attribute […]`` start and end (nested brackets included)."""
-    opens = [(match.start(), match.end() - 1) for match in re.finditer(r"@\[", code)]
-    opens += [(word.start, bracket.end() - 1) for word in words if word.is_("attribute")
-              if (bracket := re.compile(r"\s*\[").match(code, word.end))]
     spans = []
-    for start, bracket in opens:
-        depth, end = 0, len(code)
-        for k in range(bracket, len(code)):
-            depth += {"[": 1, "]": -1}.get(code[k], 0)
-            if depth == 0:
-                end = k + 1
-                break
-        spans.append((start, end))
+    for match in _ATTRIBUTE.finditer(code):
+        depth, end = 1, match.end()
+        while depth and end < len(code):
+            depth += {"[": 1, "]": -1}.get(code[end], 0)
+            end += 1
+        spans.append((match.start(), end))
     return spans
 
 
@@ -317,7 +313,7 @@ def _read_lean(root: Path, path: Path) -> LeanFile:
     words = _words(code)
     imports = tuple(name.value for word, name in zip(words, words[1:])
                     if word.is_("import") and not name.value.startswith("#") and _adjacent(code, word, name))
-    lean = LeanFile(str(path.relative_to(root)), code, docs, words, tuple(_attributes(code, words)), (), imports)
+    lean = LeanFile(str(path.relative_to(root)), code, docs, words, tuple(_attributes(code)), (), imports)
     return replace(lean, declarations=tuple(_declarations(lean)))
 
 
