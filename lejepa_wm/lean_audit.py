@@ -394,15 +394,15 @@ def _check_words(files: Sequence[LeanFile]) -> list[Finding]:
     for lean in files:
         allowed = _META_ALLOWED.get(lean.path, frozenset())
         for word, following in zip(lean.words, lean.words[1:] + (None,)):
-            where = lean.where(word.start)
             if word.value in _FORBIDDEN_WORDS or word.value.rsplit(".", 1)[-1] in _FORBIDDEN_NAMES:
-                found.append(Finding("forbidden", where, f"contains '{word.text}'"))
+                found.append(Finding("forbidden", lean.where(word.start), f"contains '{word.text}'"))
             elif word.is_("set_option") and following is not None and following.value.split(".", 1)[0] == "debug":
-                found.append(Finding("forbidden", where, f"sets the debugging option '{following.value}'"))
+                found.append(Finding("forbidden", lean.where(word.start),
+                                     f"sets the debugging option '{following.value}'"))
             if ((word.is_(*_META_WORDS) or (word.is_(*_META_ATTRIBUTES) and lean.in_attribute(word.start)))
                     and word.value not in allowed):
-                found.append(Finding("meta", where, f"'{word.text}' is a metaprogram; only {AUDIT_FILE} may run "
-                                     f"one (its axiom check)"))
+                found.append(Finding("meta", lean.where(word.start), f"'{word.text}' is a metaprogram; only "
+                                     f"{AUDIT_FILE} may run one (its axiom check)"))
     return found
 
 
