@@ -315,6 +315,7 @@ HIDING = {
     "a string with an escaped quote": 'def s : String := "a\\"sorry"',
     "a character literal of a quote": "def c : Char := '\\''\ndef s : String := \"sorry\"",
     "a raw string with hashes": 'def r : String := r#"a"sorry"#',
+    "the text of an interpolated string": 'def i : String := s!"sorry {"}" ++ "sorry"} {1 + 1}"',
     "a name literal": "def n : Lean.Name := `sorry",
     "an identifier that contains a forbidden word": "theorem not_sorry' : True := trivial",
     "a quoted name with a space": "def «sorry free» : ℕ := 0",
