@@ -4,7 +4,6 @@ and the workflow's reading of Lean's ``#print axioms`` output fails closed."""
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import pytest
 from lejepa_wm import lean_audit
 from lejepa_wm.claims import Claim
 from lejepa_wm.commands import audit_lean
-from lejepa_wm.lean_audit import AxiomPin, audit, check_axiom_log, probe_source, read_ledger, tokenize
+from lejepa_wm.lean_audit import AxiomPin, audit, check_axiom_log, probe_source, read_ledger
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -231,10 +230,11 @@ def test_commented_out_declarations_are_ignored(tmp_path: Path) -> None:
     assert audit(root, CLAIMS) == []
 
 
-# Each construction below hides a defect from a line-based audit; the token-based audit sees it.
+# Each construction below hides a defect from a line-based audit; the audit, which reads code with its
+# comments and literals masked, sees it.
 BYPASSES = {
     "a command after another on the same line": (
-        "Main.lean", lambda text: text.replace(":= rfl", ":= rfl axiom hidden : False"), {"ledger", "layout"}),
+        "Main.lean", lambda text: text.replace(":= rfl", ":= rfl axiom hidden : False"), {"ledger"}),
     "set_option … in before a declaration": (
         "Main.lean", add_to_main("set_option maxHeartbeats 400000 in axiom hidden : False\n"), {"ledger"}),
     "a character literal that opens a string for a line-based masker": (
@@ -274,8 +274,6 @@ BYPASSES = {
         "Audit.lean", lambda text: text.replace("[propext]", "[propext, sorryAx]"), {"gate"}),
     "a pin whose docstring names another declaration": (
         "Audit.lean", lambda text: text.replace("'LeJEPA.main_result'", "'LeJEPA.fact_holds'"), {"gate"}),
-    "a pin in an order Lean does not print": (
-        "Audit.lean", lambda text: text.replace("[propext]", "[Quot.sound, propext]"), {"gate"}),
     "an audit file the build does not import": (
         "../LeJEPAProofs.lean", lambda text: text.replace("import LeJEPAProofs.Audit\n", ""), {"gate"}),
     "a module the build does not import": (
@@ -299,26 +297,38 @@ def test_run_cmd_is_allowed_in_the_audit_file(tmp_path: Path) -> None:
     assert audit(root, CLAIMS) == []
 
 
-def test_a_declaration_after_set_option_in_is_read_with_its_docstring(tmp_path: Path) -> None:
-    source = "namespace LeJEPA\n\nset_option maxHeartbeats 4 in\n/-- Doc. -/\n@[simp] private theorem x : 1 = 1 := rfl\n"
-    (tmp_path / "X.lean").write_text(source)
-    [decl] = lean_audit.read_lean(tmp_path / "X.lean").declarations
-    assert (decl.keyword, decl.name, decl.docstring, decl.line) == ("theorem", "LeJEPA.x", "Doc.", 5)
+def test_an_axiom_after_set_option_in_is_read_with_its_doc_comment(tmp_path: Path) -> None:
+    root = make_tree(tmp_path)
+    edit(root, "Fact.lean", lambda text: text.replace("/-- A", "set_option maxHeartbeats 4 in\n/-- A")
+         .replace("axiom fact_holds", "@[simp] private axiom fact_holds"))
+    assert audit(root, CLAIMS) == []
+    edit(root, "Fact.lean", lambda text: text.replace("::test_axiom_fact", "::test_other"))
+    assert {(f.check, f.where) for f in audit(root, CLAIMS)} == {("axiom-docs", "LeJEPAProofs/Fact.lean:7")}
 
 
-def test_tokenizer_reads_comments_literals_and_quoted_names() -> None:
-    source = ("/- outer /- inner -/ still comment -/ a «b c».d '\\'' \"e\\\"f\" r#\"g\"h\"# -- i\n"
-              "/-- j -/ `k #print")
-    assert [(t.kind, t.value) for t in tokenize(source)] == [
-        ("ident", "a"), ("ident", "b c.d"), ("char", "'\\''"), ("string", '"e\\"f"'),
-        ("string", 'r#"g"h"#'), ("doc", "j"), ("name", "k"), ("command", "#print")]
+# Each construction below holds the word sorry where it is no code (a comment, a literal, part of an
+# identifier); the audit must pass it, and must still see code that follows it.
+HIDING = {
+    "a nested block comment": "/- outer /- inner -/ sorry -/",
+    "a doc comment": "/-- A doc comment may say sorry. -/\ndef documented : ℕ := 0",
+    "a line comment": "-- sorry",
+    "a string with an escaped quote": 'def s : String := "a\\"sorry"',
+    "a character literal of a quote": "def c : Char := '\\''\ndef s : String := \"sorry\"",
+    "a raw string with hashes": 'def r : String := r#"a"sorry"#',
+    "the text of an interpolated string": 'def i : String := s!"sorry {"}" ++ "sorry"} {1 + 1}"',
+    "a name literal": "def n : Lean.Name := `sorry",
+    "an identifier that contains a forbidden word": "theorem not_sorry' : True := trivial",
+    "a quoted name with a space": "def «sorry free» : ℕ := 0",
+}
 
 
-def test_lean_name_order_is_the_order_lean_prints() -> None:
-    names = ["Quot.sound", "LeJEPA.procrustes", "Classical.choice", "sorryAx", "LeJEPA.hermite", "propext"]
-    ordered = sorted(names, key=functools.cmp_to_key(lean_audit.lean_name_order))
-    assert ordered == ["propext", "sorryAx", "Classical.choice", "LeJEPA.hermite", "LeJEPA.procrustes",
-                       "Quot.sound"]
+@pytest.mark.parametrize("hiding", HIDING)
+def test_a_word_in_a_comment_or_literal_is_no_code(tmp_path: Path, hiding: str) -> None:
+    root = make_tree(tmp_path)
+    edit(root, "Main.lean", add_to_main(HIDING[hiding] + "\n"))
+    assert audit(root, CLAIMS) == []
+    edit(root, "Main.lean", add_to_main("theorem t : True := by sorry\n"))
+    assert checks_failed(root) == {"forbidden"}
 
 
 PINS = (AxiomPin("LeJEPA.forward_identifiability",
@@ -378,7 +388,8 @@ def test_repository_probe_covers_every_pin(tmp_path: Path, capsys: pytest.Captur
     probe = tmp_path / "AxiomProbe.lean"
     assert run_main("--root", str(REPO), "--write-probe", str(probe)) == 0
     printed = [line.removeprefix("#print axioms ") for line in probe.read_text().splitlines()[2:]]
-    files = lean_audit.lean_sources(REPO)
-    audit_file = next(lean for lean in files if lean.path.name == "Audit.lean")
-    assert printed == [pin.name for pin in lean_audit.axiom_pins(audit_file, REPO)[0]]
+    pins = lean_audit.audit_with_pins(REPO, lean_audit.CLAIMS)[0]
+    pinned_lines = REPO.joinpath(lean_audit.AUDIT_FILE).read_text(encoding="utf-8").splitlines()
+    assert printed == [pin.name for pin in pins]
+    assert len(pins) == sum(line.startswith("#guard_msgs") for line in pinned_lines)
     capsys.readouterr()
