@@ -29,18 +29,18 @@ list of them, naming the index of a bad item.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields
-from typing import Annotated, Any, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Annotated, Any, Literal, Mapping
 
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
-from lejepa_wm.schema import read
+from lejepa_wm.schema import Record
 
 __all__ = [
     "HELD", "FAILED", "NOT_RUN", "MEASURED", "UNRESOLVED", "VERDICTS", "number_text", "nonfinite_item", "Bound",
     "verdict_of", "combine",
-    "CheckResult", "HeadlineEntry", "VerifyRecord", "short_requirement", "PartOutcome", "Environment",
+    "CheckResult", "HeadlineEntry", "VerifyRecord", "PartOutcome", "Environment",
     "ReproduceRecord"
 ]
 
@@ -77,41 +77,20 @@ def nonfinite_item(data: Any, where: str = "") -> str | None:
     return None
 
 
-def _plain(value: Any) -> Any:
-    """A field as JSON data: a record as its ``to_dict``, a tuple as a list of such, a dict copied."""
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    if isinstance(value, tuple):
-        return [_plain(item) for item in value]
-    return dict(value) if isinstance(value, dict) else value
-
-
-class _Record:
-    """``to_dict``/``from_dict`` of a frozen dataclass record: ``to_dict`` writes every field in order,
-    ``from_dict`` reads them back with :func:`~lejepa_wm.schema.read`, naming ``_what`` and the field."""
-
-    _what = "record"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {item.name: _plain(getattr(self, item.name)) for item in fields(self)}  # type: ignore[arg-type]
-
-    @classmethod
-    def from_dict(cls, data: Any) -> Any:
-        return read(cls, data, cls._what)
-
-
 def _comparison(op: str) -> Any:
     """The constructor ``Bound.<name>(value)`` of the bound ``quantity op value``."""
     return classmethod(lambda cls, value: cls(op, float(value)))
 
 
 @dataclass(frozen=True)
-class Bound:
+class Bound(Record):
     """``quantity OP value`` (``OP`` in ``<= >= < >``), or ``quantity in [value, upper]``."""
 
     op: str
     value: float
     upper: float | None = None
+
+    _what = "bound"
 
     def __post_init__(self) -> None:
         if self.op not in _COMPARISONS + (_INTERVAL,):
@@ -155,10 +134,6 @@ class Bound:
         """``op`` and ``value``, and ``upper`` for an interval."""
         return {key: value for key, value in asdict(self).items() if value is not None}
 
-    @classmethod
-    def from_dict(cls, data: Any) -> "Bound":
-        return read(cls, data, "bound")
-
 
 def verdict_of(value: float | None, bound: Bound | None, standard_error: float | None = None) -> str:
     """The verdict rule of the module docstring."""
@@ -190,7 +165,7 @@ def combine(statuses: list[str]) -> str:
 
 
 @dataclass(frozen=True)
-class CheckResult(_Record):
+class CheckResult(Record):
     """One numerical check of a claim (a row of ``lejepa-wm verify``).
 
     ``value`` is the headline number (an error, a ratio, a margin) and ``bound``
@@ -252,7 +227,7 @@ class CheckResult(_Record):
 
 
 @dataclass(frozen=True)
-class HeadlineEntry(_Record):
+class HeadlineEntry(Record):
     """One headline result of an experiment, judged by :func:`verdict_of`.
 
     ``quantity`` names what ``value`` is (e.g. "worst residual ratio (1 − R²)/(1 − R²_raw)
@@ -323,7 +298,7 @@ class HeadlineEntry(_Record):
 
 
 @dataclass(frozen=True)
-class VerifyRecord(_Record):
+class VerifyRecord(Record):
     """What ``verify.json`` holds: the rows of ``lejepa-wm verify``, each claim's seconds, and (once written) the
     wall time and the package version that wrote it (``lejepa-wm reproduce`` reuses a file of its own version).
     ``passed``, whether every row passed, is written for readers and recomputed on reading."""
@@ -343,21 +318,13 @@ class VerifyRecord(_Record):
         return {**super().to_dict(), "passed": self.passed}
 
 
-def short_requirement(record: CheckResult | HeadlineEntry) -> str:
-    """The requirement without repeating the quantity (``≤ 1e-10``), for compact lines and tables."""
-    return record.bound.describe() if record.bound is not None else record.requirement
-
-
-_PART_STATUSES = ("ok", "failed")
-
-
 @dataclass(frozen=True)
-class PartOutcome(_Record):
+class PartOutcome(Record):
     """How one part of ``lejepa-wm reproduce`` (``verify``, an experiment, ``report``) ended."""
 
     name: str
     kind: str
-    status: str
+    status: Literal["ok", "failed"]
     wall_time_s: float | None = None
     detail: str = ""
     reused: bool = False
@@ -365,10 +332,6 @@ class PartOutcome(_Record):
     traceback: str | None = None
 
     _what = "part record"
-
-    def __post_init__(self) -> None:
-        if self.status not in _PART_STATUSES:
-            raise ValueError(f"part status must be one of {_PART_STATUSES}; got {self.status!r}")
 
     @property
     def ok(self) -> bool:
@@ -393,7 +356,7 @@ _WHEN_FINISHED = ("claims", "exit_status")
 
 
 @dataclass(frozen=True)
-class ReproduceRecord(_Record):
+class ReproduceRecord(Record):
     """What ``reproduce.json`` holds: the settings of the last ``lejepa-wm reproduce``, its machine, each finished
     part's outcome and the wall time so far; once it finished, ``finished_at``, every claim's verdict and the exit
     status (written only then, with ``all_claims_held``, which is recomputed on reading).

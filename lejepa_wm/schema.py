@@ -19,6 +19,7 @@ functions trust the typed values they are given.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from typing import Annotated, Any, TypeVar
@@ -26,16 +27,15 @@ from typing import Annotated, Any, TypeVar
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
-__all__ = ["read", "RunMetrics"]
+__all__ = ["read", "Record", "RunMetrics"]
 
 _T = TypeVar("_T")
 
 _MISSING = ("missing", "missing_argument")
 
 
-@functools.cache
-def _adapter(kind: Any) -> TypeAdapter:
-    return TypeAdapter(kind)
+_adapter = functools.cache(TypeAdapter)
+"""The validator of a type, built once."""
 
 
 def _item_and_field(location: tuple[int | str, ...]) -> tuple[str, str]:
@@ -80,6 +80,30 @@ def read(kind: type[_T] | Any, data: Any, what: str) -> _T:
         for item, names in missing.items():
             problems.setdefault(item, []).insert(0, f"lacks the field{'s' * (len(names) > 1)} {', '.join(names)}")
         raise ValueError("; ".join(f"{what}{item}: {'; '.join(found)}" for item, found in problems.items())) from None
+
+
+def _plain(value: Any) -> Any:
+    """A field as JSON data: a record as its ``to_dict``, a tuple as a list of such, a dict copied."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    return dict(value) if isinstance(value, dict) else value
+
+
+class Record:
+    """``to_dict``/``from_dict`` of a frozen dataclass record: ``to_dict`` writes every field in order (a nested
+    record by its own ``to_dict``), ``from_dict`` reads them back with :func:`read`, naming ``_what`` and the
+    field."""
+
+    _what = "record"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {item.name: _plain(getattr(self, item.name)) for item in dataclasses.fields(self)}  # type: ignore
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Any:
+        return read(cls, data, cls._what)
 
 
 _Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]

@@ -22,7 +22,7 @@ from lejepa_wm import __version__
 from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.commands import exits
 from lejepa_wm.numerics.checks import CHECKED_CLAIMS, run_verify, select_claims
-from lejepa_wm.records import CheckResult, short_requirement
+from lejepa_wm.records import CheckResult
 from lejepa_wm.validation import check_writable_dir
 
 __all__ = ["COMMON_OPTIONS", "format_table", "add_arguments", "main"]
@@ -38,7 +38,8 @@ COMMON_OPTIONS: tuple[str, ...] = ()
 
 
 def format_table(rows: list[CheckResult], width: int | None = None) -> str:
-    """Text table (claim, check, measured, requirement, verdict) at most ``width`` characters wide.
+    """Text table (claim, check, measured, requirement, verdict) at most ``width`` characters wide; the requirement
+    is written without repeating the quantity (``≤ 1e-10``).
 
     ``width`` defaults to the terminal's (``COLUMNS``; 100 when the output is
     not a terminal), never below :data:`_MIN_WIDTH`. Long cells wrap onto more
@@ -46,8 +47,8 @@ def format_table(rows: list[CheckResult], width: int | None = None) -> str:
     """
     width = max(_MIN_WIDTH, width or shutil.get_terminal_size((100, 24)).columns)
     header = ("claim", "check", "measured", "requirement", "verdict")
-    lines = [(row.claim, row.name, row.measured, short_requirement(row), "PASS" if row.passed else "FAIL")
-             for row in rows]
+    lines = [(row.claim, row.name, row.measured, row.bound.describe() if row.bound is not None else row.requirement,
+              "PASS" if row.passed else "FAIL") for row in rows]
     natural = [max(len(str(x)) for x in column) for column in zip(header, *lines)]
     fixed = natural[0] + natural[4] + 2 * (len(header) - 1)
     free = width - fixed
