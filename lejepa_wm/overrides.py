@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import re
 import tomllib
 import types
@@ -51,31 +50,11 @@ def _toml_value(text: str) -> Any:
         raise ValueError(f"{text!r} is not a TOML value") from None
 
 
-def _scalar(text: str, annotation: Any) -> Any:
-    """``text`` as a value of the plain type ``annotation`` (bool, int, float, str); else as TOML, else text."""
-    if annotation is str:
-        return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" else text
-    if annotation is bool and text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    if annotation is int:
-        try:
-            return int(text.replace("_", ""))
-        except ValueError:
-            return text  # the config names the key and the rule
-    if annotation is float:
-        try:
-            value = float(text)
-        except ValueError:
-            return text
-        return value if math.isfinite(value) else text
-    try:
-        return _toml_value(text)
-    except ValueError:
-        return text
-
-
 def _parse_value(text: str, annotation: Any) -> Any:
-    """``text`` as a value of a config field annotated ``annotation`` (see the module docstring)."""
+    """``text`` as a value of a config field annotated ``annotation`` (see the module docstring).
+
+    Text the field's type cannot read is passed on as text: the config refuses it, naming the key and the rule.
+    """
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin in (typing.Union, types.UnionType):
         if text.lower() in _NONE and type(None) in args:
@@ -87,7 +66,14 @@ def _parse_value(text: str, annotation: Any) -> Any:
             return _toml_value(text)
         item = args[0] if args else Any
         return tuple(_parse_value(part.strip(), item) for part in text.split(",") if part.strip())
-    return _scalar(text, annotation)
+    if annotation is str:
+        return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" else text
+    try:
+        if annotation in (int, float):  # Python's reading: ``.5`` and ``1_000`` too
+            return annotation(text)
+        return _toml_value(text.lower() if annotation is bool else text)
+    except ValueError:
+        return text
 
 
 def parse_settings(settings: Iterable[str], config_class: type) -> dict[str, Any]:
