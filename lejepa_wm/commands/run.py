@@ -76,14 +76,6 @@ def _launch_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return overrides
 
 
-def _restart(args: argparse.Namespace) -> None:
-    """Delete the experiment's folder at this scale, unless a live launch or run is using it."""
-    folder = experiment_dir(args.out, args.experiment, args.scale)
-    refuse_if_busy(folder, "--restart")
-    if folder.exists():
-        shutil.rmtree(folder)
-
-
 def main(args: argparse.Namespace) -> int:
     """Run the experiment serially (or only print its settings or plan); print what was executed and written.
 
@@ -105,8 +97,11 @@ def main(args: argparse.Namespace) -> int:
     check_launch(args.out, "serial", None, args.seed, args.device)
     if args.no_control:
         print(_NO_CONTROL_LINE, flush=True)
-    if args.restart:
-        _restart(args)
+    if args.restart:  # the experiment's folder at this scale goes, unless a live launch or run is using it
+        folder = experiment_dir(args.out, args.experiment, args.scale)
+        refuse_if_busy(folder, "--restart")
+        if folder.exists():
+            shutil.rmtree(folder)
     result = run_sweep(args.experiment, args.scale, args.out, executor="serial", seed=args.seed,
                        device=args.device, config_path=args.config, overrides=overrides,
                        tensorboard=args.tensorboard)
