@@ -71,9 +71,7 @@ class SeedStreams(Record):
     def restart(self, start: int) -> "SeedStreams":
         """The streams of start number ``start`` of the same run: the same world and held-out samples, new
         initial weights and batches (``init`` and ``batches`` replaced by the ``start``-th seed spawned from
-        each); start 0 is the run itself."""
-        if isinstance(start, bool) or not isinstance(start, int) or start < 0:
-            raise ValueError(f"a start number must be an integer >= 0; got {start!r}")
+        each); start 0 is the run itself. Start numbers come from a validated config."""
         if start == 0:
             return self
         return replace(self, init=spawn_seeds(self.init, start + 1)[start],
