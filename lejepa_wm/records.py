@@ -257,6 +257,7 @@ class HeadlineEntry(Record):
     precondition_met: bool = True
 
     _what = "headline entry"
+    _for_readers = ("verdict",)  # recomputed (not trusted) on reading
 
     @property
     def verdict(self) -> str:
@@ -290,10 +291,6 @@ class HeadlineEntry(Record):
         return FAILED, (f"recorded as {recorded!r}, but {self.quantity} = {self.value!r} against "
                         f"{self.requirement} is {computed!r}")
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON data; ``verdict`` is included for readers, and recomputed (not trusted) on reading."""
-        return {**super().to_dict(), "verdict": self.verdict}
-
 
 @dataclass(frozen=True)
 class VerifyRecord(Record):
@@ -307,13 +304,11 @@ class VerifyRecord(Record):
     package_version: str | None = None
 
     _what = "verify record"
+    _for_readers = ("passed",)
 
     @property
     def passed(self) -> bool:
         return all(row.passed for row in self.rows)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "passed": self.passed}
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,7 @@ _T = TypeVar("_T")
 _MISSING = ("missing", "missing_argument")
 
 
-_adapter = functools.cache(TypeAdapter)
-"""The validator of a type, built once."""
+_adapter = functools.cache(TypeAdapter)  # the validator of a type, built once
 
 
 def _item_and_field(location: tuple[int | str, ...]) -> tuple[str, str]:
@@ -93,13 +92,16 @@ def _plain(value: Any) -> Any:
 
 class Record:
     """``to_dict``/``from_dict`` of a frozen dataclass record: ``to_dict`` writes every field in order (a nested
-    record by its own ``to_dict``), ``from_dict`` reads them back with :func:`read`, naming ``_what`` and the
+    record by its own ``to_dict``), then the properties named in ``_for_readers`` (written for readers of the file,
+    recomputed, never read back); ``from_dict`` reads the fields back with :func:`read`, naming ``_what`` and the
     field."""
 
     _what = "record"
+    _for_readers: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {item.name: _plain(getattr(self, item.name)) for item in dataclasses.fields(self)}  # type: ignore
+        names = [item.name for item in dataclasses.fields(self)] + list(self._for_readers)  # type: ignore[arg-type]
+        return {name: _plain(getattr(self, name)) for name in names}
 
     @classmethod
     def from_dict(cls, data: Any) -> Any:
