@@ -24,7 +24,7 @@ import re
 import tomllib
 import types
 import typing
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 __all__ = ["parse_settings", "config_toml"]
 
@@ -108,7 +108,6 @@ def config_toml(config: Any, header: str = "") -> str:
     writes them.
     """
     lines = [f"# {line}" for line in header.splitlines()]
-    values: Mapping[str, Any] = {item.name: getattr(config, item.name) for item in dataclasses.fields(config)}
-    for key, value in values.items():
+    for key, value in dataclasses.asdict(config).items():
         lines.append(f"# {key} is not set" if value is None else f"{key} = {json.dumps(value, ensure_ascii=False)}")
     return "\n".join(lines) + "\n"

@@ -47,8 +47,7 @@ def format_table(rows: list[CheckResult], width: int | None = None) -> str:
     lines = [(row.claim, row.name, row.measured, row.bound.describe() if row.bound is not None else row.requirement,
               "PASS" if row.passed else "FAIL") for row in rows]
     natural = [max(len(str(x)) for x in column) for column in zip(header, *lines)]
-    fixed = natural[0] + natural[4] + 2 * (len(header) - 1)
-    free = width - fixed
+    free = width - natural[0] - natural[4] - 2 * (len(header) - 1)  # what the claim and verdict columns leave
     check = min(natural[1], max(12, free // 3))
     requirement = min(natural[3], max(12, (free - check) * 2 // 5))
     widths = [natural[0], check, max(12, free - check - requirement), requirement, natural[4]]
