@@ -20,10 +20,11 @@ margin to the bound lies within ``2·se`` of zero is ``not resolved`` (the data
 cannot tell which side it is on); otherwise ``held`` if the bound holds, else
 ``failed``. Comparisons are exact float comparisons of the stored numbers.
 
-Every record has ``to_dict`` (plain JSON data) and ``from_dict``, which reads it
-back with :func:`lejepa_wm.schema.read` (a ``ValueError`` naming the field and the
-bad value); ``read(list[HeadlineEntry], data, what)`` reads ``headline.json``, a
-list of them, naming the index of a bad item.
+Every record is a :class:`lejepa_wm.schema.Record`: ``to_dict`` (plain JSON data) and
+``from_dict``, which reads it back with :func:`lejepa_wm.schema.read` (a ``ValueError``
+naming the field and the bad value; constraints such as a finite number or a status
+out of a list are in the field's type); ``read(list[HeadlineEntry], data, what)``
+reads ``headline.json``, a list of them, naming the index of a bad item.
 """
 
 from __future__ import annotations

@@ -9,8 +9,11 @@ string, ``true`` is not a number, an integer field refuses ``1.5``, a list
 becomes a tuple where the field is one, nested records are built field by
 field, and a missing field is named. Keys a class does not have are passed
 over (a stored record may come from a newer writer); configs refuse them
-(:func:`lejepa_wm.config.config_from_mapping`). The class's own
-``__post_init__`` then checks ranges and relations between fields.
+(:func:`lejepa_wm.config.config_from_mapping`). Constraints on one field are
+in its annotation (``Annotated[float, Field(ge=0, allow_inf_nan=False)]``,
+``Literal["ok", "failed"]``); the class's own ``__post_init__`` then checks
+relations between fields. :class:`Record` gives a record ``to_dict`` and
+``from_dict``.
 
 Whatever fails is one ``ValueError`` naming what was read, the field
 (``train.lr``, ``[3].bound.value``) and the bad value. Inside the package,
