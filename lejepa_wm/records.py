@@ -140,9 +140,8 @@ def verdict_of(value: float | None, bound: Bound | None, standard_error: float |
         return MEASURED
     if value is None or not math.isfinite(value):
         return FAILED
-    if standard_error is not None and math.isfinite(standard_error) and standard_error > 0:
-        if abs(bound.margin(value)) <= 2.0 * standard_error:
-            return UNRESOLVED
+    if standard_error and math.isfinite(standard_error) and abs(bound.margin(value)) <= 2.0 * standard_error:
+        return UNRESOLVED  # (a standard error of 0 or below resolves nothing)
     return HELD if bound.holds(value) else FAILED
 
 
@@ -157,10 +156,7 @@ def combine(statuses: list[str]) -> str:
     judged = [status for status in statuses if status != MEASURED]
     if not judged:
         return MEASURED if statuses else NOT_RUN
-    for status in (FAILED, NOT_RUN, UNRESOLVED):
-        if status in judged:
-            return status
-    return HELD
+    return next((status for status in (FAILED, NOT_RUN, UNRESOLVED) if status in judged), HELD)
 
 
 @dataclass(frozen=True)
