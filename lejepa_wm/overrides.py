@@ -34,14 +34,6 @@ _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NONE = ("none", "null")
 
 
-def _split(text: str) -> tuple[str, str]:
-    key, equals, value = text.partition("=")
-    key = key.strip()
-    if not equals or not _KEY.match(key):
-        raise ValueError(f"setting {text!r} is not KEY=VALUE (e.g. max_steps=300); known keys: --print-config")
-    return key, value.strip()
-
-
 def _toml_value(text: str) -> Any:
     """``text`` read as a TOML value; ``ValueError`` if it is not one."""
     try:
@@ -87,7 +79,10 @@ def parse_settings(settings: Iterable[str], config_class: type) -> dict[str, Any
     fields = [item.name for item in dataclasses.fields(config_class)]
     parsed: dict[str, Any] = {}
     for text in settings:
-        key, value = _split(text)
+        key, equals, value = text.partition("=")
+        key = key.strip()
+        if not equals or not _KEY.match(key):
+            raise ValueError(f"setting {text!r} is not KEY=VALUE (e.g. max_steps=300); known keys: --print-config")
         if key not in hints and _ALIASES.get(key) in hints:
             key = _ALIASES[key]
         if key not in hints:
@@ -95,7 +90,7 @@ def parse_settings(settings: Iterable[str], config_class: type) -> dict[str, Any
                              f"{', '.join(fields)}")
         if key in parsed:
             raise ValueError(f"setting {text!r}: {key!r} is given twice")
-        parsed[key] = _parse_value(value, hints[key])
+        parsed[key] = _parse_value(value.strip(), hints[key])
     return parsed
 
 
