@@ -31,12 +31,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Annotated, Any, Literal, Mapping
+from typing import Any, Literal, Mapping
 
-from pydantic import Field
 from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
-from lejepa_wm.schema import Record
+from lejepa_wm.schema import Finite, NonNegative, Record
 
 __all__ = [
     "HELD", "FAILED", "NOT_RUN", "MEASURED", "UNRESOLVED", "VERDICTS", "number_text", "nonfinite_item", "Bound",
@@ -55,7 +54,6 @@ VERDICTS = (HELD, FAILED, UNRESOLVED, MEASURED, NOT_RUN)
 _COMPARISONS = ("<=", ">=", "<", ">")
 _INTERVAL = "in"
 _SYMBOLS = {"<=": "≤", ">=": "≥", "<": "<", ">": ">"}
-_Finite = Annotated[float, Field(allow_inf_nan=False)]
 
 
 def number_text(x: float) -> str:
@@ -89,8 +87,8 @@ class Bound(Record):
     """``quantity OP value`` (``OP`` in ``<= >= < >``), or ``quantity in [value, upper]``."""
 
     op: str
-    value: _Finite
-    upper: _Finite | None = None
+    value: Finite
+    upper: Finite | None = None
 
     _what = "bound"
 
@@ -244,7 +242,7 @@ class HeadlineEntry(Record):
     value: float | None
     bound: Bound | None
     measured: str
-    standard_error: Annotated[_Finite, Field(ge=0)] | None = None
+    standard_error: NonNegative | None = None
     seeds: tuple[int, ...] = ()
     split: str = "test"
     scope: str | None = None
@@ -366,7 +364,7 @@ class ReproduceRecord(Record):
     pid: int
     host: str
     environment: Environment
-    wall_time_s: Annotated[_Finite, Field(ge=0)] = 0.0
+    wall_time_s: NonNegative = 0.0
     parts: tuple[PartOutcome, ...] = ()
     current_part: dict[str, str] | None = None
     interrupted: str | None = None

@@ -30,7 +30,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
-__all__ = ["read", "Record", "RunMetrics"]
+__all__ = ["read", "Record", "Finite", "NonNegative", "RunMetrics"]
 
 _T = TypeVar("_T")
 
@@ -111,7 +111,9 @@ class Record:
         return read(cls, data, cls._what)
 
 
-_Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+# A field's constraints, in its annotation: a finite number; a finite number >= 0 (seconds, a standard error).
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 _Count = Annotated[int, Field(ge=0)]
 
 
@@ -124,12 +126,12 @@ class RunMetrics(TypedDict, total=False):
     run_id: str
     split: str | None
     machine: dict[str, Any] | None
-    wall_time_s: _Seconds
-    cpu_time_s: _Seconds
-    train_seconds: _Seconds
-    data_seconds: _Seconds
-    baseline_seconds: _Seconds
-    seconds_to_target: _Seconds | None
+    wall_time_s: NonNegative
+    cpu_time_s: NonNegative
+    train_seconds: NonNegative
+    data_seconds: NonNegative
+    baseline_seconds: NonNegative
+    seconds_to_target: NonNegative | None
     steps: _Count
     steps_to_target: _Count | None
     resumed_from: _Count | None
