@@ -38,31 +38,28 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-_EXPORTS: dict[str, str] = {
-    **dict.fromkeys(("GaussianWorld", "GeneralizedNormalWorld", "rates_to_rho", "register_world"),
-                    "lejepa_wm.experiments.worlds"),
-    **dict.fromkeys(("make_renderer", "RENDERERS"), "lejepa_wm.experiments.flows"),
-    **dict.fromkeys(("build_encoder", "MLPEncoder", "InverseCouplingEncoder", "ENCODERS"),
-                    "lejepa_wm.experiments.encoders"),
-    **dict.fromkeys(("SIGReg", "build_objective", "alignment_loss", "whitening_loss", "infonce_loss", "Objective"),
-                    "lejepa_wm.experiments.objectives"),
-    **dict.fromkeys(("train", "TrainSettings", "TrainResult", "WorldPairs", "DatasetPairs"),
-                    "lejepa_wm.experiments.training"),
-    **dict.fromkeys(("HeldOutSamples", "embed", "reported_metrics", "validation_metrics", "raw_observation_r2"),
-                    "lejepa_wm.experiments.heldout"),
-    **dict.fromkeys(("linear_probe_r2", "procrustes_error", "ProcrustesFit"), "lejepa_wm.experiments.metrics"),
-    **dict.fromkeys(("residual_ratio", "over_seeds", "difference"), "lejepa_wm.experiments.evidence"),
-    **dict.fromkeys(("Bound", "HeadlineEntry", "CheckResult", "verdict_of"), "lejepa_wm.records"),
-    **dict.fromkeys(("evaluate", "Evaluation", "ObjectiveFunction", "alignment_only"),
-                    "lejepa_wm.experiments.protocol"),
-    **dict.fromkeys(("RendererParams", "EncoderParams", "ObjectiveParams", "SyntheticRunParams"),
-                    "lejepa_wm.experiments.run_params"),
-    **dict.fromkeys(("register_experiment", "get_experiment"), "lejepa_wm.experiments"),
-    **dict.fromkeys(("load_run", "LoadedRun"), "lejepa_wm.experiments.encoder_file"),
-    "run_sweep": "lejepa_wm.sweep.driver",
-    **dict.fromkeys(("CLAIMS", "get_claim"), "lejepa_wm.claims"),
-    "SeedStreams": "lejepa_wm.seeds",
+# Each module of a public name, with the names it exports (imported on first use).
+_MODULES: dict[str, tuple[str, ...]] = {
+    "lejepa_wm.experiments.worlds": ("GaussianWorld", "GeneralizedNormalWorld", "rates_to_rho", "register_world"),
+    "lejepa_wm.experiments.flows": ("make_renderer", "RENDERERS"),
+    "lejepa_wm.experiments.encoders": ("build_encoder", "MLPEncoder", "InverseCouplingEncoder", "ENCODERS"),
+    "lejepa_wm.experiments.objectives": ("SIGReg", "build_objective", "alignment_loss", "whitening_loss",
+                                         "infonce_loss", "Objective"),
+    "lejepa_wm.experiments.training": ("train", "TrainSettings", "TrainResult", "WorldPairs", "DatasetPairs"),
+    "lejepa_wm.experiments.heldout": ("HeldOutSamples", "embed", "reported_metrics", "validation_metrics",
+                                      "raw_observation_r2"),
+    "lejepa_wm.experiments.metrics": ("linear_probe_r2", "procrustes_error", "ProcrustesFit"),
+    "lejepa_wm.experiments.evidence": ("residual_ratio", "over_seeds", "difference"),
+    "lejepa_wm.records": ("Bound", "HeadlineEntry", "CheckResult", "verdict_of"),
+    "lejepa_wm.experiments.protocol": ("evaluate", "Evaluation", "ObjectiveFunction", "alignment_only"),
+    "lejepa_wm.experiments.run_params": ("RendererParams", "EncoderParams", "ObjectiveParams", "SyntheticRunParams"),
+    "lejepa_wm.experiments": ("register_experiment", "get_experiment"),
+    "lejepa_wm.experiments.encoder_file": ("load_run", "LoadedRun"),
+    "lejepa_wm.sweep.driver": ("run_sweep",),
+    "lejepa_wm.claims": ("CLAIMS", "get_claim"),
+    "lejepa_wm.seeds": ("SeedStreams",),
 }
+_EXPORTS: dict[str, str] = {name: module for module, names in _MODULES.items() for name in names}
 
 __all__ = ["__version__", *_EXPORTS]
 

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import re
 import tomllib
 import types
 import typing
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 __all__ = ["parse_settings", "config_toml"]
 
@@ -33,14 +32,6 @@ _ALIASES: dict[str, str] = {"steps": "max_steps", "n": "dims"}
 """Short name → config key, used only where the config has the key and not the short name."""
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NONE = ("none", "null")
-
-
-def _split(text: str) -> tuple[str, str]:
-    key, equals, value = text.partition("=")
-    key = key.strip()
-    if not equals or not _KEY.match(key):
-        raise ValueError(f"setting {text!r} is not KEY=VALUE (e.g. max_steps=300); known keys: --print-config")
-    return key, value.strip()
 
 
 def _toml_value(text: str) -> Any:
@@ -51,31 +42,11 @@ def _toml_value(text: str) -> Any:
         raise ValueError(f"{text!r} is not a TOML value") from None
 
 
-def _scalar(text: str, annotation: Any) -> Any:
-    """``text`` as a value of the plain type ``annotation`` (bool, int, float, str); else as TOML, else text."""
-    if annotation is str:
-        return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" else text
-    if annotation is bool and text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    if annotation is int:
-        try:
-            return int(text.replace("_", ""))
-        except ValueError:
-            return text  # the config names the key and the rule
-    if annotation is float:
-        try:
-            value = float(text)
-        except ValueError:
-            return text
-        return value if math.isfinite(value) else text
-    try:
-        return _toml_value(text)
-    except ValueError:
-        return text
-
-
 def _parse_value(text: str, annotation: Any) -> Any:
-    """``text`` as a value of a config field annotated ``annotation`` (see the module docstring)."""
+    """``text`` as a value of a config field annotated ``annotation`` (see the module docstring).
+
+    Text the field's type cannot read is passed on as text: the config refuses it, naming the key and the rule.
+    """
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin in (typing.Union, types.UnionType):
         if text.lower() in _NONE and type(None) in args:
@@ -87,7 +58,14 @@ def _parse_value(text: str, annotation: Any) -> Any:
             return _toml_value(text)
         item = args[0] if args else Any
         return tuple(_parse_value(part.strip(), item) for part in text.split(",") if part.strip())
-    return _scalar(text, annotation)
+    if annotation is str:
+        return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" else text
+    try:
+        if annotation in (int, float):  # Python's reading: ``.5`` and ``1_000`` too
+            return annotation(text)
+        return _toml_value(text.lower() if annotation is bool else text)
+    except ValueError:
+        return text
 
 
 def parse_settings(settings: Iterable[str], config_class: type) -> dict[str, Any]:
@@ -101,7 +79,10 @@ def parse_settings(settings: Iterable[str], config_class: type) -> dict[str, Any
     fields = [item.name for item in dataclasses.fields(config_class)]
     parsed: dict[str, Any] = {}
     for text in settings:
-        key, value = _split(text)
+        key, equals, value = text.partition("=")
+        key = key.strip()
+        if not equals or not _KEY.match(key):
+            raise ValueError(f"setting {text!r} is not KEY=VALUE (e.g. max_steps=300); known keys: --print-config")
         if key not in hints and _ALIASES.get(key) in hints:
             key = _ALIASES[key]
         if key not in hints:
@@ -109,7 +90,7 @@ def parse_settings(settings: Iterable[str], config_class: type) -> dict[str, Any
                              f"{', '.join(fields)}")
         if key in parsed:
             raise ValueError(f"setting {text!r}: {key!r} is given twice")
-        parsed[key] = _parse_value(value, hints[key])
+        parsed[key] = _parse_value(value.strip(), hints[key])
     return parsed
 
 
@@ -122,7 +103,6 @@ def config_toml(config: Any, header: str = "") -> str:
     writes them.
     """
     lines = [f"# {line}" for line in header.splitlines()]
-    values: Mapping[str, Any] = {item.name: getattr(config, item.name) for item in dataclasses.fields(config)}
-    for key, value in values.items():
+    for key, value in dataclasses.asdict(config).items():
         lines.append(f"# {key} is not set" if value is None else f"{key} = {json.dumps(value, ensure_ascii=False)}")
     return "\n".join(lines) + "\n"

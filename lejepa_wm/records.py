@@ -20,27 +20,27 @@ margin to the bound lies within ``2·se`` of zero is ``not resolved`` (the data
 cannot tell which side it is on); otherwise ``held`` if the bound holds, else
 ``failed``. Comparisons are exact float comparisons of the stored numbers.
 
-Every record has ``to_dict`` (plain JSON data) and ``from_dict``, which reads it
-back with :func:`lejepa_wm.schema.read` (a ``ValueError`` naming the field and the
-bad value); ``read(list[HeadlineEntry], data, what)`` reads ``headline.json``, a
-list of them, naming the index of a bad item.
+Every record is a :class:`lejepa_wm.schema.Record`: ``to_dict`` (plain JSON data) and
+``from_dict``, which reads it back with :func:`lejepa_wm.schema.read` (a ``ValueError``
+naming the field and the bad value; constraints such as a finite number or a status
+out of a list are in the field's type); ``read(list[HeadlineEntry], data, what)``
+reads ``headline.json``, a list of them, naming the index of a bad item.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields
-from typing import Annotated, Any, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Mapping
 
-from pydantic import Field
 from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
-from lejepa_wm.schema import read
+from lejepa_wm.schema import Finite, NonNegative, Record
 
 __all__ = [
     "HELD", "FAILED", "NOT_RUN", "MEASURED", "UNRESOLVED", "VERDICTS", "number_text", "nonfinite_item", "Bound",
     "verdict_of", "combine",
-    "CheckResult", "HeadlineEntry", "VerifyRecord", "short_requirement", "PartOutcome", "Environment",
+    "CheckResult", "HeadlineEntry", "VerifyRecord", "PartOutcome", "Environment",
     "ReproduceRecord"
 ]
 
@@ -77,51 +77,27 @@ def nonfinite_item(data: Any, where: str = "") -> str | None:
     return None
 
 
-def _plain(value: Any) -> Any:
-    """A field as JSON data: a record as its ``to_dict``, a tuple as a list of such, a dict copied."""
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    if isinstance(value, tuple):
-        return [_plain(item) for item in value]
-    return dict(value) if isinstance(value, dict) else value
-
-
-class _Record:
-    """``to_dict``/``from_dict`` of a frozen dataclass record: ``to_dict`` writes every field in order,
-    ``from_dict`` reads them back with :func:`~lejepa_wm.schema.read`, naming ``_what`` and the field."""
-
-    _what = "record"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {item.name: _plain(getattr(self, item.name)) for item in fields(self)}  # type: ignore[arg-type]
-
-    @classmethod
-    def from_dict(cls, data: Any) -> Any:
-        return read(cls, data, cls._what)
-
-
 def _comparison(op: str) -> Any:
     """The constructor ``Bound.<name>(value)`` of the bound ``quantity op value``."""
     return classmethod(lambda cls, value: cls(op, float(value)))
 
 
 @dataclass(frozen=True)
-class Bound:
+class Bound(Record):
     """``quantity OP value`` (``OP`` in ``<= >= < >``), or ``quantity in [value, upper]``."""
 
     op: str
-    value: float
-    upper: float | None = None
+    value: Finite
+    upper: Finite | None = None
+
+    _what = "bound"
 
     def __post_init__(self) -> None:
         if self.op not in _COMPARISONS + (_INTERVAL,):
             raise ValueError(f"bound operator must be one of {_COMPARISONS + (_INTERVAL,)}; got {self.op!r}")
-        if not math.isfinite(self.value):
-            raise ValueError(f"bound value must be finite; got {self.value!r}")
         if self.op == _INTERVAL:
-            if self.upper is None or not (math.isfinite(self.upper) and self.upper >= self.value):
-                raise ValueError(f"interval [{self.value!r}, {self.upper!r}] needs a finite upper end, at least its "
-                                 "value")
+            if self.upper is None or self.upper < self.value:
+                raise ValueError(f"interval [{self.value!r}, {self.upper!r}] needs an upper end, at least its value")
         elif self.upper is not None:
             raise ValueError(f"only an interval bound has an upper end; got {self.op!r} with {self.upper!r}")
 
@@ -155,10 +131,6 @@ class Bound:
         """``op`` and ``value``, and ``upper`` for an interval."""
         return {key: value for key, value in asdict(self).items() if value is not None}
 
-    @classmethod
-    def from_dict(cls, data: Any) -> "Bound":
-        return read(cls, data, "bound")
-
 
 def verdict_of(value: float | None, bound: Bound | None, standard_error: float | None = None) -> str:
     """The verdict rule of the module docstring."""
@@ -166,9 +138,8 @@ def verdict_of(value: float | None, bound: Bound | None, standard_error: float |
         return MEASURED
     if value is None or not math.isfinite(value):
         return FAILED
-    if standard_error is not None and math.isfinite(standard_error) and standard_error > 0:
-        if abs(bound.margin(value)) <= 2.0 * standard_error:
-            return UNRESOLVED
+    if standard_error and math.isfinite(standard_error) and abs(bound.margin(value)) <= 2.0 * standard_error:
+        return UNRESOLVED  # (a standard error of 0 or below resolves nothing)
     return HELD if bound.holds(value) else FAILED
 
 
@@ -183,14 +154,11 @@ def combine(statuses: list[str]) -> str:
     judged = [status for status in statuses if status != MEASURED]
     if not judged:
         return MEASURED if statuses else NOT_RUN
-    for status in (FAILED, NOT_RUN, UNRESOLVED):
-        if status in judged:
-            return status
-    return HELD
+    return next((status for status in (FAILED, NOT_RUN, UNRESOLVED) if status in judged), HELD)
 
 
 @dataclass(frozen=True)
-class CheckResult(_Record):
+class CheckResult(Record):
     """One numerical check of a claim (a row of ``lejepa-wm verify``).
 
     ``value`` is the headline number (an error, a ratio, a margin) and ``bound``
@@ -252,7 +220,7 @@ class CheckResult(_Record):
 
 
 @dataclass(frozen=True)
-class HeadlineEntry(_Record):
+class HeadlineEntry(Record):
     """One headline result of an experiment, judged by :func:`verdict_of`.
 
     ``quantity`` names what ``value`` is (e.g. "worst residual ratio (1 − R²)/(1 − R²_raw)
@@ -274,7 +242,7 @@ class HeadlineEntry(_Record):
     value: float | None
     bound: Bound | None
     measured: str
-    standard_error: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
+    standard_error: NonNegative | None = None
     seeds: tuple[int, ...] = ()
     split: str = "test"
     scope: str | None = None
@@ -284,6 +252,7 @@ class HeadlineEntry(_Record):
     precondition_met: bool = True
 
     _what = "headline entry"
+    _for_readers = ("verdict",)  # recomputed (not trusted) on reading
 
     @property
     def verdict(self) -> str:
@@ -317,13 +286,9 @@ class HeadlineEntry(_Record):
         return FAILED, (f"recorded as {recorded!r}, but {self.quantity} = {self.value!r} against "
                         f"{self.requirement} is {computed!r}")
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON data; ``verdict`` is included for readers, and recomputed (not trusted) on reading."""
-        return {**super().to_dict(), "verdict": self.verdict}
-
 
 @dataclass(frozen=True)
-class VerifyRecord(_Record):
+class VerifyRecord(Record):
     """What ``verify.json`` holds: the rows of ``lejepa-wm verify``, each claim's seconds, and (once written) the
     wall time and the package version that wrote it (``lejepa-wm reproduce`` reuses a file of its own version).
     ``passed``, whether every row passed, is written for readers and recomputed on reading."""
@@ -334,30 +299,20 @@ class VerifyRecord(_Record):
     package_version: str | None = None
 
     _what = "verify record"
+    _for_readers = ("passed",)
 
     @property
     def passed(self) -> bool:
         return all(row.passed for row in self.rows)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**super().to_dict(), "passed": self.passed}
-
-
-def short_requirement(record: CheckResult | HeadlineEntry) -> str:
-    """The requirement without repeating the quantity (``≤ 1e-10``), for compact lines and tables."""
-    return record.bound.describe() if record.bound is not None else record.requirement
-
-
-_PART_STATUSES = ("ok", "failed")
-
 
 @dataclass(frozen=True)
-class PartOutcome(_Record):
+class PartOutcome(Record):
     """How one part of ``lejepa-wm reproduce`` (``verify``, an experiment, ``report``) ended."""
 
     name: str
     kind: str
-    status: str
+    status: Literal["ok", "failed"]
     wall_time_s: float | None = None
     detail: str = ""
     reused: bool = False
@@ -365,10 +320,6 @@ class PartOutcome(_Record):
     traceback: str | None = None
 
     _what = "part record"
-
-    def __post_init__(self) -> None:
-        if self.status not in _PART_STATUSES:
-            raise ValueError(f"part status must be one of {_PART_STATUSES}; got {self.status!r}")
 
     @property
     def ok(self) -> bool:
@@ -393,7 +344,7 @@ _WHEN_FINISHED = ("claims", "exit_status")
 
 
 @dataclass(frozen=True)
-class ReproduceRecord(_Record):
+class ReproduceRecord(Record):
     """What ``reproduce.json`` holds: the settings of the last ``lejepa-wm reproduce``, its machine, each finished
     part's outcome and the wall time so far; once it finished, ``finished_at``, every claim's verdict and the exit
     status (written only then, with ``all_claims_held``, which is recomputed on reading).
@@ -413,7 +364,7 @@ class ReproduceRecord(_Record):
     pid: int
     host: str
     environment: Environment
-    wall_time_s: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
+    wall_time_s: NonNegative = 0.0
     parts: tuple[PartOutcome, ...] = ()
     current_part: dict[str, str] | None = None
     interrupted: str | None = None

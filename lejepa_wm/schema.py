@@ -9,8 +9,11 @@ string, ``true`` is not a number, an integer field refuses ``1.5``, a list
 becomes a tuple where the field is one, nested records are built field by
 field, and a missing field is named. Keys a class does not have are passed
 over (a stored record may come from a newer writer); configs refuse them
-(:func:`lejepa_wm.config.config_from_mapping`). The class's own
-``__post_init__`` then checks ranges and relations between fields.
+(:func:`lejepa_wm.config.config_from_mapping`). Constraints on one field are
+in its annotation (``Annotated[float, Field(ge=0, allow_inf_nan=False)]``,
+``Literal["ok", "failed"]``); the class's own ``__post_init__`` then checks
+relations between fields. :class:`Record` gives a record ``to_dict`` and
+``from_dict``.
 
 Whatever fails is one ``ValueError`` naming what was read, the field
 (``train.lr``, ``[3].bound.value``) and the bad value. Inside the package,
@@ -19,6 +22,7 @@ functions trust the typed values they are given.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from typing import Annotated, Any, TypeVar
@@ -26,16 +30,14 @@ from typing import Annotated, Any, TypeVar
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
-__all__ = ["read", "RunMetrics"]
+__all__ = ["read", "Record", "Finite", "NonNegative", "RunMetrics"]
 
 _T = TypeVar("_T")
 
 _MISSING = ("missing", "missing_argument")
 
 
-@functools.cache
-def _adapter(kind: Any) -> TypeAdapter:
-    return TypeAdapter(kind)
+_adapter = functools.cache(TypeAdapter)  # the validator of a type, built once
 
 
 def _item_and_field(location: tuple[int | str, ...]) -> tuple[str, str]:
@@ -82,7 +84,36 @@ def read(kind: type[_T] | Any, data: Any, what: str) -> _T:
         raise ValueError("; ".join(f"{what}{item}: {'; '.join(found)}" for item, found in problems.items())) from None
 
 
-_Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+def _plain(value: Any) -> Any:
+    """A field as JSON data: a record as its ``to_dict``, a tuple as a list of such, a dict copied."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    return dict(value) if isinstance(value, dict) else value
+
+
+class Record:
+    """``to_dict``/``from_dict`` of a frozen dataclass record: ``to_dict`` writes every field in order (a nested
+    record by its own ``to_dict``), then the properties named in ``_for_readers`` (written for readers of the file,
+    recomputed, never read back); ``from_dict`` reads the fields back with :func:`read`, naming ``_what`` and the
+    field."""
+
+    _what = "record"
+    _for_readers: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        names = [item.name for item in dataclasses.fields(self)] + list(self._for_readers)  # type: ignore[arg-type]
+        return {name: _plain(getattr(self, name)) for name in names}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Any:
+        return read(cls, data, cls._what)
+
+
+# A field's constraints, in its annotation: a finite number; a finite number >= 0 (seconds, a standard error).
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 _Count = Annotated[int, Field(ge=0)]
 
 
@@ -95,12 +126,12 @@ class RunMetrics(TypedDict, total=False):
     run_id: str
     split: str | None
     machine: dict[str, Any] | None
-    wall_time_s: _Seconds
-    cpu_time_s: _Seconds
-    train_seconds: _Seconds
-    data_seconds: _Seconds
-    baseline_seconds: _Seconds
-    seconds_to_target: _Seconds | None
+    wall_time_s: NonNegative
+    cpu_time_s: NonNegative
+    train_seconds: NonNegative
+    data_seconds: NonNegative
+    baseline_seconds: NonNegative
+    seconds_to_target: NonNegative | None
     steps: _Count
     steps_to_target: _Count | None
     resumed_from: _Count | None

@@ -22,12 +22,13 @@ global generator: it asks a stream for a ``torch.Generator`` or a
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
-from typing import Any, Mapping
+from dataclasses import dataclass, replace
+from typing import Annotated, Any
 
 import numpy as np
+from pydantic import Field
 
-from lejepa_wm.schema import read
+from lejepa_wm.schema import Record
 
 __all__ = ["STREAMS", "SEED_LIMIT", "spawn_seeds", "SeedStreams"]
 
@@ -36,33 +37,31 @@ SEED_LIMIT = 2**62
 """Stream seeds lie in ``[0, 2^62)``: valid for ``torch.Generator.manual_seed`` and NumPy."""
 
 
-def _check_seed(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < SEED_LIMIT:
-        raise ValueError(f"{name} must be an integer in [0, 2^62); got {value!r}")
-    return value
+_Seed = Annotated[int, Field(ge=0, lt=SEED_LIMIT)]
 
 
 def spawn_seeds(seed: int, count: int) -> list[int]:
-    """``count`` independent 62-bit seeds spawned from ``SeedSequence(seed)``."""
-    children = np.random.SeedSequence(_check_seed(seed, "seed")).spawn(count)
+    """``count`` independent 62-bit seeds spawned from ``SeedSequence(seed)`` (``seed`` in ``[0, 2^62)``)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"seed must be an integer in [0, 2^62); got {seed!r}")
+    children = np.random.SeedSequence(seed).spawn(count)
     return [int(child.generate_state(1, dtype=np.uint64)[0] >> np.uint64(2)) for child in children]
 
 
 @dataclass(frozen=True)
-class SeedStreams:
-    """The seed of every stream of one run (see the module docstring)."""
+class SeedStreams(Record):
+    """The seed of every stream of one run (see the module docstring), each in ``[0, 2^62)``: a stored one is
+    checked when read (:meth:`from_dict`)."""
 
-    run_seed: int
-    renderer: int
-    init: int
-    batches: int
-    fit: int
-    validation: int
-    test: int
+    run_seed: _Seed
+    renderer: _Seed
+    init: _Seed
+    batches: _Seed
+    fit: _Seed
+    validation: _Seed
+    test: _Seed
 
-    def __post_init__(self) -> None:
-        for field in fields(self):
-            _check_seed(getattr(self, field.name), f"seed stream {field.name!r}")
+    _what = "seed streams"
 
     @classmethod
     def derive(cls, run_seed: int) -> "SeedStreams":
@@ -72,9 +71,7 @@ class SeedStreams:
     def restart(self, start: int) -> "SeedStreams":
         """The streams of start number ``start`` of the same run: the same world and held-out samples, new
         initial weights and batches (``init`` and ``batches`` replaced by the ``start``-th seed spawned from
-        each); start 0 is the run itself."""
-        if isinstance(start, bool) or not isinstance(start, int) or start < 0:
-            raise ValueError(f"a start number must be an integer >= 0; got {start!r}")
+        each); start 0 is the run itself. Start numbers come from a validated config."""
         if start == 0:
             return self
         return replace(self, init=spawn_seeds(self.init, start + 1)[start],
@@ -97,10 +94,3 @@ class SeedStreams:
     def seed(self, name: str) -> int:
         """The seed of stream ``name`` (one of :data:`STREAMS`)."""
         return int(getattr(self, name))
-
-    def to_dict(self) -> dict[str, int]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "SeedStreams":
-        return read(cls, data, "seed streams")

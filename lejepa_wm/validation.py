@@ -40,11 +40,8 @@ def check_positive(value: Any, name: str) -> float:
 
 
 def check_rho(rho: float, name: str = "rho") -> float:
-    """Return ``rho`` as a float if it lies in the open interval (0, 1), else raise."""
-    value = float(rho)
-    if not (0.0 < value < 1.0) or math.isnan(value):
-        raise ValueError(f"{name} must lie in the open interval (0, 1); got {rho!r}")
-    return value
+    """Return ``rho`` as a float if it is a finite number in the open interval (0, 1), else raise."""
+    return check_number(rho, name, lambda value: 0 < value < 1, "lie in the open interval (0, 1)")
 
 
 def check_positive_int(value: int, name: str) -> int:

@@ -69,6 +69,15 @@ def test_a_bad_value_is_refused_before_anything_runs_naming_key_and_value(
     assert not (tmp_path / "out" / "scaling").exists()
 
 
+def test_a_bad_value_with_restart_deletes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    earlier = tmp_path / "out" / "scaling" / "quick" / "kept.txt"
+    earlier.parent.mkdir(parents=True)
+    earlier.write_text("an earlier result")
+    assert cli_main(["run", "scaling", "max_steps=abc", "--restart", "--out", str(tmp_path / "out")]) == 2
+    assert "field 'max_steps' must be a valid integer; got 'abc'" in capsys.readouterr().err
+    assert earlier.read_text() == "an earlier result"
+
+
 def test_print_config_is_toml_that_config_reads_back_to_the_same_settings(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main(["run", "scaling", "n=16", "steps=300", "methods=sigreg", "--no-control", "--print-config"]) == 0

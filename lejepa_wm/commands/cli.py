@@ -54,13 +54,10 @@ what this machine lacks. Every other exception is a bug."""
 class _Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread as Ctrl-C raises ``KeyboardInterrupt`` (so every cleanup runs)."""
 
-    def __init__(self) -> None:
-        super().__init__("SIGTERM")
-
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the cleanup short
-    raise _Terminated()
+    raise _Terminated("SIGTERM")
 
 
 def build_parser() -> argparse.ArgumentParser:

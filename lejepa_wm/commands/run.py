@@ -58,13 +58,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="list the runs this launch would execute, with an estimate of their compute, and stop")
 
 
-def _launch_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``KEY=VALUE`` settings typed by the experiment's config; with ``--no-control`` the control is dropped.
+def _launch_settings(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
+    """The launch's config and its ``KEY=VALUE`` settings, typed by the experiment's config; with ``--no-control``
+    the control is dropped.
 
-    ``ValueError`` names a malformed setting, an unknown key, and ``--no-control``
-    for an experiment without a λ = 0 control.
+    ``ValueError`` names a malformed setting, an unknown key, a value the config
+    refuses, and ``--no-control`` for an experiment without a λ = 0 control.
     """
-    defaults = get_experiment(args.experiment).load_config(args.scale, args.config)
+    experiment = get_experiment(args.experiment)
+    defaults = experiment.load_config(args.scale, args.config)
     overrides = parse_settings(args.settings, type(defaults))
     if args.no_control:
         if not hasattr(defaults, "control"):
@@ -73,15 +75,7 @@ def _launch_overrides(args: argparse.Namespace) -> dict[str, Any]:
         methods = overrides.get("methods", getattr(defaults, "methods", ()))
         if _CONTROL in methods:
             overrides["methods"] = tuple(method for method in methods if method != _CONTROL)
-    return overrides
-
-
-def _restart(args: argparse.Namespace) -> None:
-    """Delete the experiment's folder at this scale, unless a live launch or run is using it."""
-    folder = experiment_dir(args.out, args.experiment, args.scale)
-    refuse_if_busy(folder, "--restart")
-    if folder.exists():
-        shutil.rmtree(folder)
+    return experiment.load_config(args.scale, args.config, overrides), overrides
 
 
 def main(args: argparse.Namespace) -> int:
@@ -90,9 +84,8 @@ def main(args: argparse.Namespace) -> int:
     Bad options and settings are refused before anything is deleted or run;
     ``--restart`` refuses to delete a folder that a live launch or run is using.
     """
-    overrides = _launch_overrides(args)
+    config, overrides = _launch_settings(args)  # a bad setting is refused here, before --restart deletes anything
     if args.print_config:
-        config = get_experiment(args.experiment).load_config(args.scale, args.config, overrides)
         print(config_toml(config, f"lejepa-wm run {args.experiment} --scale {args.scale}: the settings of this "
                                   "launch\n(defaults, then --config, then KEY=VALUE); --config reads this file"))
         return exits.OK
@@ -105,8 +98,11 @@ def main(args: argparse.Namespace) -> int:
     check_launch(args.out, "serial", None, args.seed, args.device)
     if args.no_control:
         print(_NO_CONTROL_LINE, flush=True)
-    if args.restart:
-        _restart(args)
+    if args.restart:  # the experiment's folder at this scale goes, unless a live launch or run is using it
+        folder = experiment_dir(args.out, args.experiment, args.scale)
+        refuse_if_busy(folder, "--restart")
+        if folder.exists():
+            shutil.rmtree(folder)
     result = run_sweep(args.experiment, args.scale, args.out, executor="serial", seed=args.seed,
                        device=args.device, config_path=args.config, overrides=overrides,
                        tensorboard=args.tensorboard)

@@ -14,15 +14,12 @@ from __future__ import annotations
 import argparse
 import shutil
 import textwrap
-import time
-from dataclasses import replace
 from pathlib import Path
 
-from lejepa_wm import __version__
 from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.commands import exits
 from lejepa_wm.numerics.checks import CHECKED_CLAIMS, run_verify, select_claims
-from lejepa_wm.records import CheckResult, short_requirement
+from lejepa_wm.records import CheckResult
 from lejepa_wm.validation import check_writable_dir
 
 __all__ = ["COMMON_OPTIONS", "format_table", "add_arguments", "main"]
@@ -38,7 +35,8 @@ COMMON_OPTIONS: tuple[str, ...] = ()
 
 
 def format_table(rows: list[CheckResult], width: int | None = None) -> str:
-    """Text table (claim, check, measured, requirement, verdict) at most ``width`` characters wide.
+    """Text table (claim, check, measured, requirement, verdict) at most ``width`` characters wide; the requirement
+    is written without repeating the quantity (``≤ 1e-10``).
 
     ``width`` defaults to the terminal's (``COLUMNS``; 100 when the output is
     not a terminal), never below :data:`_MIN_WIDTH`. Long cells wrap onto more
@@ -46,11 +44,10 @@ def format_table(rows: list[CheckResult], width: int | None = None) -> str:
     """
     width = max(_MIN_WIDTH, width or shutil.get_terminal_size((100, 24)).columns)
     header = ("claim", "check", "measured", "requirement", "verdict")
-    lines = [(row.claim, row.name, row.measured, short_requirement(row), "PASS" if row.passed else "FAIL")
-             for row in rows]
+    lines = [(row.claim, row.name, row.measured, row.bound.describe() if row.bound is not None else row.requirement,
+              "PASS" if row.passed else "FAIL") for row in rows]
     natural = [max(len(str(x)) for x in column) for column in zip(header, *lines)]
-    fixed = natural[0] + natural[4] + 2 * (len(header) - 1)
-    free = width - fixed
+    free = width - natural[0] - natural[4] - 2 * (len(header) - 1)  # what the claim and verdict columns leave
     check = min(natural[1], max(12, free // 3))
     requirement = min(natural[3], max(12, (free - check) * 2 // 5))
     widths = [natural[0], check, max(12, free - check - requirement), requirement, natural[4]]
@@ -80,9 +77,7 @@ def main(args: argparse.Namespace) -> int:
     if args.json.is_dir():
         raise ValueError(f"--json {args.json} is a folder; give a file name")
     check_writable_dir(args.json.parent, "the folder of --json")
-    start = time.perf_counter()
-    record = replace(run_verify(args.claims), wall_time_s=time.perf_counter() - start,
-                     package_version=__version__)  # the version lets `lejepa-wm reproduce` reuse this file
+    record = run_verify(args.claims)
     print(format_table(list(record.rows)))
     atomic_write_json(args.json, record.to_dict())
     failed = [f"{row.claim}/{row.name}" for row in record.rows if not row.passed]

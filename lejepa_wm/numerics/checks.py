@@ -14,6 +14,7 @@ from types import ModuleType
 
 from threadpoolctl import threadpool_limits
 
+from lejepa_wm import __version__
 from lejepa_wm.claims import CLAIMS, CLAIMS_BY_ID, Claim
 from lejepa_wm.numerics import (verify_c1, verify_hermite, verify_loss, verify_m1, verify_mehler, verify_p5,
                                 verify_t1, verify_t2, verify_t3, verify_t4)
@@ -56,13 +57,15 @@ def select_claims(claim_ids: list[str] | None) -> list[Claim]:
 
 
 def run_verify(claim_ids: list[str] | None = None) -> VerifyRecord:
-    """Run the checks of the selected claims (all by default); return their rows and each claim's seconds.
+    """Run the checks of the selected claims (all by default); return their rows, each claim's seconds, the wall
+    time and the package version (which lets ``lejepa-wm reproduce`` reuse a ``verify.json`` of its own version).
 
     The checks solve many small dense problems; multi-threaded BLAS makes those
     slower (and on a busy machine far slower), so they run with one BLAS thread.
     """
     rows: list[CheckResult] = []
     timings: dict[str, float] = {}
+    begin = time.perf_counter()
     for claim in select_claims(claim_ids):
         start = time.perf_counter()
         try:
@@ -76,4 +79,4 @@ def run_verify(claim_ids: list[str] | None = None) -> VerifyRecord:
                                            details={"traceback": traceback.format_exc()})]
         timings[claim.id] = time.perf_counter() - start
         rows.extend(results)
-    return VerifyRecord(tuple(rows), timings)
+    return VerifyRecord(tuple(rows), timings, time.perf_counter() - begin, __version__)
