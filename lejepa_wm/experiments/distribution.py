@@ -46,10 +46,10 @@ __all__ = ["METHODS", "DistributionConfig", "peak_entry", "EXPERIMENT"]
 METHODS = ("sigreg", "sigreg_lejepa", "whitening", "infonce", "alignment_only")
 _KURTOSIS_SAMPLE = 32768
 _JUDGED = ("sigreg", "whitening")
+# A judged entry needs training to have reached the linear optimum at β = 2: a mean residual ratio there at most
+# this.
 _CONVERGED_RATIO = 0.1
-"""A judged entry needs training to have reached the linear optimum at β = 2: mean residual ratio there at most this."""
-_LEJEPA_SIGREG_WEIGHT = 1.0
-"""LeJEPA's own SIGReg weight (``sigreg_lejepa``), as in docs/SIGREG.md's ablation."""
+_LEJEPA_SIGREG_WEIGHT = 1.0  # LeJEPA's own SIGReg weight (sigreg_lejepa), as in docs/SIGREG.md's ablation
 _NOT_JUDGED = {
     "infonce": "no prediction: T2 is a statement about LeJEPA's objective (SIGReg, whitening)",
     "sigreg_lejepa": ("measured beside the judged SIGReg form: LeJEPA's own statistic penalizes softly, and the "

@@ -141,7 +141,8 @@ def build_encoder(kind: str, mixing: CouplingFlow, hidden: int, generator: torch
     published = kind in ("published", "published_scaled")
     if m is not None and m != mixing.n and not published:
         raise ValueError(f"the matched encoder outputs n = {mixing.n} dimensions; got m = {m!r}")
-    return InverseCouplingEncoder(mixing, hidden, generator, tanh_shifts=published, output_scales=kind.endswith("_scaled"))
+    return InverseCouplingEncoder(mixing, hidden, generator, tanh_shifts=published,
+                                  output_scales=kind.endswith("_scaled"))
 
 
 def published_inverse(encoder: InverseCouplingEncoder, renderer: CouplingFlow) -> InverseCouplingEncoder:

@@ -55,8 +55,8 @@ from lejepa_wm.records import Bound, HeadlineEntry
 __all__ = ["OutputDimConfig", "gap_bound_entry", "EXPERIMENT"]
 
 _METHODS = ("whitened", "whitening", "sigreg", "alignment_only", "supervised")
+# The supervised ceiling at m = n below which the encoder cannot hold M1's answer (a judged entry is not resolved).
 _CEILING_FLOOR = 0.99
-"""The supervised ceiling at m = n below which the encoder cannot hold M1's answer (a judged entry is not resolved)."""
 
 
 @dataclass(frozen=True)
