@@ -75,7 +75,7 @@ class InverseCouplingEncoder(nn.Module):
         self.output_log_scales = nn.Parameter(torch.zeros(mixing.n)) if output_scales else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = uncouple(x, self.inverse_permutations, self.inverse_permutation_kinds, self.conditioners, self.n_a, None)
+        h = uncouple(x, self.inverse_permutations, self.inverse_permutation_kinds, self.conditioners, self.n_a, False)
         return h if self.output_log_scales is None else h * torch.exp(self.output_log_scales)
 
 
