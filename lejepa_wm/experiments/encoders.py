@@ -2,19 +2,15 @@
 
 - :class:`InverseCouplingEncoder` — the *matched* architecture: the mixing's
   layers in reverse order with the same fixed permutations and conditioner
-  widths, each computing ``b ← (b − t(a)) ⊙ exp(−s(a))``, so the exact inverse
-  ``g⁻¹`` is one of its parameter values (expressivity is not a confounder).
-  With ``learn_scales=True`` the log-scales ``s`` are learned and unbounded: the
-  encoder can shrink (collapse) or stretch coordinates depending on ``a``
-  (distort), which is what the regularizer has to prevent. With
-  ``learn_scales=False`` it is additive (unit Jacobian, cannot collapse), the
-  published setting, which only contains ``g⁻¹`` for an additive mixing.
-  Conditioners start at zero output, so the initial encoder only undoes the
-  mixing's permutations (the exact inverse of a mixing with zero gains).
-  The learned log-scales enter as ``log_scale_rate · s(a)`` (default 0.1):
-  the same function class, but Adam moves the scales ten times more slowly
-  than the shifts, which keeps early training from distorting the embedding.
-  ``matched_scaled`` is the additive encoder followed by a learned scale per
+  widths, each computing ``b ← b − t(a)``: additive (unit Jacobian, cannot
+  collapse), the published setting, so the exact inverse ``g⁻¹`` of an additive
+  mixing (the published renderer) is one of its parameter values (expressivity
+  is not a confounder). ``matched_additive`` is this encoder; its conditioners
+  start at zero output, so the initial encoder only undoes the mixing's
+  permutations (the exact inverse of a mixing with zero gains). Learned
+  conditioner log-scales (an encoder that can shrink and bend) were tried and
+  did not learn the published renderer's inverse (docs/TUNING.md): they are not
+  offered. ``matched_scaled`` is the additive encoder followed by a learned scale per
   output coordinate, ``h_i ← exp(c_i) h_i`` (``c = 0`` at the start): it still
   contains ``g⁻¹`` and cannot bend more than the additive one, but it can
   collapse, so its λ = 0 control shows what the regularizer prevents.
@@ -53,21 +49,18 @@ __all__ = [
     "published_inverse"
 ]
 
-ENCODERS = ("published", "published_scaled", "published_head", "matched", "matched_additive", "matched_scaled",
-            "mlp")
+ENCODERS = ("published", "published_scaled", "published_head", "matched_additive", "matched_scaled", "mlp")
 
 
 class InverseCouplingEncoder(nn.Module):
-    """Reverse-order coupling layers matching ``mixing``'s permutations and widths (trainable).
+    """Reverse-order additive coupling layers matching ``mixing``'s permutations and widths (trainable).
 
-    ``log_scale_rate`` is stored as ``None`` unless ``learn_scales`` (the log-scales are then ignored).
+    A conditioner's log-scales, if it returns any, are ignored.
     """
 
-    def __init__(self, mixing: CouplingFlow, hidden: int, generator: torch.Generator,
-                 learn_scales: bool = True, log_scale_rate: float = 0.1, output_scales: bool = False,
+    def __init__(self, mixing: CouplingFlow, hidden: int, generator: torch.Generator, output_scales: bool = False,
                  tanh_shifts: bool = False) -> None:
         super().__init__()
-        self.log_scale_rate = log_scale_rate if learn_scales else None
         self.n_a = n_a = mixing.n_a
         self.register_buffer("inverse_permutations", mixing.inverse_permutations.flip(0).clone())
         self.inverse_permutation_kinds = tuple(reversed(mixing.inverse_permutation_kinds))
@@ -82,8 +75,7 @@ class InverseCouplingEncoder(nn.Module):
         self.output_log_scales = nn.Parameter(torch.zeros(mixing.n)) if output_scales else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = uncouple(x, self.inverse_permutations, self.inverse_permutation_kinds, self.conditioners, self.n_a,
-                     self.log_scale_rate)
+        h = uncouple(x, self.inverse_permutations, self.inverse_permutation_kinds, self.conditioners, self.n_a, False)
         return h if self.output_log_scales is None else h * torch.exp(self.output_log_scales)
 
 
@@ -143,13 +135,13 @@ def build_encoder(kind: str, mixing: CouplingFlow, hidden: int, generator: torch
     if kind == "mlp":
         return initialize(MLPEncoder(mixing.n, mixing.n if m is None else m, hidden, depth), generator)
     if kind == "published_head":
-        body = InverseCouplingEncoder(mixing, hidden, generator, learn_scales=False, tanh_shifts=True)
+        body = InverseCouplingEncoder(mixing, hidden, generator, tanh_shifts=True)
         m = mixing.n if m is None else check_positive_int(m, "m")
         return initialize(HeadEncoder(body, mixing.n, m, max(hidden, m)), generator)  # the body has no Linear
     published = kind in ("published", "published_scaled")
     if m is not None and m != mixing.n and not published:
         raise ValueError(f"the matched encoder outputs n = {mixing.n} dimensions; got m = {m!r}")
-    return InverseCouplingEncoder(mixing, hidden, generator, learn_scales=(kind == "matched"), tanh_shifts=published,
+    return InverseCouplingEncoder(mixing, hidden, generator, tanh_shifts=published,
                                   output_scales=kind.endswith("_scaled"))
 
 

@@ -117,7 +117,7 @@ class CouplingFlow(nn.Module):
 
     def inverse(self, x: torch.Tensor) -> torch.Tensor:
         return uncouple(x, reversed(self.inverse_permutations), reversed(self.inverse_permutation_kinds),
-                        reversed(self.conditioners), self.n_a, 1.0)
+                        reversed(self.conditioners), self.n_a, True)
 
 
 def permutation_kinds(permutations: torch.Tensor) -> tuple[str, ...]:
@@ -150,19 +150,19 @@ def permuted_halves(a: torch.Tensor, b: torch.Tensor, perm: torch.Tensor,
 
 
 def uncouple(x: torch.Tensor, inverse_permutations: Iterable[torch.Tensor], kinds: Iterable[str],
-             conditioners: Iterable[nn.Module], n_a: int, log_scale_rate: float | None) -> torch.Tensor:
-    """Inverse coupling layers in the given order: ``b ← (b − t(a)) ⊙ exp(−rate · s(a))``, then unpermute.
+             conditioners: Iterable[nn.Module], n_a: int, scaled: bool) -> torch.Tensor:
+    """Inverse coupling layers in the given order: ``b ← (b − t(a)) ⊙ exp(−s(a))``, then unpermute.
 
     ``kinds`` names each inverse permutation (:func:`permutation_kinds`).
-    ``log_scale_rate = 1`` inverts the flow's layers exactly; ``None`` ignores the
-    log-scales (additive), as does a conditioner returning ``None`` for them.
+    ``scaled`` inverts the flow's layers exactly; without it the log-scales are
+    ignored (additive: the matched encoders), as they are for a conditioner returning ``None`` for them.
     """
     a, b = x[..., :n_a], x[..., n_a:]
     for inv_perm, kind, conditioner in zip(inverse_permutations, kinds, conditioners):
         log_scale, shift = conditioner(a)
         b = b - shift
-        if log_scale_rate is not None and log_scale is not None:
-            b = b * torch.exp(-log_scale_rate * log_scale)
+        if scaled and log_scale is not None:
+            b = b * torch.exp(-log_scale)
         a, b = permuted_halves(a, b, inv_perm, kind)
     return torch.cat([a, b], dim=-1)
 

@@ -183,20 +183,15 @@ def log_axis_with_ticks(ax: Axes, values: Sequence[float], base: float = 2) -> N
 
 def _legend_entries(fig: Figure) -> tuple[list[Artist], list[str]]:
     """Every labelled mark of the figure's legends and panels, one per label: a figure legend's own handles
-    (proxy artists) first, then the panels' marks; data series (error bars, scattered points) before lines and
-    areas (references, bands)."""
+    (proxy artists) first, then the panels' labelled marks (a panel's legend lists only those); data series
+    (error bars, scattered points) before lines and areas (references, bands)."""
     entries: dict[str, Artist] = {}
     for legend in fig.legends:
         for handle, text in zip(legend.legend_handles, legend.get_texts()):
             if handle is not None:
                 entries.setdefault(text.get_text(), handle)
     for ax in fig.axes:
-        handles, labels = ax.get_legend_handles_labels()
-        legend = ax.get_legend()
-        if legend is not None:  # a legend built from handles of its own (proxy artists)
-            handles = [*handles, *legend.legend_handles]
-            labels = [*labels, *(text.get_text() for text in legend.get_texts())]
-        for handle, label in zip(handles, labels):
+        for handle, label in zip(*ax.get_legend_handles_labels()):
             if handle is not None and label and not label.startswith("_"):
                 entries.setdefault(label, handle)
     ordered = sorted(entries.items(), key=lambda item: not isinstance(item[1], (Container, Collection)))

@@ -67,9 +67,9 @@ __all__ = ["METHODS", "ScalingConfig", "run_id", "verdicts_by_n", "EXPERIMENT"]
 
 METHODS = ("sigreg", "whitening", "whitened", "infonce_fixed", "infonce_scaled", "alignment_only", "supervised")
 _REGULARIZED = ("sigreg", "whitening", "whitened")
-_COLLAPSIBLE = ("matched", "matched_scaled", "published_scaled", "mlp")
+_COLLAPSIBLE = ("matched_scaled", "published_scaled", "mlp")
 _PUBLISHED = ("published", "published_scaled")
-_MATCHED = ("matched", "matched_additive", "matched_scaled")
+_MATCHED = ("matched_additive", "matched_scaled")
 _PAPER = "linear-probe R^2 > 0.999 for n up to 1024"
 _TRAINED = "T1R"
 """The claim id of "T1, reached by training" (:mod:`lejepa_wm.claims`)."""

@@ -82,8 +82,6 @@ class GaussianWorld:
         """Same ``ρ`` on every coordinate."""
         return cls(n, (check_rho(rho),) * check_positive_int(n, "n"))
 
-    stationary = True
-
     def sample_pairs(self, num: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """``num`` pairs ``(z, z')`` as float32 tensors of shape ``(num, n)`` on the generator's device."""
         device = generator.device
@@ -165,11 +163,6 @@ class GeneralizedNormalWorld:
         check_choice(self.channel, CHANNELS, "channel")
         check_rho(math.exp(-self.tau), "exp(-tau)")
         check_positive(self.mala_step, "mala_step")
-
-    @property
-    def stationary(self) -> bool:
-        """Whether ``z'`` has the same law as ``z`` (true for MALA, false for the shortcut unless β = 2)."""
-        return self.channel == "mala" or self.beta == 2.0
 
     @property
     def rho(self) -> tuple[float, ...]:

@@ -50,31 +50,29 @@ def test_conditioning_grows_with_the_gains():
     assert mild.min() >= 1.0
 
 
-def test_matched_encoder_contains_the_exact_inverse():
-    flow = make_mixing(6, 3, 8, 1.0, 0.3, seed=0)
-    encoder = build_encoder("matched", flow, 8, _gen())
+def test_matched_encoder_contains_the_exact_inverse_of_an_additive_mixing():
+    flow = make_mixing(6, 3, 8, 1.0, 0.0, seed=0)
+    encoder = build_encoder("matched_additive", flow, 8, _gen())
     for mine, theirs in zip(encoder.conditioners, reversed(flow.conditioners)):
         mine.load_state_dict(theirs.state_dict())
-    encoder.log_scale_rate = 1.0
     z = torch.randn(64, 6)
     assert torch.allclose(encoder(flow(z)), z, atol=1e-5)
 
 
-def test_matched_encoder_starts_at_the_inverse_permutation_and_can_collapse():
+def test_matched_encoder_starts_at_the_inverse_permutation_and_only_the_scaled_one_can_collapse():
     flow = make_mixing(4, 2, 8, 0.0, 0.0, seed=0)  # zero gains: a fixed permutation
-    encoder = build_encoder("matched", flow, 8, _gen())
     x = torch.randn(64, 4)
-    assert torch.allclose(encoder(flow(x)), x, atol=1e-6)
-    assert isinstance(encoder, InverseCouplingEncoder)
-    with torch.no_grad():  # large learned log-scales shrink the transformed coordinates towards 0
-        for conditioner in encoder.conditioners:
-            conditioner.out.bias[: conditioner.n_out] = 100.0
-    assert int((encoder(x).std(0) < 1e-3).sum()) >= 2  # every transformed half collapses
     additive = build_encoder("matched_additive", flow, 8, _gen())
-    with torch.no_grad():
+    assert isinstance(additive, InverseCouplingEncoder)
+    assert torch.allclose(additive(flow(x)), x, atol=1e-6)
+    with torch.no_grad():  # the conditioners' log-scale outputs are ignored: the additive encoder keeps the scale
         for conditioner in additive.conditioners:
             conditioner.out.bias[: conditioner.n_out] = 100.0
     assert torch.allclose(additive(x).std(0).sort().values, x.std(0).sort().values, atol=1e-5)
+    scaled = build_encoder("matched_scaled", flow, 8, _gen())
+    with torch.no_grad():  # large negative output log-scales shrink every coordinate towards 0
+        scaled.output_log_scales.fill_(-20.0)
+    assert bool((scaled(x).std(0) < 1e-3).all())
 
 
 def test_mlp_encoder_output_dimension_and_errors():
@@ -83,7 +81,7 @@ def test_mlp_encoder_output_dimension_and_errors():
     with pytest.raises(ValueError, match="encoder"):
         build_encoder("cnn", flow, 16, _gen())
     with pytest.raises(ValueError, match="m = 3"):
-        build_encoder("matched", flow, 16, _gen(), m=3)
+        build_encoder("matched_additive", flow, 16, _gen(), m=3)
     with pytest.raises(ValueError, match="n >= 2"):
         make_mixing(1, 2, 8, 1.0, 0.0, seed=0)
 
@@ -184,7 +182,7 @@ def test_exchanging_halves_gives_the_gathered_flow_bit_for_bit(kind, n):
     z = torch.randn(32, n, generator=torch.Generator().manual_seed(0))
     assert torch.equal(flow(z), _gathered_forward(flow, z))
     x = flow(z)
-    encoder = build_encoder("published" if kind == "published" else "matched", flow, 8,
+    encoder = build_encoder("published" if kind == "published" else "matched_additive", flow, 8,
                             torch.Generator().manual_seed(1))
     encoder(x).square().sum().backward()
     swapped = [p.grad.clone() for p in encoder.parameters()]
@@ -192,10 +190,7 @@ def test_exchanging_halves_gives_the_gathered_flow_bit_for_bit(kind, n):
     h = x
     for perm, conditioner in zip(encoder.inverse_permutations, encoder.conditioners):  # the gathered inverse
         a, b = h[..., :flow.n_a], h[..., flow.n_a:]
-        log_scale, shift = conditioner(a)
-        b = b - shift
-        if encoder.log_scale_rate is not None and log_scale is not None:
-            b = b * torch.exp(-encoder.log_scale_rate * log_scale)
+        b = b - conditioner(a)[1]
         h = torch.cat([a, b], dim=-1)[..., perm]
     h.square().sum().backward()
     assert all(torch.equal(p.grad, g) for p, g in zip(encoder.parameters(), swapped))

@@ -33,7 +33,7 @@ def _setup(lr: float = 1e-2, **settings):
     world = GaussianWorld.isotropic(4, 0.8)
     streams = SeedStreams.derive(3)
     renderer = make_renderer("published", 4, streams.renderer)
-    encoder = build_encoder("matched", renderer, 16, streams.torch_generator("init"))
+    encoder = build_encoder("matched_additive", renderer, 16, streams.torch_generator("init"))
     samples = HeldOutSamples.draw(world, renderer, 256, streams, "cpu")
     base = dict(max_steps=60, batch_size=64, lr=lr, warmup_steps=5, decay_fraction=0.5, eval_every=10,
                 checkpoint_every=20)
