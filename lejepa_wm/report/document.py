@@ -15,11 +15,12 @@ of each part). Every link target is an anchor the document sets itself
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Callable
 
 from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, Environment,
                                HeadlineEntry, PartOutcome, number_text)
-from lejepa_wm.report.gather import VERIFY_FILE, ClaimVerdict, ExperimentSection, Gathered, JudgedRow, VerifySection
+from lejepa_wm.report.gather import (VERIFY_FILE, ClaimVerdict, Evidence, ExperimentSection, Gathered, JudgedRow,
+                                     VerifySection)
 from lejepa_wm.report.lean import BUILD_COMMANDS, LeanSection
 from lejepa_wm.report.paper import Comparison, comparisons
 from lejepa_wm.report.render_markdown import (Markdown, anchor_tag, badge, bullets, cell, code, code_block, document,
@@ -27,7 +28,7 @@ from lejepa_wm.report.render_markdown import (Markdown, anchor_tag, badge, bulle
 
 __all__ = [
     "format_seconds", "format_value", "seeds_text", "part_time", "anchor", "claim_anchor", "check_anchor",
-    "result_anchor", "claim_summary", "paper_comparisons", "report_title", "build_document"
+    "result_anchor", "checks_text", "evidence_cells", "claim_summary", "paper_comparisons", "report_title", "build_document"
 ]
 
 # Non-interactive (-y): elan installs the toolchain without asking.
@@ -135,21 +136,15 @@ def result_anchor(claim: str, experiment: str) -> str:
 
 def _figure_numbers(gathered: Gathered) -> dict[tuple[str, str], int]:
     """``{(experiment, figure file): number}`` in the order the figures appear."""
-    numbers: dict[tuple[str, str], int] = {}
-    for section in gathered.experiments:
-        for item in section.figures:
-            numbers[(section.name, item.path.name)] = len(numbers) + 1
-    return numbers
+    shown = [(section.name, item.path.name) for section in gathered.experiments for item in section.figures]
+    return {key: number for number, key in enumerate(shown, 1)}
 
 
-def _anchored(rows: tuple[JudgedRow, ...], name: Any) -> list[Markdown | None]:
-    """For each row, the anchor of the first row of its claim (``name(claim)``), else ``None``."""
-    seen: set[str] = set()
-    anchors: list[Markdown | None] = []
-    for row in rows:
-        anchors.append(None if row.claim in seen else anchor_tag(name(row.claim)))
-        seen.add(row.claim)
-    return anchors
+def _claim_cells(rows: tuple[JudgedRow, ...], name: Callable[[str], str]) -> list[Markdown]:
+    """Each row's claim, linked to the claims table; the first row of a claim carries the anchor ``name(claim)``."""
+    firsts = [all(earlier.claim != row.claim for earlier in rows[:index]) for index, row in enumerate(rows)]
+    return [line(anchor_tag(name(row.claim)) if first else Markdown(""), link(row.claim, f"#{claim_anchor(row.claim)}"))
+            for row, first in zip(rows, firsts)]
 
 
 def _summary(gathered: Gathered, generated_at: str, version: str) -> list[str]:
@@ -160,31 +155,45 @@ def _summary(gathered: Gathered, generated_at: str, version: str) -> list[str]:
     ]
 
 
-def _evidence_lines(verdict: ClaimVerdict, figures: dict[tuple[str, str], int]) -> tuple[Markdown, Markdown]:
+def checks_text(count: int) -> str:
+    """``1 check``, ``5 checks``."""
+    return f"{count} check{'s' if count != 1 else ''}"
+
+
+def evidence_cells(verdict: ClaimVerdict, check: Callable[[Evidence], Markdown], result: Callable[[Evidence], Markdown],
+                   empty: tuple[str, str] = ("-", "-")) -> tuple[Markdown, Markdown]:
+    """A claim's two evidence cells: its numerical checks (each written by ``check``) and its experiments (each by
+    ``result``); ``empty`` fills a cell without any."""
+    checks = [check(item) for item in verdict.evidence if item.source == "verify"]
+    results = [result(item) for item in verdict.evidence if item.source != "verify"]
+    return cell(*checks) or cell(empty[0]), cell(*results) or cell(empty[1])
+
+
+def _glance_cells(verdict: ClaimVerdict, figures: dict[tuple[str, str], int]) -> tuple[Markdown, Markdown]:
     """The summary's two evidence cells: the numerical checks, and each experiment with its rows and figures."""
-    checks: list[Markdown] = []
-    experiments: list[Markdown] = []
-    for evidence in verdict.evidence:
-        if evidence.source == "verify":
-            count = f"{len(evidence.rows)} check{'s' if len(evidence.rows) != 1 else ''}"
-            target = [" ", link(count, f"#{check_anchor(verdict.claim.id)}")] if evidence.rows else []
-            checks.append(line(badge(evidence.status), *target))
-            continue
+    claim = verdict.claim.id
+
+    def checks(evidence: Evidence) -> Markdown:
+        target = [" ", link(checks_text(len(evidence.rows)), f"#{check_anchor(claim)}")] if evidence.rows else []
+        return line(badge(evidence.status), *target)
+
+    def results(evidence: Evidence) -> Markdown:
         pieces: list[Any] = [f"{evidence.source}: ", badge(evidence.status)]
         if evidence.rows:
-            pieces += [" ", link("results", f"#{result_anchor(verdict.claim.id, evidence.source)}")]
+            pieces += [" ", link("results", f"#{result_anchor(claim, evidence.source)}")]
         named = dict.fromkeys(f for row in evidence.rows for f in row.record.figures)
         for number in sorted(figures[(evidence.source, f)] for f in named if (evidence.source, f) in figures):
             pieces += [", ", link(f"figure {number}", f"#figure-{number}")]
-        experiments.append(line(*pieces))
-    return cell(*checks) or cell("-"), cell(*experiments) or cell("-")
+        return line(*pieces)
+
+    return evidence_cells(verdict, checks, results)
 
 
 def _at_a_glance(gathered: Gathered) -> list[str]:
     figures = _figure_numbers(gathered)
     rows = []
     for verdict in gathered.claims:
-        checks, experiments = _evidence_lines(verdict, figures)
+        checks, experiments = _glance_cells(verdict, figures)
         rows.append((link(verdict.claim.id, f"#{claim_anchor(verdict.claim.id)}"), verdict.claim.title,
                      verdict.claim.proof, checks, experiments, badge(verdict.status)))
     return [heading(2, "At a glance", "at-a-glance"),
@@ -274,20 +283,18 @@ def _parts(gathered: Gathered) -> list[str]:
 
 def _claim_row(verdict: ClaimVerdict) -> tuple[Markdown, ...]:
     claim = verdict.claim
-    checks: list[Markdown] = []
-    experiments: list[Markdown] = []
-    for evidence in verdict.evidence:
-        if evidence.source == "verify":
-            target = [" ", link("(checks)", f"#{check_anchor(claim.id)}")] if evidence.rows else []
-            checks.append(line(badge(evidence.status), f" {evidence.reason}", *target))
-        else:
-            experiments.append(line(link(evidence.source, f"#{anchor(evidence.source)}"), ": ",
-                                    badge(evidence.status)))  # why: in the verdict cell
+
+    def checks(evidence: Evidence) -> Markdown:
+        target = [" ", link("(checks)", f"#{check_anchor(claim.id)}")] if evidence.rows else []
+        return line(badge(evidence.status), f" {evidence.reason}", *target)
+
+    def results(evidence: Evidence) -> Markdown:  # why: in the verdict cell
+        return line(link(evidence.source, f"#{anchor(evidence.source)}"), ": ", badge(evidence.status))
+
     papers = dict.fromkeys([claim.paper] + [row.paper for evidence in verdict.evidence for row in evidence.rows])
     return (cell(line(anchor_tag(claim_anchor(claim.id)), strong(claim.id)), claim.title), claim.statement,
             claim.kind, cell(*map(code, claim.lean)) or cell("-"),
-            cell(*checks) or cell("no numerical check"), cell(*experiments) or cell("no experiment"),
-            cell(*papers) or cell("-"), cell(badge(verdict.status), verdict.reason))
+            *evidence_cells(verdict, checks, results, ("no numerical check", "no experiment")), cell(*papers) or cell("-"), cell(badge(verdict.status), verdict.reason))
 
 
 def _claims(gathered: Gathered) -> list[str]:
@@ -299,11 +306,6 @@ def _claims(gathered: Gathered) -> list[str]:
 def _detail(record: CheckResult) -> str:
     """What a check measured in words, unless it only restates the value cell (it starts with the quantity)."""
     return "-" if record.quantity and record.measured.startswith(record.quantity) else record.measured
-
-
-def _claim_cell(claim: str, target: Markdown | None) -> Markdown:
-    """A row's claim, linked to the claims table, carrying the row's anchor where it is the claim's first."""
-    return line(*([target] if target is not None else []), link(claim, f"#{claim_anchor(claim)}"))
 
 
 def _failure(error: str, title: str, part: PartOutcome | None) -> list[str]:
@@ -321,10 +323,9 @@ def _verify(verify: VerifySection) -> list[str]:
     if verify.part is not None and verify.part.detail:
         blocks.append(line(verify.part.detail))
     if verify.rows:
-        anchors = _anchored(verify.rows, check_anchor)
         blocks.append(table(("Claim", "Check", "Value", "Requirement", "Detail", "Verdict"), (
-            (_claim_cell(row.claim, target), row.name, _value_cell(row.record), _requirement_text(row.record),
-             _detail(row.record), _verdict_cell(row)) for row, target in zip(verify.rows, anchors))))
+            (claim, row.name, _value_cell(row.record), _requirement_text(row.record), _detail(row.record),
+             _verdict_cell(row)) for row, claim in zip(verify.rows, _claim_cells(verify.rows, check_anchor)))))
     if verify.error:
         blocks += _failure(verify.error, "verify failed with this error", verify.part)
     blocks += [code_block(row.error, f"{row.claim}/{row.name} raised") for row in verify.rows if row.error]
@@ -348,11 +349,11 @@ def _experiment(section: ExperimentSection, figures: dict[tuple[str, str], int])
     if section.damaged:
         blocks.append(code_block("\n".join(section.damaged),
                                  f"{section.name} has damaged result files (not counted as finished runs)"))
-    anchors = _anchored(section.rows, lambda claim: result_anchor(claim, section.name))
+    claims = _claim_cells(section.rows, lambda claim: result_anchor(claim, section.name))
     blocks.append(table(("Claim", "Result", "Value", "Requirement", "Split", "Measured", "Paper", "Verdict"), (
-        (_claim_cell(row.claim, target), row.name, _value_cell(row.record), _requirement_text(row.record),
+        (claim, row.name, _value_cell(row.record), _requirement_text(row.record),
          getattr(row.record, "split", "-"), row.record.measured, row.paper or "-", _verdict_cell(row))
-        for row, target in zip(section.rows, anchors))))
+        for row, claim in zip(section.rows, claims))))
     if section.summary_csv is not None:
         relative = f"{section.name}/{section.scale}/{section.summary_csv.name}"
         blocks.append(line("All runs: ", link(relative, relative)))  # the HTML shows the table itself, folded

@@ -44,8 +44,8 @@ from lejepa_wm.atomic import atomic_write_text
 from lejepa_wm.config import SCALES
 from lejepa_wm.records import FAILED, HELD, MEASURED, UNRESOLVED, Environment
 from lejepa_wm.report import MARKDOWN_FILE
-from lejepa_wm.report.document import (anchor, check_anchor, claim_anchor, format_seconds, paper_comparisons, part_time,
-                                       result_anchor, seeds_text)
+from lejepa_wm.report.document import (anchor, check_anchor, checks_text, claim_anchor, evidence_cells, format_seconds,
+                                       paper_comparisons, part_time, result_anchor, seeds_text)
 from lejepa_wm.report.gather import REPRODUCE_FILE, ClaimVerdict, Evidence, Gathered, gather
 from lejepa_wm.report.paper import settings_rows
 from lejepa_wm.report.render_markdown import Markdown, badge, bullets, cell, code, document, line, link, strong, table
@@ -115,27 +115,25 @@ def _report_link(text: str, shown_as: str, anchor: str) -> Markdown:
     return link(text, f"{shown_as}/{MARKDOWN_FILE}#{anchor}")
 
 
-def _evidence_cell(verdict: ClaimVerdict, shown_as: str, source: str | None) -> Markdown:
-    """The status of the claim's numerical checks (``source`` None) or experiments, linked to where they are."""
-    found = [item for item in verdict.evidence if (item.source == "verify") == (source is None)]
-    if not found:
-        return cell("-")
-    lines = []
-    for item in found:
-        if source is None:
-            count = f" ({len(item.rows)} check{'s' if len(item.rows) != 1 else ''})" if item.rows else ""
-            lines.append(line(_report_link(item.status, shown_as, check_anchor(verdict.claim.id)), count))
-        else:
-            lines.append(line(f"{item.source}: ", _report_link(item.status, shown_as,
-                                                               result_anchor(verdict.claim.id, item.source))))
-    return cell(*lines)
+def _evidence_cells(verdict: ClaimVerdict, shown_as: str) -> tuple[Markdown, Markdown]:
+    """The status of the claim's numerical checks and of its experiments, linked to where they are in the report."""
+    claim = verdict.claim.id
+
+    def check(item: Evidence) -> Markdown:
+        count = f" ({checks_text(len(item.rows))})" if item.rows else ""
+        return line(_report_link(item.status, shown_as, check_anchor(claim)), count)
+
+    def result(item: Evidence) -> Markdown:
+        return line(f"{item.source}: ", _report_link(item.status, shown_as, result_anchor(claim, item.source)))
+
+    return evidence_cells(verdict, check, result)
 
 
 def _summary_block(gathered: Gathered, shown_as: str) -> str:
     """Every claim in one line with its verdicts, then the paper's numbers beside the same quantities here."""
     held = sum(verdict.status == HELD for verdict in gathered.claims)
     rows = [(strong(verdict.claim.id), verdict.claim.title, verdict.claim.proof,
-             _evidence_cell(verdict, shown_as, None), _evidence_cell(verdict, shown_as, "experiments"),
+             *_evidence_cells(verdict, shown_as),
              _report_link(verdict.status, shown_as, claim_anchor(verdict.claim.id))) for verdict in gathered.claims]
     found = paper_comparisons(gathered)
     blocks: list[str] = [
@@ -210,7 +208,6 @@ def _machine(environment: Environment) -> str:
 def _run_times_block(gathered: Gathered, shown_as: str) -> str:
     """The last reproduction's wall time per part and in all, the stored runs' compute, and the machine."""
     record = gathered.reproduce
-    parts = {part.name: part for part in gathered.parts}
     if record is None:
         lead: list[str] = [
             "No ", code(REPRODUCE_FILE), f" at scale {gathered.scale} in ", code(shown_as), ": the wall time of a "
@@ -223,16 +220,15 @@ def _run_times_block(gathered: Gathered, shown_as: str) -> str:
         if reused:
             lead.append(f" It reused the finished results of {', '.join(reused)}, so its time is not a time from "
                         "scratch: the compute those results took is in the third column.")
-    rows = [("verify", part_time(parts.get("verify")), format_seconds(gathered.verify.wall_time_s),
+    rows = [("verify", part_time(gathered.verify.part), format_seconds(gathered.verify.wall_time_s),
              f"{len(gathered.verify.rows)} checks", "-", "-")]
-    rows += [(section.name, part_time(parts.get(section.name)),
+    rows += [(section.name, part_time(section.part),
               format_seconds(section.compute_time_s) if section.runs_finished else "-",
               f"{section.runs_finished} runs" + (f" ({section.runs_of_grid} of the {section.runs_planned} of the "
                                                  "grid)" if section.partial else ""),
               seeds_text(section.seeds), section.machines_text())
-             for section in gathered.experiments if section.name in parts or section.runs_finished]
-    if "report" in parts:
-        rows.append(("report", part_time(parts["report"]), "-", "-", "-", "-"))
+             for section in gathered.experiments if section.part is not None or section.runs_finished]
+    rows += [("report", part_time(part), "-", "-", "-", "-") for part in gathered.parts if part.name == "report"]
     return document([
         line(*lead),
         table(("part", "wall time in that reproduction", "compute of the stored results", "runs", "seeds",
