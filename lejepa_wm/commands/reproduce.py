@@ -294,10 +294,9 @@ def _claim_statuses(gathered: Gathered | None, out: Path, scale: str) -> dict[st
 def _summary_lines(record: ReproduceRecord, out: Path) -> list[str]:
     """The closing summary: every claim by verdict, the parts that failed, where the report is, the exit status."""
     claims = record.claims or {}
-    groups = []
-    for status in VERDICTS:
-        names = [claim for claim, verdict in claims.items() if verdict == status]
-        groups.append(f"{len(names)} {status}" + (f" ({', '.join(names)})" if names else ""))
+    by_status = {status: [claim for claim, verdict in claims.items() if verdict == status] for status in VERDICTS}
+    groups = [f"{len(names)} {status}" + (f" ({', '.join(names)})" if names else "")
+              for status, names in by_status.items()]
     parts = record.parts
     failed = [part for part in parts if not part.ok]
     lines = ["", f"Claims ({len(claims)}): " + ", ".join(groups) + ".",

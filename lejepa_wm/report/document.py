@@ -28,7 +28,8 @@ from lejepa_wm.report.render_markdown import (Markdown, anchor_tag, badge, bulle
 
 __all__ = [
     "format_seconds", "format_value", "seeds_text", "part_time", "anchor", "claim_anchor", "check_anchor",
-    "result_anchor", "checks_text", "evidence_cells", "claim_summary", "paper_comparisons", "report_title", "build_document"
+    "result_anchor", "count_text", "evidence_cells", "claim_summary", "paper_comparisons", "report_title",
+    "build_document"
 ]
 
 # Non-interactive (-y): elan installs the toolchain without asking.
@@ -87,7 +88,7 @@ def _value_cell(record: CheckResult | HeadlineEntry) -> Markdown:
     The second line reads ``± 0.002 (standard error over 3 seeds: 0, 1, 2)`` or ``1 seed: 0``.
     """
     seeds = getattr(record, "seeds", ())
-    count = f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}: {seeds_text(seeds)}" if seeds else ""
+    count = f"{count_text(len(seeds), 'seed')}: {seeds_text(seeds)}" if seeds else ""
     error = getattr(record, "standard_error", None)
     spread = count if error is None else f"± {error:.2g} (standard error{' over ' + count if seeds else ''})"
     return cell(_quantity_value(record), spread)
@@ -155,9 +156,9 @@ def _summary(gathered: Gathered, generated_at: str, version: str) -> list[str]:
     ]
 
 
-def checks_text(count: int) -> str:
-    """``1 check``, ``5 checks``."""
-    return f"{count} check{'s' if count != 1 else ''}"
+def count_text(count: int, noun: str) -> str:
+    """``1 check``, ``5 checks``: the count and the noun, plural unless the count is 1."""
+    return f"{count} {noun}{'s' if count != 1 else ''}"
 
 
 def evidence_cells(verdict: ClaimVerdict, check: Callable[[Evidence], Markdown], result: Callable[[Evidence], Markdown],
@@ -174,8 +175,8 @@ def _glance_cells(verdict: ClaimVerdict, figures: dict[tuple[str, str], int]) ->
     claim = verdict.claim.id
 
     def checks(evidence: Evidence) -> Markdown:
-        target = [" ", link(checks_text(len(evidence.rows)), f"#{check_anchor(claim)}")] if evidence.rows else []
-        return line(badge(evidence.status), *target)
+        count = link(count_text(len(evidence.rows), "check"), f"#{check_anchor(claim)}")
+        return line(badge(evidence.status), *([" ", count] if evidence.rows else []))
 
     def results(evidence: Evidence) -> Markdown:
         pieces: list[Any] = [f"{evidence.source}: ", badge(evidence.status)]
@@ -294,7 +295,8 @@ def _claim_row(verdict: ClaimVerdict) -> tuple[Markdown, ...]:
     papers = dict.fromkeys([claim.paper] + [row.paper for evidence in verdict.evidence for row in evidence.rows])
     return (cell(line(anchor_tag(claim_anchor(claim.id)), strong(claim.id)), claim.title), claim.statement,
             claim.kind, cell(*map(code, claim.lean)) or cell("-"),
-            *evidence_cells(verdict, checks, results, ("no numerical check", "no experiment")), cell(*papers) or cell("-"), cell(badge(verdict.status), verdict.reason))
+            *evidence_cells(verdict, checks, results, ("no numerical check", "no experiment")),
+            cell(*papers) or cell("-"), cell(badge(verdict.status), verdict.reason))
 
 
 def _claims(gathered: Gathered) -> list[str]:

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -44,11 +43,11 @@ from lejepa_wm.atomic import atomic_write_text
 from lejepa_wm.config import SCALES
 from lejepa_wm.records import FAILED, HELD, MEASURED, UNRESOLVED, Environment
 from lejepa_wm.report import MARKDOWN_FILE
-from lejepa_wm.report.document import (anchor, check_anchor, checks_text, claim_anchor, evidence_cells, format_seconds,
+from lejepa_wm.report.document import (anchor, check_anchor, claim_anchor, count_text, evidence_cells, format_seconds,
                                        paper_comparisons, part_time, result_anchor, seeds_text)
 from lejepa_wm.report.gather import REPRODUCE_FILE, ClaimVerdict, Evidence, Gathered, gather
 from lejepa_wm.report.paper import settings_rows
-from lejepa_wm.report.render_markdown import Markdown, badge, bullets, cell, code, document, line, link, strong, table
+from lejepa_wm.report.render_markdown import Markdown, badge, bullets, code, document, line, link, strong, table
 
 __all__ = [
     "START", "END", "GeneratedBlock", "find_blocks", "KINDS", "generate_blocks", "read_readme", "stale_blocks",
@@ -120,7 +119,7 @@ def _evidence_cells(verdict: ClaimVerdict, shown_as: str) -> tuple[Markdown, Mar
     claim = verdict.claim.id
 
     def check(item: Evidence) -> Markdown:
-        count = f" ({checks_text(len(item.rows))})" if item.rows else ""
+        count = f" ({count_text(len(item.rows), 'check')})" if item.rows else ""
         return line(_report_link(item.status, shown_as, check_anchor(claim)), count)
 
     def result(item: Evidence) -> Markdown:
@@ -153,13 +152,12 @@ def _in_words(evidence: Evidence) -> str:
     """``scaling: 6 held, 9 failed (…), 1 not resolved (…), 5 measured without a prediction``."""
     if not evidence.rows:
         return f"{evidence.source}: {evidence.status} ({evidence.reason})"
-    counts = Counter(row.status for row in evidence.rows)
     parts = []
     for status in (HELD, FAILED, UNRESOLVED, MEASURED):
-        if counts[status]:
-            named = [row.name for row in evidence.rows if row.status == status]
-            parts.append(f"{counts[status]} {status}" + (f" ({'; '.join(named)})" if status in (FAILED, UNRESOLVED)
-                                                          else " without a prediction" if status == MEASURED else ""))
+        named = [row.name for row in evidence.rows if row.status == status]
+        if named:
+            parts.append(f"{len(named)} {status}" + (f" ({'; '.join(named)})" if status in (FAILED, UNRESOLVED)
+                                                      else " without a prediction" if status == MEASURED else ""))
     return f"{evidence.source}: " + ", ".join(parts)
 
 
