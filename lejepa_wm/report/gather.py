@@ -55,9 +55,8 @@ from lejepa_wm.schema import RunMetrics, read
 from lejepa_wm.sweep.state import process_exists
 
 __all__ = [
-    "VERIFY_FILE", "REPRODUCE_FILE", "JudgedRow", "Figure", "VerifySection", "ExperimentSection", "Evidence", "ClaimVerdict",
-    "Gathered",
-    "interrupted_part", "figure_caption", "gather_experiment", "gather"
+    "VERIFY_FILE", "REPRODUCE_FILE", "JudgedRow", "Figure", "VerifySection", "ExperimentSection", "Evidence",
+    "ClaimVerdict", "Gathered", "interrupted_part", "figure_caption", "gather_experiment", "gather"
 ]
 
 _T = TypeVar("_T")

@@ -67,10 +67,6 @@ class GeneratedBlock:
     start: int
     end: int
 
-    @property
-    def scale(self) -> str:
-        return self.name.split("-", 1)[0]
-
 
 def find_blocks(text: str, label: str = "README") -> list[GeneratedBlock]:
     """Every marked block of ``text``, in order; ``ValueError`` for an unknown name or unpaired markers."""
@@ -271,7 +267,7 @@ def read_readme(readme: Path, scale: str) -> str:
         text = readme.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"--readme {readme} cannot be read: {exc.strerror or exc}") from None
-    if not any(found.scale == scale for found in find_blocks(text, str(readme))):
+    if not any(found.name.startswith(f"{scale}-") for found in find_blocks(text, str(readme))):
         raise ValueError(f"{readme} has no generated block of scale {scale!r} (a line "
                          f"{START.format(name=f'{scale}-results')} and its end marker)")
     return text

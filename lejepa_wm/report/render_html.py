@@ -59,12 +59,10 @@ def _badge(match: re.Match[str]) -> str:
 
 
 def _csv_table(markdown: MarkdownIt, path: Path) -> str:
-    """A folded HTML table of the CSV file's first :data:`_CSV_ROW_LIMIT` rows."""
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.reader(handle))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        return f"<p>{escape(path.name)} cannot be read: {escape(str(exc))}</p>"
+    """A folded HTML table of the CSV file's first :data:`_CSV_ROW_LIMIT` rows (the gathering checked that it is a
+    readable UTF-8 file)."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
     if not rows:
         return f"<p>{escape(path.name)} is empty.</p>"
     header, body = rows[0], rows[1:]
