@@ -65,7 +65,6 @@ VERIFY_FILE = "verify.json"
 REPRODUCE_FILE = "reproduce.json"
 _FIGURE_LIMIT = 64 * 2**20
 """The largest figure or summary embedded in the report (bytes)."""
-_RASTER_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
 
 
 @dataclass(frozen=True)
@@ -289,18 +288,14 @@ def figure_caption(path: Path) -> str | None:
 
 
 def _check_figure(path: Path, out: Path) -> None:
-    """``ValueError`` naming the figure unless it is a readable image (PNG or JPEG; SVG text) inside ``out``."""
+    """``ValueError`` naming the figure unless it is a readable PNG image inside ``out`` (the experiments draw their
+    figures as PNG, which carries their captions)."""
     label = path.relative_to(out).as_posix() if path.is_relative_to(out) else str(path)
     if not path.resolve().is_relative_to(Path(out).resolve()):
         raise ValueError(f"figure {label} lies outside the results folder {out}")
     data = read_regular(path, _FIGURE_LIMIT)
-    suffix = path.suffix.lower()
-    if suffix == ".svg":
-        if b"<svg" not in data[:4096]:
-            raise ValueError(f"figure {label} is not an SVG image")
-        return
-    if suffix not in _RASTER_FORMATS:
-        raise ValueError(f"figure {label} has unsupported type {suffix!r}; expected .png, .jpg or .svg")
+    if path.suffix.lower() != ".png":
+        raise ValueError(f"figure {label} has unsupported type {path.suffix.lower()!r}; expected .png")
     from PIL import Image
 
     try:
@@ -309,8 +304,8 @@ def _check_figure(path: Path, out: Path) -> None:
             image.verify()
     except Exception as exc:  # PIL raises many kinds for a damaged image
         raise ValueError(f"figure {label} is not a readable image ({type(exc).__name__}: {exc})") from None
-    if found != _RASTER_FORMATS[suffix]:
-        raise ValueError(f"figure {label} holds a {found} image, not {_RASTER_FORMATS[suffix]}")
+    if found != "PNG":
+        raise ValueError(f"figure {label} holds a {found} image, not PNG")
 
 
 def _default_caption(name: str, file: str, rows: tuple[JudgedRow, ...]) -> str:
