@@ -8,8 +8,7 @@ checks, the experiments (results, figures, folded CSV), the parts of the last
 reproduction, the Lean proofs (how to build them, the axiom ledger, the
 static audit) and the environment (versions, hardware, seeds, scale, run time
 of each part). Every link target is an anchor the document sets itself
-(:func:`claim_anchor`, :func:`check_anchor`, :func:`result_anchor`,
-``figure-N``), the same in Markdown and HTML.
+(:func:`anchor`, ``figure-N``), the same in Markdown and HTML.
 """
 
 from __future__ import annotations
@@ -27,9 +26,8 @@ from lejepa_wm.report.render_markdown import (Markdown, anchor_tag, badge, bulle
                                               figure, heading, line, link, strong, table)
 
 __all__ = [
-    "format_seconds", "format_value", "seeds_text", "part_time", "anchor", "claim_anchor", "check_anchor",
-    "result_anchor", "count_text", "evidence_cells", "claim_summary", "paper_comparisons", "report_title",
-    "build_document"
+    "format_seconds", "format_value", "seeds_text", "part_time", "anchor", "count_text", "evidence_cells",
+    "claim_summary", "paper_comparisons", "report_title", "build_document"
 ]
 
 # Non-interactive (-y): elan installs the toolchain without asking.
@@ -94,9 +92,13 @@ def _value_cell(record: CheckResult | HeadlineEntry) -> Markdown:
     return cell(_quantity_value(record), spread)
 
 
-def anchor(name: str) -> str:
-    """HTML id of an experiment's section."""
-    return f"experiment-{name}".lower().replace("_", "-")
+def anchor(kind: str, *names: str) -> str:
+    """The id of what the report links to: ``claim-t1`` (a claim's row in the claims table), ``check-t1`` (its
+    first row among the numerical checks), ``result-t1r-scaling`` (its first row in an experiment's table),
+    ``experiment-output-dim`` (an experiment's section): each name in lower case, other characters than letters
+    and digits as dashes."""
+    slugs = ["".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") for name in names]
+    return "-".join([kind, *slugs])
 
 
 def _verdict_cell(row: JudgedRow) -> Markdown:
@@ -116,36 +118,18 @@ def _requirement_text(record: CheckResult | HeadlineEntry) -> str:
     return f"{record.bound.describe()}, provided that {precondition} ({met})"
 
 
-def _slug(text: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")
-
-
-def claim_anchor(claim: str) -> str:
-    """Anchor of a claim's row in the claims table."""
-    return f"claim-{_slug(claim)}"
-
-
-def check_anchor(claim: str) -> str:
-    """Anchor of a claim's first row in the numerical checks' table."""
-    return f"check-{_slug(claim)}"
-
-
-def result_anchor(claim: str, experiment: str) -> str:
-    """Anchor of a claim's first row in an experiment's table."""
-    return f"result-{_slug(claim)}-{_slug(experiment)}"
-
-
 def _figure_numbers(gathered: Gathered) -> dict[tuple[str, str], int]:
     """``{(experiment, figure file): number}`` in the order the figures appear."""
     shown = [(section.name, item.path.name) for section in gathered.experiments for item in section.figures]
     return {key: number for number, key in enumerate(shown, 1)}
 
 
-def _claim_cells(rows: tuple[JudgedRow, ...], name: Callable[[str], str]) -> list[Markdown]:
-    """Each row's claim, linked to the claims table; the first row of a claim carries the anchor ``name(claim)``."""
+def _claim_cells(rows: tuple[JudgedRow, ...], kind: str, *names: str) -> list[Markdown]:
+    """Each row's claim, linked to the claims table; the first row of a claim carries the anchor of ``kind``
+    (:func:`anchor`), of the claim and ``names``."""
     firsts = [all(earlier.claim != row.claim for earlier in rows[:index]) for index, row in enumerate(rows)]
-    return [line(anchor_tag(name(row.claim)) if first else Markdown(""), link(row.claim, f"#{claim_anchor(row.claim)}"))
-            for row, first in zip(rows, firsts)]
+    return [line(anchor_tag(anchor(kind, row.claim, *names)) if first else Markdown(""),
+                 link(row.claim, f"#{anchor('claim', row.claim)}")) for row, first in zip(rows, firsts)]
 
 
 def _summary(gathered: Gathered, generated_at: str, version: str) -> list[str]:
@@ -175,13 +159,13 @@ def _glance_cells(verdict: ClaimVerdict, figures: dict[tuple[str, str], int]) ->
     claim = verdict.claim.id
 
     def checks(evidence: Evidence) -> Markdown:
-        count = link(count_text(len(evidence.rows), "check"), f"#{check_anchor(claim)}")
+        count = link(count_text(len(evidence.rows), "check"), f"#{anchor('check', claim)}")
         return line(badge(evidence.status), *([" ", count] if evidence.rows else []))
 
     def results(evidence: Evidence) -> Markdown:
         pieces: list[Any] = [f"{evidence.source}: ", badge(evidence.status)]
         if evidence.rows:
-            pieces += [" ", link("results", f"#{result_anchor(claim, evidence.source)}")]
+            pieces += [" ", link("results", f"#{anchor('result', claim, evidence.source)}")]
         named = dict.fromkeys(f for row in evidence.rows for f in row.record.figures)
         for number in sorted(figures[(evidence.source, f)] for f in named if (evidence.source, f) in figures):
             pieces += [", ", link(f"figure {number}", f"#figure-{number}")]
@@ -195,7 +179,7 @@ def _at_a_glance(gathered: Gathered) -> list[str]:
     rows = []
     for verdict in gathered.claims:
         checks, experiments = _glance_cells(verdict, figures)
-        rows.append((link(verdict.claim.id, f"#{claim_anchor(verdict.claim.id)}"), verdict.claim.title,
+        rows.append((link(verdict.claim.id, f"#{anchor('claim', verdict.claim.id)}"), verdict.claim.title,
                      verdict.claim.proof, checks, experiments, badge(verdict.status)))
     return [heading(2, "At a glance", "at-a-glance"),
             line("One line per claim: how it is proved, the verdict of its numerical checks and of each "
@@ -226,13 +210,15 @@ def _paper_beside_here(gathered: Gathered) -> list[str]:
                  "over seeds, test samples, from each experiment's summary.csv). The verdicts rest on what "
                  "training adds beside a baseline and a control, not on these numbers alone."),
             table(("Claim", "Experiment", "The paper", "Here", "Figure"), (
-                (link(item.claim, f"#{claim_anchor(item.claim)}"), link(item.experiment, f"#{anchor(item.experiment)}"),
-                 item.paper, item.measured, figure_cell(item.experiment, item.figure)) for item in found))]
+                (link(item.claim, f"#{anchor('claim', item.claim)}"),
+                 link(item.experiment, f"#{anchor('experiment', item.experiment)}"), item.paper, item.measured,
+                 figure_cell(item.experiment, item.figure)) for item in found))]
 
 
 def _contents(gathered: Gathered, paper: bool) -> list[str]:
     """The table of contents; ``paper``: whether the document has the section "The paper beside here"."""
-    experiments = ", ".join(link(section.name, f"#{anchor(section.name)}") for section in gathered.experiments)
+    experiments = ", ".join(link(section.name, f"#{anchor('experiment', section.name)}")
+                            for section in gathered.experiments)
     beside = (link("The paper beside here", "#paper"),) if paper else ()
     return [heading(2, "Contents", "contents"), bullets((
         link("At a glance", "#at-a-glance"), *beside, link("How to read a verdict", "#verdicts"),
@@ -286,14 +272,14 @@ def _claim_row(verdict: ClaimVerdict) -> tuple[Markdown, ...]:
     claim = verdict.claim
 
     def checks(evidence: Evidence) -> Markdown:
-        target = [" ", link("(checks)", f"#{check_anchor(claim.id)}")] if evidence.rows else []
+        target = [" ", link("(checks)", f"#{anchor('check', claim.id)}")] if evidence.rows else []
         return line(badge(evidence.status), f" {evidence.reason}", *target)
 
     def results(evidence: Evidence) -> Markdown:  # why: in the verdict cell
-        return line(link(evidence.source, f"#{anchor(evidence.source)}"), ": ", badge(evidence.status))
+        return line(link(evidence.source, f"#{anchor('experiment', evidence.source)}"), ": ", badge(evidence.status))
 
     papers = dict.fromkeys([claim.paper] + [row.paper for evidence in verdict.evidence for row in evidence.rows])
-    return (cell(line(anchor_tag(claim_anchor(claim.id)), strong(claim.id)), claim.title), claim.statement,
+    return (cell(line(anchor_tag(anchor("claim", claim.id)), strong(claim.id)), claim.title), claim.statement,
             claim.kind, cell(*map(code, claim.lean)) or cell("-"),
             *evidence_cells(verdict, checks, results, ("no numerical check", "no experiment")),
             cell(*papers) or cell("-"), cell(badge(verdict.status), verdict.reason))
@@ -327,7 +313,7 @@ def _verify(verify: VerifySection) -> list[str]:
     if verify.rows:
         blocks.append(table(("Claim", "Check", "Value", "Requirement", "Detail", "Verdict"), (
             (claim, row.name, _value_cell(row.record), _requirement_text(row.record), _detail(row.record),
-             _verdict_cell(row)) for row, claim in zip(verify.rows, _claim_cells(verify.rows, check_anchor)))))
+             _verdict_cell(row)) for row, claim in zip(verify.rows, _claim_cells(verify.rows, "check")))))
     if verify.error:
         blocks += _failure(verify.error, "verify failed with this error", verify.part)
     blocks += [code_block(row.error, f"{row.claim}/{row.name} raised") for row in verify.rows if row.error]
@@ -338,7 +324,7 @@ def _verify(verify: VerifySection) -> list[str]:
 
 def _experiment(section: ExperimentSection, figures: dict[tuple[str, str], int]) -> list[str]:
     described = [section.description.rstrip(".") + ". "] if section.description else []
-    blocks: list[str] = [heading(3, section.name, anchor(section.name)), line(
+    blocks: list[str] = [heading(3, section.name, anchor("experiment", section.name)), line(
         "Status ", badge(section.status), ". ", *described, "Folder ", code(f"{section.name}/{section.scale}/"), ".")]
     if section.status == NOT_RUN:
         return blocks + [line("Not run at this scale: ", code(f"lejepa-wm run {section.name} --scale {section.scale}"),
@@ -351,7 +337,7 @@ def _experiment(section: ExperimentSection, figures: dict[tuple[str, str], int])
     if section.damaged:
         blocks.append(code_block("\n".join(section.damaged),
                                  f"{section.name} has damaged result files (not counted as finished runs)"))
-    claims = _claim_cells(section.rows, lambda claim: result_anchor(claim, section.name))
+    claims = _claim_cells(section.rows, "result", section.name)
     blocks.append(table(("Claim", "Result", "Value", "Requirement", "Split", "Measured", "Paper", "Verdict"), (
         (claim, row.name, _value_cell(row.record), _requirement_text(row.record),
          getattr(row.record, "split", "-"), row.record.measured, row.paper or "-", _verdict_cell(row))

@@ -43,8 +43,8 @@ from lejepa_wm.atomic import atomic_write_text
 from lejepa_wm.config import SCALES
 from lejepa_wm.records import FAILED, HELD, MEASURED, UNRESOLVED, Environment
 from lejepa_wm.report import MARKDOWN_FILE
-from lejepa_wm.report.document import (anchor, check_anchor, claim_anchor, count_text, evidence_cells, format_seconds,
-                                       paper_comparisons, part_time, result_anchor, seeds_text)
+from lejepa_wm.report.document import (anchor, count_text, evidence_cells, format_seconds, paper_comparisons, part_time,
+                                       seeds_text)
 from lejepa_wm.report.gather import REPRODUCE_FILE, ClaimVerdict, Evidence, Gathered, gather
 from lejepa_wm.report.paper import settings_rows
 from lejepa_wm.report.render_markdown import Markdown, badge, bullets, code, document, line, link, strong, table
@@ -106,8 +106,8 @@ def _source(gathered: Gathered, shown_as: str) -> list[str]:
     return pieces + [". "]
 
 
-def _report_link(text: str, shown_as: str, anchor: str) -> Markdown:
-    return link(text, f"{shown_as}/{MARKDOWN_FILE}#{anchor}")
+def _report_link(text: str, shown_as: str, target: str) -> Markdown:
+    return link(text, f"{shown_as}/{MARKDOWN_FILE}#{target}")
 
 
 def _evidence_cells(verdict: ClaimVerdict, shown_as: str) -> tuple[Markdown, Markdown]:
@@ -116,10 +116,10 @@ def _evidence_cells(verdict: ClaimVerdict, shown_as: str) -> tuple[Markdown, Mar
 
     def check(item: Evidence) -> Markdown:
         count = f" ({count_text(len(item.rows), 'check')})" if item.rows else ""
-        return line(_report_link(item.status, shown_as, check_anchor(claim)), count)
+        return line(_report_link(item.status, shown_as, anchor("check", claim)), count)
 
     def result(item: Evidence) -> Markdown:
-        return line(f"{item.source}: ", _report_link(item.status, shown_as, result_anchor(claim, item.source)))
+        return line(f"{item.source}: ", _report_link(item.status, shown_as, anchor("result", claim, item.source)))
 
     return evidence_cells(verdict, check, result)
 
@@ -129,7 +129,7 @@ def _summary_block(gathered: Gathered, shown_as: str) -> str:
     held = sum(verdict.status == HELD for verdict in gathered.claims)
     rows = [(strong(verdict.claim.id), verdict.claim.title, verdict.claim.proof,
              *_evidence_cells(verdict, shown_as),
-             _report_link(verdict.status, shown_as, claim_anchor(verdict.claim.id))) for verdict in gathered.claims]
+             _report_link(verdict.status, shown_as, anchor("claim", verdict.claim.id))) for verdict in gathered.claims]
     found = paper_comparisons(gathered)
     blocks: list[str] = [
         line(*_source(gathered, shown_as), f"{held} of {len(gathered.claims)} claims held; each verdict "
@@ -139,8 +139,8 @@ def _summary_block(gathered: Gathered, shown_as: str) -> str:
         blocks += [line("The paper's numbers beside the same quantities measured here (mean ± standard "
                         "error over seeds; test samples):"),
                    table(("claim", "experiment", "the paper", "here"), (
-                       (item.claim, _report_link(item.experiment, shown_as, anchor(item.experiment)), item.paper,
-                        item.measured) for item in found))]
+                       (item.claim, _report_link(item.experiment, shown_as, anchor("experiment", item.experiment)),
+                        item.paper, item.measured) for item in found))]
     return document(blocks)
 
 
