@@ -111,7 +111,7 @@ def reusable_verify(path: Path) -> tuple[bool, str]:
 
 def _check_same_seed(out: Path, scale: str, seed: int) -> None:
     """Refuse to mix runs of two seed offsets: finished runs are reused by run id, whatever their seed."""
-    path = Path(out) / REPRODUCE_FILE
+    path = out / REPRODUCE_FILE
     if not path.exists():
         return
     try:
@@ -125,7 +125,7 @@ def _check_same_seed(out: Path, scale: str, seed: int) -> None:
 
 def _verify_part(out: Path, fresh: bool, progress: bool) -> tuple[str, bool]:
     """Run (or reuse) every claim's checks, one claim at a time with a progress bar; write ``verify.json``."""
-    path = Path(out) / VERIFY_FILE
+    path = out / VERIFY_FILE
     why = "--fresh"
     if not fresh:
         reuse, why = reusable_verify(path)
@@ -303,7 +303,6 @@ def _summary_lines(record: ReproduceRecord, out: Path) -> list[str]:
              f"Parts: {len(parts) - len(failed)} of {len(parts)} ran, {len(failed)} crashed; "
              f"{record.wall_time_s:.0f} s in all."]
     lines += [f"CRASHED part {part.name}: {part.error}" for part in failed]
-    out = Path(out)
     if any(part.name == "report" and part.ok for part in parts) and (out / HTML_FILE).exists():
         lines.append(f"Report: {out / HTML_FILE} (and {out / MARKDOWN_FILE}); record: {out / REPRODUCE_FILE}")
     else:

@@ -229,7 +229,7 @@ def _load_reproduce(out: Path, scale: str) -> tuple[ReproduceRecord | None, tupl
     A reproduction that stopped without finishing gains a failed part for the part it was in
     (:func:`interrupted_part`).
     """
-    path = Path(out) / REPRODUCE_FILE
+    path = out / REPRODUCE_FILE
     if not path.exists():
         return None, (), None
     try:
@@ -257,10 +257,9 @@ def _unread(section: Callable[..., _T], part: PartOutcome | None, result: Path, 
 
 def _gather_verify(out: Path, part: PartOutcome | None, record_time: float | None = None) -> VerifySection:
     """Read ``verify.json``; a failed ``reproduce`` part (:func:`_unread`) or a damaged file fails the section."""
-    path = Path(out) / VERIFY_FILE
+    path = out / VERIFY_FILE
     section = partial(VerifySection, part=part)
-    unread = _unread(section, part, path, record_time)
-    if unread is not None:
+    if (unread := _unread(section, part, path, record_time)) is not None:
         return unread
     try:
         record = read(VerifyRecord, _read_result(path, VERIFY_FILE), VERIFY_FILE)
@@ -291,7 +290,7 @@ def _check_figure(path: Path, out: Path) -> None:
     """``ValueError`` naming the figure unless it is a readable PNG image inside ``out`` (the experiments draw their
     figures as PNG, which carries their captions)."""
     label = path.relative_to(out).as_posix() if path.is_relative_to(out) else str(path)
-    if not path.resolve().is_relative_to(Path(out).resolve()):
+    if not path.resolve().is_relative_to(out.resolve()):
         raise ValueError(f"figure {label} lies outside the results folder {out}")
     data = read_regular(path, _FIGURE_LIMIT)
     if path.suffix.lower() != ".png":
@@ -378,13 +377,11 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
 
     A failed part (:func:`_unread`) counts until ``headline.json`` is rewritten after the record.
     """
-    out = Path(out)
     folder = experiment_dir(out, name, scale)
     headline = folder / HEADLINE_FILE
     section = partial(ExperimentSection, name, scale, part=part,
                       description=_quietly(lambda: str(get_experiment(name).description)))
-    unread = _unread(section, part, headline, record_time)
-    if unread is not None:
+    if (unread := _unread(section, part, headline, record_time)) is not None:
         return unread
     try:
         published = read_publication(folder)
@@ -481,7 +478,6 @@ def _judge_claim(claim: Claim, verify: VerifySection, experiments: tuple[Experim
 
 def gather(out: Path, scale: str) -> Gathered:
     """Read every result below ``out`` at ``scale`` and judge every claim."""
-    out = Path(out)
     reproduce, parts, reproduce_error = _load_reproduce(out, scale)
     record_time = (out / REPRODUCE_FILE).stat().st_mtime if reproduce is not None else None
     by_name = {part.name: part for part in parts}

@@ -262,7 +262,6 @@ def _shown_path(out: Path, readme: Path) -> str:
 
 def read_readme(readme: Path, scale: str) -> str:
     """The README's text; ``ValueError`` if unreadable, malformed or without a block of ``scale``."""
-    readme = Path(readme)
     try:
         text = readme.read_text(encoding="utf-8")
     except OSError as exc:
@@ -294,5 +293,5 @@ def update_readme(readme: Path, out: Path, scale: str, gathered: Gathered | None
     """Rewrite the blocks of scale ``scale`` in ``readme`` from the results under ``out``; return those changed."""
     old, new = _regenerate(readme, out, scale, gathered)
     if new != old:
-        atomic_write_text(Path(readme), new)
+        atomic_write_text(readme, new)
     return _changed(old, new)
