@@ -102,8 +102,7 @@ def reusable_verify(path: Path) -> tuple[bool, str]:
         return False, f"{path} does not record the package version that wrote it"
     if version != __version__:
         return False, f"{path} was written by lejepa-wm {version}, this is {__version__}"
-    covered = {row.claim for row in record.rows}
-    missing = [claim.id for claim in CHECKED_CLAIMS if claim.id not in covered]
+    missing = [claim.id for claim in CHECKED_CLAIMS if claim.id not in {row.claim for row in record.rows}]
     if missing:
         return False, f"{path} lacks the checks of {', '.join(missing)}"
     return True, f"reused {path} (written by this package version, {__version__})"

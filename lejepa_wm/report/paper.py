@@ -85,17 +85,16 @@ def _n(value: float) -> str:
 
 
 def _scaling(rows: list[Row]) -> list[Comparison]:
-    encoders = [e for e in ("published", "matched_additive") if any(r.get("encoder_kind") == e for r in rows)]
     parts = []
-    for encoder in encoders:
+    for encoder in ("published", "matched_additive"):
         lowest = []
         for method, label in (("sigreg", "SIGReg"), ("whitening", "whitening")):
             per_n = _by(rows, "n", "probe_r2", encoder_kind=encoder, method=method)
             if per_n:
                 n, values = min(per_n.items(), key=lambda item: sum(item[1]) / len(item[1]))
                 lowest.append(f"{label} {_stat(values)} (n = {_n(n)})")
-        dims = sorted({r["n"] for r in rows if r.get("encoder_kind") == encoder})
-        if lowest:
+        if lowest:  # an encoder without runs has none
+            dims = sorted({r["n"] for r in rows if r.get("encoder_kind") == encoder})
             parts.append(f"{encoder} encoder, n = {_n(dims[0])}…{_n(dims[-1])}: " + ", ".join(lowest))
     if not parts:
         return []
