@@ -286,9 +286,10 @@ def figure_caption(path: Path) -> str | None:
     return ". ".join(part.rstrip(".") for part in parts) + "." if parts else None
 
 
-def _check_figure(path: Path, out: Path) -> None:
-    """``ValueError`` naming the figure unless it is a readable PNG image inside ``out`` (the experiments draw their
-    figures as PNG, which carries their captions)."""
+def _figure(path: Path, out: Path, default_caption: str) -> Figure:
+    """The figure at ``path``, captioned by its own caption, else ``default_caption``; ``ValueError`` naming it
+    unless it is a readable PNG image inside ``out`` (the experiments draw their figures as PNG, which carries
+    their captions)."""
     label = path.relative_to(out).as_posix() if path.is_relative_to(out) else str(path)
     if not path.resolve().is_relative_to(out.resolve()):
         raise ValueError(f"figure {label} lies outside the results folder {out}")
@@ -305,6 +306,7 @@ def _check_figure(path: Path, out: Path) -> None:
         raise ValueError(f"figure {label} is not a readable image ({type(exc).__name__}: {exc})") from None
     if found != "PNG":
         raise ValueError(f"figure {label} holds a {found} image, not PNG")
+    return Figure(label, path, figure_caption(path) or default_caption)
 
 
 def _default_caption(name: str, file: str, rows: tuple[JudgedRow, ...]) -> str:
@@ -401,11 +403,7 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
             raise ValueError(f"{HEADLINE_FILE} names figure(s) that do not exist: {', '.join(missing)}")
         candidates = published.files if published is not None else [p.name for p in folder.glob("*.png")]
         extra = sorted(f for f in candidates if f.endswith(".png") and f not in named)
-        for figure in named + extra:
-            _check_figure(folder / figure, out)
-        figures = tuple(Figure((folder / f).relative_to(out).as_posix(), folder / f,
-                               figure_caption(folder / f) or _default_caption(name, f, rows))
-                        for f in named + extra)
+        figures = tuple(_figure(folder / f, out, _default_caption(name, f, rows)) for f in named + extra)
         summary = folder / SUMMARY_FILE
         if summary.exists():
             try:
