@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Any, Callable
 
 from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, Environment,
-                               HeadlineEntry, PartOutcome, number_text)
+                               HeadlineEntry, PartOutcome)
 from lejepa_wm.report.gather import (VERIFY_FILE, ClaimVerdict, Evidence, ExperimentSection, Gathered, JudgedRow,
                                      VerifySection)
 from lejepa_wm.report.lean import BUILD_COMMANDS, LeanSection
@@ -51,16 +51,15 @@ def format_value(value: float | None, bound: Bound | None = None) -> str:
     """A measured number in 4 significant digits (``-`` for none).
 
     With a ``bound``, more digits are shown where 4 would make the value read as
-    equal to an end of the bound it differs from (0.99962 against 0.9996).
+    equal to an end of the bound it differs from (0.99962 against 0.9996); 17 digits tell any two floats apart.
     """
     if value is None:
         return "-"
     ends = [] if bound is None else [bound.value] + ([bound.upper] if bound.upper is not None else [])
-    for digits in range(4, 18):
-        text = f"{value:.{digits}g}"
-        if all(end == value or f"{end:.{digits}g}" != text for end in ends):
-            return text
-    return number_text(float(value))
+    digits = 4
+    while any(end != value and f"{end:.{digits}g}" == f"{value:.{digits}g}" for end in ends):
+        digits += 1
+    return f"{value:.{digits}g}"
 
 
 def _quantity_value(record: CheckResult | HeadlineEntry) -> str:
