@@ -102,8 +102,7 @@ def reusable_verify(path: Path) -> tuple[bool, str]:
         return False, f"{path} does not record the package version that wrote it"
     if version != __version__:
         return False, f"{path} was written by lejepa-wm {version}, this is {__version__}"
-    covered = {row.claim for row in record.rows}
-    missing = [claim.id for claim in CHECKED_CLAIMS if claim.id not in covered]
+    missing = [claim.id for claim in CHECKED_CLAIMS if claim.id not in {row.claim for row in record.rows}]
     if missing:
         return False, f"{path} lacks the checks of {', '.join(missing)}"
     return True, f"reused {path} (written by this package version, {__version__})"
@@ -111,7 +110,7 @@ def reusable_verify(path: Path) -> tuple[bool, str]:
 
 def _check_same_seed(out: Path, scale: str, seed: int) -> None:
     """Refuse to mix runs of two seed offsets: finished runs are reused by run id, whatever their seed."""
-    path = Path(out) / REPRODUCE_FILE
+    path = out / REPRODUCE_FILE
     if not path.exists():
         return
     try:
@@ -125,7 +124,7 @@ def _check_same_seed(out: Path, scale: str, seed: int) -> None:
 
 def _verify_part(out: Path, fresh: bool, progress: bool) -> tuple[str, bool]:
     """Run (or reuse) every claim's checks, one claim at a time with a progress bar; write ``verify.json``."""
-    path = Path(out) / VERIFY_FILE
+    path = out / VERIFY_FILE
     why = "--fresh"
     if not fresh:
         reuse, why = reusable_verify(path)
@@ -294,17 +293,15 @@ def _claim_statuses(gathered: Gathered | None, out: Path, scale: str) -> dict[st
 def _summary_lines(record: ReproduceRecord, out: Path) -> list[str]:
     """The closing summary: every claim by verdict, the parts that failed, where the report is, the exit status."""
     claims = record.claims or {}
-    groups = []
-    for status in VERDICTS:
-        names = [claim for claim, verdict in claims.items() if verdict == status]
-        groups.append(f"{len(names)} {status}" + (f" ({', '.join(names)})" if names else ""))
+    by_status = {status: [claim for claim, verdict in claims.items() if verdict == status] for status in VERDICTS}
+    groups = [f"{len(names)} {status}" + (f" ({', '.join(names)})" if names else "")
+              for status, names in by_status.items()]
     parts = record.parts
     failed = [part for part in parts if not part.ok]
     lines = ["", f"Claims ({len(claims)}): " + ", ".join(groups) + ".",
              f"Parts: {len(parts) - len(failed)} of {len(parts)} ran, {len(failed)} crashed; "
              f"{record.wall_time_s:.0f} s in all."]
     lines += [f"CRASHED part {part.name}: {part.error}" for part in failed]
-    out = Path(out)
     if any(part.name == "report" and part.ok for part in parts) and (out / HTML_FILE).exists():
         lines.append(f"Report: {out / HTML_FILE} (and {out / MARKDOWN_FILE}); record: {out / REPRODUCE_FILE}")
     else:

@@ -8,26 +8,26 @@ checks, the experiments (results, figures, folded CSV), the parts of the last
 reproduction, the Lean proofs (how to build them, the axiom ledger, the
 static audit) and the environment (versions, hardware, seeds, scale, run time
 of each part). Every link target is an anchor the document sets itself
-(:func:`claim_anchor`, :func:`check_anchor`, :func:`result_anchor`,
-``figure-N``), the same in Markdown and HTML.
+(:func:`anchor`, ``figure-N``), the same in Markdown and HTML.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Callable
 
 from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, Environment,
-                               HeadlineEntry, PartOutcome, number_text)
-from lejepa_wm.report.gather import VERIFY_FILE, ClaimVerdict, ExperimentSection, Gathered, JudgedRow, VerifySection
+                               HeadlineEntry, PartOutcome)
+from lejepa_wm.report.gather import (VERIFY_FILE, ClaimVerdict, Evidence, ExperimentSection, Gathered, JudgedRow,
+                                     VerifySection)
 from lejepa_wm.report.lean import BUILD_COMMANDS, LeanSection
 from lejepa_wm.report.paper import Comparison, comparisons
 from lejepa_wm.report.render_markdown import (Markdown, anchor_tag, badge, bullets, cell, code, code_block, document,
                                               figure, heading, line, link, strong, table)
 
 __all__ = [
-    "format_seconds", "format_value", "seeds_text", "part_time", "anchor", "claim_anchor", "check_anchor",
-    "result_anchor", "claim_summary", "paper_comparisons", "report_title", "build_document"
+    "format_seconds", "format_value", "seeds_text", "part_time", "anchor", "count_text", "evidence_cells",
+    "claim_summary", "paper_comparisons", "report_title", "build_document"
 ]
 
 # Non-interactive (-y): elan installs the toolchain without asking.
@@ -51,16 +51,15 @@ def format_value(value: float | None, bound: Bound | None = None) -> str:
     """A measured number in 4 significant digits (``-`` for none).
 
     With a ``bound``, more digits are shown where 4 would make the value read as
-    equal to an end of the bound it differs from (0.99962 against 0.9996).
+    equal to an end of the bound it differs from (0.99962 against 0.9996); 17 digits tell any two floats apart.
     """
     if value is None:
         return "-"
     ends = [] if bound is None else [bound.value] + ([bound.upper] if bound.upper is not None else [])
-    for digits in range(4, 18):
-        text = f"{value:.{digits}g}"
-        if all(end == value or f"{end:.{digits}g}" != text for end in ends):
-            return text
-    return number_text(float(value))
+    digits = 4
+    while any(end != value and f"{end:.{digits}g}" == f"{value:.{digits}g}" for end in ends):
+        digits += 1
+    return f"{value:.{digits}g}"
 
 
 def _quantity_value(record: CheckResult | HeadlineEntry) -> str:
@@ -86,15 +85,19 @@ def _value_cell(record: CheckResult | HeadlineEntry) -> Markdown:
     The second line reads ``± 0.002 (standard error over 3 seeds: 0, 1, 2)`` or ``1 seed: 0``.
     """
     seeds = getattr(record, "seeds", ())
-    count = f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}: {seeds_text(seeds)}" if seeds else ""
+    count = f"{count_text(len(seeds), 'seed')}: {seeds_text(seeds)}" if seeds else ""
     error = getattr(record, "standard_error", None)
     spread = count if error is None else f"± {error:.2g} (standard error{' over ' + count if seeds else ''})"
     return cell(_quantity_value(record), spread)
 
 
-def anchor(name: str) -> str:
-    """HTML id of an experiment's section."""
-    return f"experiment-{name}".lower().replace("_", "-")
+def anchor(kind: str, *names: str) -> str:
+    """The id of what the report links to: ``claim-t1`` (a claim's row in the claims table), ``check-t1`` (its
+    first row among the numerical checks), ``result-t1r-scaling`` (its first row in an experiment's table),
+    ``experiment-output-dim`` (an experiment's section): each name in lower case, other characters than letters
+    and digits as dashes."""
+    slugs = ["".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") for name in names]
+    return "-".join([kind, *slugs])
 
 
 def _verdict_cell(row: JudgedRow) -> Markdown:
@@ -114,42 +117,18 @@ def _requirement_text(record: CheckResult | HeadlineEntry) -> str:
     return f"{record.bound.describe()}, provided that {precondition} ({met})"
 
 
-def _slug(text: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")
-
-
-def claim_anchor(claim: str) -> str:
-    """Anchor of a claim's row in the claims table."""
-    return f"claim-{_slug(claim)}"
-
-
-def check_anchor(claim: str) -> str:
-    """Anchor of a claim's first row in the numerical checks' table."""
-    return f"check-{_slug(claim)}"
-
-
-def result_anchor(claim: str, experiment: str) -> str:
-    """Anchor of a claim's first row in an experiment's table."""
-    return f"result-{_slug(claim)}-{_slug(experiment)}"
-
-
 def _figure_numbers(gathered: Gathered) -> dict[tuple[str, str], int]:
     """``{(experiment, figure file): number}`` in the order the figures appear."""
-    numbers: dict[tuple[str, str], int] = {}
-    for section in gathered.experiments:
-        for item in section.figures:
-            numbers[(section.name, item.path.name)] = len(numbers) + 1
-    return numbers
+    shown = [(section.name, item.path.name) for section in gathered.experiments for item in section.figures]
+    return {key: number for number, key in enumerate(shown, 1)}
 
 
-def _anchored(rows: tuple[JudgedRow, ...], name: Any) -> list[Markdown | None]:
-    """For each row, the anchor of the first row of its claim (``name(claim)``), else ``None``."""
-    seen: set[str] = set()
-    anchors: list[Markdown | None] = []
-    for row in rows:
-        anchors.append(None if row.claim in seen else anchor_tag(name(row.claim)))
-        seen.add(row.claim)
-    return anchors
+def _claim_cells(rows: tuple[JudgedRow, ...], kind: str, *names: str) -> list[Markdown]:
+    """Each row's claim, linked to the claims table; the first row of a claim carries the anchor of ``kind``
+    (:func:`anchor`), of the claim and ``names``."""
+    firsts = [all(earlier.claim != row.claim for earlier in rows[:index]) for index, row in enumerate(rows)]
+    return [line(anchor_tag(anchor(kind, row.claim, *names)) if first else Markdown(""),
+                 link(row.claim, f"#{anchor('claim', row.claim)}")) for row, first in zip(rows, firsts)]
 
 
 def _summary(gathered: Gathered, generated_at: str, version: str) -> list[str]:
@@ -160,32 +139,46 @@ def _summary(gathered: Gathered, generated_at: str, version: str) -> list[str]:
     ]
 
 
-def _evidence_lines(verdict: ClaimVerdict, figures: dict[tuple[str, str], int]) -> tuple[Markdown, Markdown]:
+def count_text(count: int, noun: str) -> str:
+    """``1 check``, ``5 checks``: the count and the noun, plural unless the count is 1."""
+    return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
+def evidence_cells(verdict: ClaimVerdict, check: Callable[[Evidence], Markdown], result: Callable[[Evidence], Markdown],
+                   empty: tuple[str, str] = ("-", "-")) -> tuple[Markdown, Markdown]:
+    """A claim's two evidence cells: its numerical checks (each written by ``check``) and its experiments (each by
+    ``result``); ``empty`` fills a cell without any."""
+    checks = [check(item) for item in verdict.evidence if item.source == "verify"]
+    results = [result(item) for item in verdict.evidence if item.source != "verify"]
+    return cell(*checks) or cell(empty[0]), cell(*results) or cell(empty[1])
+
+
+def _glance_cells(verdict: ClaimVerdict, figures: dict[tuple[str, str], int]) -> tuple[Markdown, Markdown]:
     """The summary's two evidence cells: the numerical checks, and each experiment with its rows and figures."""
-    checks: list[Markdown] = []
-    experiments: list[Markdown] = []
-    for evidence in verdict.evidence:
-        if evidence.source == "verify":
-            count = f"{len(evidence.rows)} check{'s' if len(evidence.rows) != 1 else ''}"
-            target = [" ", link(count, f"#{check_anchor(verdict.claim.id)}")] if evidence.rows else []
-            checks.append(line(badge(evidence.status), *target))
-            continue
+    claim = verdict.claim.id
+
+    def checks(evidence: Evidence) -> Markdown:
+        count = link(count_text(len(evidence.rows), "check"), f"#{anchor('check', claim)}")
+        return line(badge(evidence.status), *([" ", count] if evidence.rows else []))
+
+    def results(evidence: Evidence) -> Markdown:
         pieces: list[Any] = [f"{evidence.source}: ", badge(evidence.status)]
         if evidence.rows:
-            pieces += [" ", link("results", f"#{result_anchor(verdict.claim.id, evidence.source)}")]
+            pieces += [" ", link("results", f"#{anchor('result', claim, evidence.source)}")]
         named = dict.fromkeys(f for row in evidence.rows for f in row.record.figures)
         for number in sorted(figures[(evidence.source, f)] for f in named if (evidence.source, f) in figures):
             pieces += [", ", link(f"figure {number}", f"#figure-{number}")]
-        experiments.append(line(*pieces))
-    return cell(*checks) or cell("-"), cell(*experiments) or cell("-")
+        return line(*pieces)
+
+    return evidence_cells(verdict, checks, results)
 
 
 def _at_a_glance(gathered: Gathered) -> list[str]:
     figures = _figure_numbers(gathered)
     rows = []
     for verdict in gathered.claims:
-        checks, experiments = _evidence_lines(verdict, figures)
-        rows.append((link(verdict.claim.id, f"#{claim_anchor(verdict.claim.id)}"), verdict.claim.title,
+        checks, experiments = _glance_cells(verdict, figures)
+        rows.append((link(verdict.claim.id, f"#{anchor('claim', verdict.claim.id)}"), verdict.claim.title,
                      verdict.claim.proof, checks, experiments, badge(verdict.status)))
     return [heading(2, "At a glance", "at-a-glance"),
             line("One line per claim: how it is proved, the verdict of its numerical checks and of each "
@@ -216,13 +209,15 @@ def _paper_beside_here(gathered: Gathered) -> list[str]:
                  "over seeds, test samples, from each experiment's summary.csv). The verdicts rest on what "
                  "training adds beside a baseline and a control, not on these numbers alone."),
             table(("Claim", "Experiment", "The paper", "Here", "Figure"), (
-                (link(item.claim, f"#{claim_anchor(item.claim)}"), link(item.experiment, f"#{anchor(item.experiment)}"),
-                 item.paper, item.measured, figure_cell(item.experiment, item.figure)) for item in found))]
+                (link(item.claim, f"#{anchor('claim', item.claim)}"),
+                 link(item.experiment, f"#{anchor('experiment', item.experiment)}"), item.paper, item.measured,
+                 figure_cell(item.experiment, item.figure)) for item in found))]
 
 
 def _contents(gathered: Gathered, paper: bool) -> list[str]:
     """The table of contents; ``paper``: whether the document has the section "The paper beside here"."""
-    experiments = ", ".join(link(section.name, f"#{anchor(section.name)}") for section in gathered.experiments)
+    experiments = ", ".join(link(section.name, f"#{anchor('experiment', section.name)}")
+                            for section in gathered.experiments)
     beside = (link("The paper beside here", "#paper"),) if paper else ()
     return [heading(2, "Contents", "contents"), bullets((
         link("At a glance", "#at-a-glance"), *beside, link("How to read a verdict", "#verdicts"),
@@ -274,19 +269,18 @@ def _parts(gathered: Gathered) -> list[str]:
 
 def _claim_row(verdict: ClaimVerdict) -> tuple[Markdown, ...]:
     claim = verdict.claim
-    checks: list[Markdown] = []
-    experiments: list[Markdown] = []
-    for evidence in verdict.evidence:
-        if evidence.source == "verify":
-            target = [" ", link("(checks)", f"#{check_anchor(claim.id)}")] if evidence.rows else []
-            checks.append(line(badge(evidence.status), f" {evidence.reason}", *target))
-        else:
-            experiments.append(line(link(evidence.source, f"#{anchor(evidence.source)}"), ": ",
-                                    badge(evidence.status)))  # why: in the verdict cell
+
+    def checks(evidence: Evidence) -> Markdown:
+        target = [" ", link("(checks)", f"#{anchor('check', claim.id)}")] if evidence.rows else []
+        return line(badge(evidence.status), f" {evidence.reason}", *target)
+
+    def results(evidence: Evidence) -> Markdown:  # why: in the verdict cell
+        return line(link(evidence.source, f"#{anchor('experiment', evidence.source)}"), ": ", badge(evidence.status))
+
     papers = dict.fromkeys([claim.paper] + [row.paper for evidence in verdict.evidence for row in evidence.rows])
-    return (cell(line(anchor_tag(claim_anchor(claim.id)), strong(claim.id)), claim.title), claim.statement,
+    return (cell(line(anchor_tag(anchor("claim", claim.id)), strong(claim.id)), claim.title), claim.statement,
             claim.kind, cell(*map(code, claim.lean)) or cell("-"),
-            cell(*checks) or cell("no numerical check"), cell(*experiments) or cell("no experiment"),
+            *evidence_cells(verdict, checks, results, ("no numerical check", "no experiment")),
             cell(*papers) or cell("-"), cell(badge(verdict.status), verdict.reason))
 
 
@@ -299,11 +293,6 @@ def _claims(gathered: Gathered) -> list[str]:
 def _detail(record: CheckResult) -> str:
     """What a check measured in words, unless it only restates the value cell (it starts with the quantity)."""
     return "-" if record.quantity and record.measured.startswith(record.quantity) else record.measured
-
-
-def _claim_cell(claim: str, target: Markdown | None) -> Markdown:
-    """A row's claim, linked to the claims table, carrying the row's anchor where it is the claim's first."""
-    return line(*([target] if target is not None else []), link(claim, f"#{claim_anchor(claim)}"))
 
 
 def _failure(error: str, title: str, part: PartOutcome | None) -> list[str]:
@@ -321,10 +310,9 @@ def _verify(verify: VerifySection) -> list[str]:
     if verify.part is not None and verify.part.detail:
         blocks.append(line(verify.part.detail))
     if verify.rows:
-        anchors = _anchored(verify.rows, check_anchor)
         blocks.append(table(("Claim", "Check", "Value", "Requirement", "Detail", "Verdict"), (
-            (_claim_cell(row.claim, target), row.name, _value_cell(row.record), _requirement_text(row.record),
-             _detail(row.record), _verdict_cell(row)) for row, target in zip(verify.rows, anchors))))
+            (claim, row.name, _value_cell(row.record), _requirement_text(row.record), _detail(row.record),
+             _verdict_cell(row)) for row, claim in zip(verify.rows, _claim_cells(verify.rows, "check")))))
     if verify.error:
         blocks += _failure(verify.error, "verify failed with this error", verify.part)
     blocks += [code_block(row.error, f"{row.claim}/{row.name} raised") for row in verify.rows if row.error]
@@ -335,7 +323,7 @@ def _verify(verify: VerifySection) -> list[str]:
 
 def _experiment(section: ExperimentSection, figures: dict[tuple[str, str], int]) -> list[str]:
     described = [section.description.rstrip(".") + ". "] if section.description else []
-    blocks: list[str] = [heading(3, section.name, anchor(section.name)), line(
+    blocks: list[str] = [heading(3, section.name, anchor("experiment", section.name)), line(
         "Status ", badge(section.status), ". ", *described, "Folder ", code(f"{section.name}/{section.scale}/"), ".")]
     if section.status == NOT_RUN:
         return blocks + [line("Not run at this scale: ", code(f"lejepa-wm run {section.name} --scale {section.scale}"),
@@ -348,11 +336,11 @@ def _experiment(section: ExperimentSection, figures: dict[tuple[str, str], int])
     if section.damaged:
         blocks.append(code_block("\n".join(section.damaged),
                                  f"{section.name} has damaged result files (not counted as finished runs)"))
-    anchors = _anchored(section.rows, lambda claim: result_anchor(claim, section.name))
+    claims = _claim_cells(section.rows, "result", section.name)
     blocks.append(table(("Claim", "Result", "Value", "Requirement", "Split", "Measured", "Paper", "Verdict"), (
-        (_claim_cell(row.claim, target), row.name, _value_cell(row.record), _requirement_text(row.record),
+        (claim, row.name, _value_cell(row.record), _requirement_text(row.record),
          getattr(row.record, "split", "-"), row.record.measured, row.paper or "-", _verdict_cell(row))
-        for row, target in zip(section.rows, anchors))))
+        for row, claim in zip(section.rows, claims))))
     if section.summary_csv is not None:
         relative = f"{section.name}/{section.scale}/{section.summary_csv.name}"
         blocks.append(line("All runs: ", link(relative, relative)))  # the HTML shows the table itself, folded

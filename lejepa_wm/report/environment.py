@@ -20,15 +20,12 @@ __all__ = ["collect_environment"]
 _PACKAGES = ("lejepa-wm", "numpy", "scipy", "sympy", "matplotlib", "torch", "tqdm", "pillow")
 
 
-def _package_versions(names: tuple[str, ...] = _PACKAGES) -> dict[str, str]:
-    """Installed version of each distribution, or ``"not installed"``."""
-    versions = {}
-    for name in names:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
+def _version(name: str) -> str:
+    """Installed version of the distribution, or ``"not installed"``."""
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
 
 
 def _load_average() -> tuple[float, float, float] | None:
@@ -45,7 +42,7 @@ def collect_environment() -> Environment:
     return {
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "platform": platform.platform(),
-        "packages": _package_versions(),
+        "packages": {name: _version(name) for name in _PACKAGES},
         "cpu": cpu_model(),
         "cores": usable_cores(),
         "gpus": gpus(),

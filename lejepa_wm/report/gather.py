@@ -55,9 +55,8 @@ from lejepa_wm.schema import RunMetrics, read
 from lejepa_wm.sweep.state import process_exists
 
 __all__ = [
-    "VERIFY_FILE", "REPRODUCE_FILE", "JudgedRow", "Figure", "VerifySection", "ExperimentSection", "Evidence", "ClaimVerdict",
-    "Gathered",
-    "interrupted_part", "figure_caption", "gather_experiment", "gather"
+    "VERIFY_FILE", "REPRODUCE_FILE", "JudgedRow", "Figure", "VerifySection", "ExperimentSection", "Evidence",
+    "ClaimVerdict", "Gathered", "interrupted_part", "figure_caption", "gather_experiment", "gather"
 ]
 
 _T = TypeVar("_T")
@@ -66,7 +65,6 @@ VERIFY_FILE = "verify.json"
 REPRODUCE_FILE = "reproduce.json"
 _FIGURE_LIMIT = 64 * 2**20
 """The largest figure or summary embedded in the report (bytes)."""
-_RASTER_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
 
 
 @dataclass(frozen=True)
@@ -231,7 +229,7 @@ def _load_reproduce(out: Path, scale: str) -> tuple[ReproduceRecord | None, tupl
     A reproduction that stopped without finishing gains a failed part for the part it was in
     (:func:`interrupted_part`).
     """
-    path = Path(out) / REPRODUCE_FILE
+    path = out / REPRODUCE_FILE
     if not path.exists():
         return None, (), None
     try:
@@ -259,10 +257,9 @@ def _unread(section: Callable[..., _T], part: PartOutcome | None, result: Path, 
 
 def _gather_verify(out: Path, part: PartOutcome | None, record_time: float | None = None) -> VerifySection:
     """Read ``verify.json``; a failed ``reproduce`` part (:func:`_unread`) or a damaged file fails the section."""
-    path = Path(out) / VERIFY_FILE
+    path = out / VERIFY_FILE
     section = partial(VerifySection, part=part)
-    unread = _unread(section, part, path, record_time)
-    if unread is not None:
+    if (unread := _unread(section, part, path, record_time)) is not None:
         return unread
     try:
         record = read(VerifyRecord, _read_result(path, VERIFY_FILE), VERIFY_FILE)
@@ -289,19 +286,16 @@ def figure_caption(path: Path) -> str | None:
     return ". ".join(part.rstrip(".") for part in parts) + "." if parts else None
 
 
-def _check_figure(path: Path, out: Path) -> None:
-    """``ValueError`` naming the figure unless it is a readable image (PNG or JPEG; SVG text) inside ``out``."""
+def _figure(path: Path, out: Path, default_caption: str) -> Figure:
+    """The figure at ``path``, captioned by its own caption, else ``default_caption``; ``ValueError`` naming it
+    unless it is a readable PNG image inside ``out`` (the experiments draw their figures as PNG, which carries
+    their captions)."""
     label = path.relative_to(out).as_posix() if path.is_relative_to(out) else str(path)
-    if not path.resolve().is_relative_to(Path(out).resolve()):
+    if not path.resolve().is_relative_to(out.resolve()):
         raise ValueError(f"figure {label} lies outside the results folder {out}")
     data = read_regular(path, _FIGURE_LIMIT)
-    suffix = path.suffix.lower()
-    if suffix == ".svg":
-        if b"<svg" not in data[:4096]:
-            raise ValueError(f"figure {label} is not an SVG image")
-        return
-    if suffix not in _RASTER_FORMATS:
-        raise ValueError(f"figure {label} has unsupported type {suffix!r}; expected .png, .jpg or .svg")
+    if path.suffix.lower() != ".png":
+        raise ValueError(f"figure {label} has unsupported type {path.suffix.lower()!r}; expected .png")
     from PIL import Image
 
     try:
@@ -310,8 +304,9 @@ def _check_figure(path: Path, out: Path) -> None:
             image.verify()
     except Exception as exc:  # PIL raises many kinds for a damaged image
         raise ValueError(f"figure {label} is not a readable image ({type(exc).__name__}: {exc})") from None
-    if found != _RASTER_FORMATS[suffix]:
-        raise ValueError(f"figure {label} holds a {found} image, not {_RASTER_FORMATS[suffix]}")
+    if found != "PNG":
+        raise ValueError(f"figure {label} holds a {found} image, not PNG")
+    return Figure(label, path, figure_caption(path) or default_caption)
 
 
 def _default_caption(name: str, file: str, rows: tuple[JudgedRow, ...]) -> str:
@@ -384,13 +379,11 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
 
     A failed part (:func:`_unread`) counts until ``headline.json`` is rewritten after the record.
     """
-    out = Path(out)
     folder = experiment_dir(out, name, scale)
     headline = folder / HEADLINE_FILE
     section = partial(ExperimentSection, name, scale, part=part,
                       description=_quietly(lambda: str(get_experiment(name).description)))
-    unread = _unread(section, part, headline, record_time)
-    if unread is not None:
+    if (unread := _unread(section, part, headline, record_time)) is not None:
         return unread
     try:
         published = read_publication(folder)
@@ -410,11 +403,7 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
             raise ValueError(f"{HEADLINE_FILE} names figure(s) that do not exist: {', '.join(missing)}")
         candidates = published.files if published is not None else [p.name for p in folder.glob("*.png")]
         extra = sorted(f for f in candidates if f.endswith(".png") and f not in named)
-        for figure in named + extra:
-            _check_figure(folder / figure, out)
-        figures = tuple(Figure((folder / f).relative_to(out).as_posix(), folder / f,
-                               figure_caption(folder / f) or _default_caption(name, f, rows))
-                        for f in named + extra)
+        figures = tuple(_figure(folder / f, out, _default_caption(name, f, rows)) for f in named + extra)
         summary = folder / SUMMARY_FILE
         if summary.exists():
             try:
@@ -487,7 +476,6 @@ def _judge_claim(claim: Claim, verify: VerifySection, experiments: tuple[Experim
 
 def gather(out: Path, scale: str) -> Gathered:
     """Read every result below ``out`` at ``scale`` and judge every claim."""
-    out = Path(out)
     reproduce, parts, reproduce_error = _load_reproduce(out, scale)
     record_time = (out / REPRODUCE_FILE).stat().st_mtime if reproduce is not None else None
     by_name = {part.name: part for part in parts}

@@ -16,7 +16,6 @@ package's value (:func:`settings_rows` reads it from the config files).
 from __future__ import annotations
 
 import csv
-import math
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -86,17 +85,16 @@ def _n(value: float) -> str:
 
 
 def _scaling(rows: list[Row]) -> list[Comparison]:
-    encoders = [e for e in ("published", "matched_additive") if any(r.get("encoder_kind") == e for r in rows)]
     parts = []
-    for encoder in encoders:
+    for encoder in ("published", "matched_additive"):
         lowest = []
         for method, label in (("sigreg", "SIGReg"), ("whitening", "whitening")):
             per_n = _by(rows, "n", "probe_r2", encoder_kind=encoder, method=method)
             if per_n:
                 n, values = min(per_n.items(), key=lambda item: sum(item[1]) / len(item[1]))
                 lowest.append(f"{label} {_stat(values)} (n = {_n(n)})")
-        dims = sorted({r["n"] for r in rows if r.get("encoder_kind") == encoder})
-        if lowest:
+        if lowest:  # an encoder without runs has none
+            dims = sorted({r["n"] for r in rows if r.get("encoder_kind") == encoder})
             parts.append(f"{encoder} encoder, n = {_n(dims[0])}…{_n(dims[-1])}: " + ", ".join(lowest))
     if not parts:
         return []
@@ -214,20 +212,13 @@ PAPER_SETTINGS: tuple[_PaperSetting, ...] = (
 )
 
 
-def _value(config: Any, key: str) -> str:
-    value = getattr(config, key)
-    if value in (None, ()):
+def _value_text(value: Any, separators: tuple[str, ...] = ("; ", " → ")) -> str:
+    """A config value as the table shows it: ``none``, ``true``, ``16,000``; a tuple's items joined by the first of
+    ``separators``, the items of a nested tuple by the next (``128 → 16,000; 256 → 32,000``)."""
+    if value is None or value == ():
         return "none"
     if isinstance(value, tuple):
-        return "; ".join(_value_text(item) for item in value)
-    return _value_text(value)
-
-
-def _value_text(value: Any) -> str:
-    if isinstance(value, tuple):
-        return " → ".join(_value_text(item) for item in value)
-    if isinstance(value, float) and math.isfinite(value) and value == int(value) and abs(value) >= 1000:
-        return f"{int(value):,}"
+        return separators[0].join(_value_text(item, separators[1:]) for item in value)
     if isinstance(value, bool):
         return "true" if value else "false"
     return f"{value:,}" if isinstance(value, int) else str(value)
@@ -238,6 +229,6 @@ def settings_rows(scale: str = "full") -> list[tuple[str, str, str, str]]:
     rows = []
     for item in PAPER_SETTINGS:
         config = get_experiment(item.experiment).load_config(scale)
-        here = ", ".join(f"{key} = {_value(config, key)}" for key in item.keys)
+        here = ", ".join(f"{key} = {_value_text(getattr(config, key))}" for key in item.keys)
         rows.append((item.setting, item.paper, f"{here} ({item.experiment}.toml)", item.why))
     return rows

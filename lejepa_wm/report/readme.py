@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -44,11 +43,11 @@ from lejepa_wm.atomic import atomic_write_text
 from lejepa_wm.config import SCALES
 from lejepa_wm.records import FAILED, HELD, MEASURED, UNRESOLVED, Environment
 from lejepa_wm.report import MARKDOWN_FILE
-from lejepa_wm.report.document import (anchor, check_anchor, claim_anchor, format_seconds, paper_comparisons, part_time,
-                                       result_anchor, seeds_text)
+from lejepa_wm.report.document import (anchor, count_text, evidence_cells, format_seconds, paper_comparisons, part_time,
+                                       seeds_text)
 from lejepa_wm.report.gather import REPRODUCE_FILE, ClaimVerdict, Evidence, Gathered, gather
 from lejepa_wm.report.paper import settings_rows
-from lejepa_wm.report.render_markdown import Markdown, badge, bullets, cell, code, document, line, link, strong, table
+from lejepa_wm.report.render_markdown import Markdown, badge, bullets, code, document, line, link, strong, table
 
 __all__ = [
     "START", "END", "GeneratedBlock", "find_blocks", "KINDS", "generate_blocks", "read_readme", "stale_blocks",
@@ -67,10 +66,6 @@ class GeneratedBlock:
     name: str
     start: int
     end: int
-
-    @property
-    def scale(self) -> str:
-        return self.name.split("-", 1)[0]
 
 
 def find_blocks(text: str, label: str = "README") -> list[GeneratedBlock]:
@@ -111,32 +106,30 @@ def _source(gathered: Gathered, shown_as: str) -> list[str]:
     return pieces + [". "]
 
 
-def _report_link(text: str, shown_as: str, anchor: str) -> Markdown:
-    return link(text, f"{shown_as}/{MARKDOWN_FILE}#{anchor}")
+def _report_link(text: str, shown_as: str, target: str) -> Markdown:
+    return link(text, f"{shown_as}/{MARKDOWN_FILE}#{target}")
 
 
-def _evidence_cell(verdict: ClaimVerdict, shown_as: str, source: str | None) -> Markdown:
-    """The status of the claim's numerical checks (``source`` None) or experiments, linked to where they are."""
-    found = [item for item in verdict.evidence if (item.source == "verify") == (source is None)]
-    if not found:
-        return cell("-")
-    lines = []
-    for item in found:
-        if source is None:
-            count = f" ({len(item.rows)} check{'s' if len(item.rows) != 1 else ''})" if item.rows else ""
-            lines.append(line(_report_link(item.status, shown_as, check_anchor(verdict.claim.id)), count))
-        else:
-            lines.append(line(f"{item.source}: ", _report_link(item.status, shown_as,
-                                                               result_anchor(verdict.claim.id, item.source))))
-    return cell(*lines)
+def _evidence_cells(verdict: ClaimVerdict, shown_as: str) -> tuple[Markdown, Markdown]:
+    """The status of the claim's numerical checks and of its experiments, linked to where they are in the report."""
+    claim = verdict.claim.id
+
+    def check(item: Evidence) -> Markdown:
+        count = f" ({count_text(len(item.rows), 'check')})" if item.rows else ""
+        return line(_report_link(item.status, shown_as, anchor("check", claim)), count)
+
+    def result(item: Evidence) -> Markdown:
+        return line(f"{item.source}: ", _report_link(item.status, shown_as, anchor("result", claim, item.source)))
+
+    return evidence_cells(verdict, check, result)
 
 
 def _summary_block(gathered: Gathered, shown_as: str) -> str:
     """Every claim in one line with its verdicts, then the paper's numbers beside the same quantities here."""
     held = sum(verdict.status == HELD for verdict in gathered.claims)
     rows = [(strong(verdict.claim.id), verdict.claim.title, verdict.claim.proof,
-             _evidence_cell(verdict, shown_as, None), _evidence_cell(verdict, shown_as, "experiments"),
-             _report_link(verdict.status, shown_as, claim_anchor(verdict.claim.id))) for verdict in gathered.claims]
+             *_evidence_cells(verdict, shown_as),
+             _report_link(verdict.status, shown_as, anchor("claim", verdict.claim.id))) for verdict in gathered.claims]
     found = paper_comparisons(gathered)
     blocks: list[str] = [
         line(*_source(gathered, shown_as), f"{held} of {len(gathered.claims)} claims held; each verdict "
@@ -146,8 +139,8 @@ def _summary_block(gathered: Gathered, shown_as: str) -> str:
         blocks += [line("The paper's numbers beside the same quantities measured here (mean ± standard "
                         "error over seeds; test samples):"),
                    table(("claim", "experiment", "the paper", "here"), (
-                       (item.claim, _report_link(item.experiment, shown_as, anchor(item.experiment)), item.paper,
-                        item.measured) for item in found))]
+                       (item.claim, _report_link(item.experiment, shown_as, anchor("experiment", item.experiment)),
+                        item.paper, item.measured) for item in found))]
     return document(blocks)
 
 
@@ -155,13 +148,12 @@ def _in_words(evidence: Evidence) -> str:
     """``scaling: 6 held, 9 failed (…), 1 not resolved (…), 5 measured without a prediction``."""
     if not evidence.rows:
         return f"{evidence.source}: {evidence.status} ({evidence.reason})"
-    counts = Counter(row.status for row in evidence.rows)
     parts = []
     for status in (HELD, FAILED, UNRESOLVED, MEASURED):
-        if counts[status]:
-            named = [row.name for row in evidence.rows if row.status == status]
-            parts.append(f"{counts[status]} {status}" + (f" ({'; '.join(named)})" if status in (FAILED, UNRESOLVED)
-                                                          else " without a prediction" if status == MEASURED else ""))
+        named = [row.name for row in evidence.rows if row.status == status]
+        if named:
+            parts.append(f"{len(named)} {status}" + (f" ({'; '.join(named)})" if status in (FAILED, UNRESOLVED)
+                                                      else " without a prediction" if status == MEASURED else ""))
     return f"{evidence.source}: " + ", ".join(parts)
 
 
@@ -210,7 +202,6 @@ def _machine(environment: Environment) -> str:
 def _run_times_block(gathered: Gathered, shown_as: str) -> str:
     """The last reproduction's wall time per part and in all, the stored runs' compute, and the machine."""
     record = gathered.reproduce
-    parts = {part.name: part for part in gathered.parts}
     if record is None:
         lead: list[str] = [
             "No ", code(REPRODUCE_FILE), f" at scale {gathered.scale} in ", code(shown_as), ": the wall time of a "
@@ -223,16 +214,15 @@ def _run_times_block(gathered: Gathered, shown_as: str) -> str:
         if reused:
             lead.append(f" It reused the finished results of {', '.join(reused)}, so its time is not a time from "
                         "scratch: the compute those results took is in the third column.")
-    rows = [("verify", part_time(parts.get("verify")), format_seconds(gathered.verify.wall_time_s),
+    rows = [("verify", part_time(gathered.verify.part), format_seconds(gathered.verify.wall_time_s),
              f"{len(gathered.verify.rows)} checks", "-", "-")]
-    rows += [(section.name, part_time(parts.get(section.name)),
+    rows += [(section.name, part_time(section.part),
               format_seconds(section.compute_time_s) if section.runs_finished else "-",
               f"{section.runs_finished} runs" + (f" ({section.runs_of_grid} of the {section.runs_planned} of the "
                                                  "grid)" if section.partial else ""),
               seeds_text(section.seeds), section.machines_text())
-             for section in gathered.experiments if section.name in parts or section.runs_finished]
-    if "report" in parts:
-        rows.append(("report", part_time(parts["report"]), "-", "-", "-", "-"))
+             for section in gathered.experiments if section.part is not None or section.runs_finished]
+    rows += [("report", part_time(part), "-", "-", "-", "-") for part in gathered.parts if part.name == "report"]
     return document([
         line(*lead),
         table(("part", "wall time in that reproduction", "compute of the stored results", "runs", "seeds",
@@ -272,12 +262,11 @@ def _shown_path(out: Path, readme: Path) -> str:
 
 def read_readme(readme: Path, scale: str) -> str:
     """The README's text; ``ValueError`` if unreadable, malformed or without a block of ``scale``."""
-    readme = Path(readme)
     try:
         text = readme.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"--readme {readme} cannot be read: {exc.strerror or exc}") from None
-    if not any(found.scale == scale for found in find_blocks(text, str(readme))):
+    if not any(found.name.startswith(f"{scale}-") for found in find_blocks(text, str(readme))):
         raise ValueError(f"{readme} has no generated block of scale {scale!r} (a line "
                          f"{START.format(name=f'{scale}-results')} and its end marker)")
     return text
@@ -304,5 +293,5 @@ def update_readme(readme: Path, out: Path, scale: str, gathered: Gathered | None
     """Rewrite the blocks of scale ``scale`` in ``readme`` from the results under ``out``; return those changed."""
     old, new = _regenerate(readme, out, scale, gathered)
     if new != old:
-        atomic_write_text(Path(readme), new)
+        atomic_write_text(readme, new)
     return _changed(old, new)

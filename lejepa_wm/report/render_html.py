@@ -26,7 +26,6 @@ from lejepa_wm.report.render_markdown import table
 __all__ = ["render_html"]
 
 _CSV_ROW_LIMIT = 200
-_MIME_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg": "image/svg+xml"}
 _POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 _STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 80rem;
@@ -59,12 +58,10 @@ def _badge(match: re.Match[str]) -> str:
 
 
 def _csv_table(markdown: MarkdownIt, path: Path) -> str:
-    """A folded HTML table of the CSV file's first :data:`_CSV_ROW_LIMIT` rows."""
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.reader(handle))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        return f"<p>{escape(path.name)} cannot be read: {escape(str(exc))}</p>"
+    """A folded HTML table of the CSV file's first :data:`_CSV_ROW_LIMIT` rows (the gathering checked that it is a
+    readable UTF-8 file)."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
     if not rows:
         return f"<p>{escape(path.name)} is empty.</p>"
     header, body = rows[0], rows[1:]
@@ -74,9 +71,8 @@ def _csv_table(markdown: MarkdownIt, path: Path) -> str:
 
 
 def _data_uri(path: Path) -> str:
-    """The image file as a base64 ``data:`` URI (type from its suffix, which the gathering checked)."""
-    mime = _MIME_TYPES[path.suffix.lower()]
-    return f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+    """The PNG figure (which the gathering checked) as a base64 ``data:`` URI."""
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
 def render_html(text: str, folder: Path, title: str) -> str:
