@@ -363,7 +363,7 @@ def test_slurm_submission_requests_the_configured_resources(toy: ModuleType, tmp
     executor = SubmititExecutor(exp_dir(tmp_path) / "logs", settings, "lejepa-toy", cluster="slurm")
     tasks = [RunTask(toy.__name__, spec.to_dict(), str(tmp_path), "cuda", executor.threads_per_run)
              for spec in specs]
-    executor.submit(tasks)
+    jobs = executor.submit(tasks)
     script = (tmp_path / "submitted.sh").read_text()
     for line in ("--partition=gpu", "--time=30", "--cpus-per-task=8", "--gpus-per-node=1", "--mem=12GB",
                  f"--array=0-{len(specs) - 1}%2", "--job-name=lejepa-toy"):
@@ -371,9 +371,7 @@ def test_slurm_submission_requests_the_configured_resources(toy: ModuleType, tmp
     assert str(exp_dir(tmp_path) / "logs") in script
     job_ids = [read_json(spec.run_dir(tmp_path) / JOB_FILE)["job_id"] for spec in specs]
     assert job_ids == [f"4242_{index}" for index in range(len(specs))]
-    assert executor.threads_per_run == 8
-    executor.close()
-    assert executor.in_flight() == 0
+    assert executor.threads_per_run == 8 and list(jobs.values()) == tasks
 
 
 def test_a_claim_refuses_a_live_owner_and_reclaims_a_stale_one(tmp_path: Path) -> None:
