@@ -204,9 +204,10 @@ def stale_reason(marker: Mapping[str, Any]) -> str | None:
     return None
 
 
-def live_marker(run_dir: Path) -> dict[str, Any] | None:
-    """The run's ``running.json`` if it is live (its owner is at work), else ``None`` (absent or stale)."""
-    marker = read_marker(run_dir)
+def live_marker(run_dir: Path, name: str = RUNNING_FILE) -> dict[str, Any] | None:
+    """The run's ``running.json`` (or the marker file ``name``) if it is live (its owner is at work), else ``None``
+    (absent or stale)."""
+    marker = read_marker(run_dir, name)
     return marker if marker is not None and stale_reason(marker) is None else None
 
 
@@ -254,10 +255,7 @@ def remove_marker(run_dir: Path, condition: Callable[[dict[str, Any]], Any]) -> 
 
 def reclaim_stale(run_dir: Path) -> str | None:
     """Remove the run's marker if it is stale; return the reason (``None``: no marker, or a live one)."""
-    marker = read_marker(run_dir)
-    if marker is None or stale_reason(marker) is None:
-        return None
-    return remove_marker(run_dir, stale_reason)
+    return None if read_marker(run_dir) is None else remove_marker(run_dir, stale_reason)
 
 
 def claim_run(run_dir: Path, attempt: int) -> tuple[dict[str, Any], str | None]:
@@ -280,20 +278,15 @@ def claim_run(run_dir: Path, attempt: int) -> tuple[dict[str, Any], str | None]:
     return marker, reclaimed
 
 
-def _same_owner(current: Mapping[str, Any] | None, marker: Mapping[str, Any]) -> bool:
-    """Whether the marker read back, ``current``, is ``marker`` (same owner token)."""
-    return bool(current) and current.get("token") == marker.get("token")
-
-
 def owns(run_dir: Path, marker: Mapping[str, Any], name: str = RUNNING_FILE) -> bool:
     """Whether the run's marker (or the marker file ``name``) is still ``marker`` (same owner token)."""
-    return _same_owner(read_marker(run_dir, name), marker)
+    return (read_marker(run_dir, name) or {}).get("token") == marker["token"]
 
 
 def release_run(run_dir: Path, marker: Mapping[str, Any]) -> None:
     """Remove the run's marker if it is still ``marker`` (never another owner's), under the run's lock; a lock
     held long elsewhere leaves it, to be found stale once this process has exited."""
-    remove_marker(run_dir, lambda current: _same_owner(current, marker))
+    remove_marker(run_dir, lambda current: current.get("token") == marker["token"])
 
 
 @contextlib.contextmanager
@@ -308,7 +301,7 @@ def committing(run_dir: Path, marker: Mapping[str, Any]) -> Iterator[None]:
     try:
         with run_lock(run_dir):
             current = read_marker(run_dir)
-            if not _same_owner(current, marker):
+            if (current or {}).get("token") != marker["token"]:
                 owner = describe_owner(current) if current else "no owner"
                 raise RunTakenOver(f"run {Path(run_dir).name} was taken over ({owner} holds it now) while its "
                                    f"earlier owner ({here}) was suspended or silent; that owner's result is dropped")
@@ -369,8 +362,8 @@ def busy_owners(folder: Path) -> list[tuple[str, dict[str, Any]]]:
     folder = Path(folder)
     busy = []
     for path in sorted(folder.glob(f"{_LAUNCH_PREFIX}*.json")):
-        marker = read_marker(folder, path.name)
-        if marker is not None and stale_reason(marker) is None:
+        marker = live_marker(folder, path.name)
+        if marker is not None:
             busy.append(("a launch", marker))
         else:
             path.unlink(missing_ok=True)
@@ -398,10 +391,8 @@ def record_failure(run_dir: Path, run_id: str, attempt: int, error: str, traceba
     """Append one failed attempt to the run's ``error.json`` (rewritten atomically; a damaged one is replaced)."""
     path = Path(run_dir) / ERROR_FILE
     try:
-        attempts = read_json(path)["attempts"]
+        attempts = read(list[dict[str, Any]], read_json(path)["attempts"], ERROR_FILE)
     except (OSError, ValueError, KeyError, TypeError):  # none yet, or damaged
-        attempts = []
-    if not isinstance(attempts, list):
         attempts = []
     attempts.append({"attempt": attempt, "error": error, "traceback": traceback_text,
                      "host": socket.gethostname(), "failed_at": time.time()})
