@@ -31,7 +31,7 @@ from lejepa_wm.sweep.driver import MAX_ATTEMPTS, run_sweep
 from lejepa_wm.sweep.executors import available_cores, threads_per_run
 from lejepa_wm.sweep.slurm import (DEFAULTS_FILE, JOB_FILE, SlurmSettings, SubmititExecutor,
                                    load_slurm_settings)
-from lejepa_wm.sweep.state import (ERROR_FILE, RUNNING_FILE, RunState, busy_owners, claim_run, committing,
+from lejepa_wm.sweep.state import (ERROR_FILE, RUNNING_FILE, RunState, claim_run, committing,
                                    launch_claim, read_marker, refuse_if_busy, release_run)
 from lejepa_wm.sweep.status import format_status, sweep_status
 from lejepa_wm.sweep.worker import RunTask, pin_threads
@@ -191,14 +191,16 @@ def test_restart_and_fresh_refuse_while_a_launch_or_a_run_uses_the_folder(tmp_pa
     with launch_claim(folder):
         with pytest.raises(ValueError, match=r"--fresh would delete .* while a launch is using it \(pid"):
             refuse_if_busy(folder, "--fresh")
-    assert busy_owners(folder) == [] and list(folder.iterdir()) == []
+    refuse_if_busy(folder, "--fresh")  # the launch has ended: nothing uses the folder
+    assert list(folder.iterdir()) == []
     claim_run(folder / "runs" / "run00", 1)
     with pytest.raises(ValueError, match="--restart would delete .* while run run00 is using it"):
         refuse_if_busy(folder, "--restart")
     stale = dict(read_marker(folder / "runs" / "run00"), pid=dead_pid())
     atomic_write_json(folder / ".launch-old.json", stale)
     atomic_write_json(folder / "runs" / "run00" / RUNNING_FILE, stale)
-    assert busy_owners(folder) == [] and not (folder / ".launch-old.json").exists()
+    refuse_if_busy(folder, "--restart")  # both markers are stale: nothing uses the folder
+    assert not (folder / ".launch-old.json").exists()
 
 
 def dead_pid() -> int:

@@ -71,7 +71,7 @@ __all__ = [
     "RUNNING_FILE", "ERROR_FILE", "LOCK_FILE", "HEARTBEAT_S", "RunState", "SweepPlan", "plan_sweep",
     "process_exists", "RunMarker", "read_marker", "describe_owner", "stale_reason", "live_marker", "new_marker",
     "RunOwnedElsewhere", "run_lock", "remove_marker", "reclaim_stale", "claim_run", "owns", "release_run",
-    "committing", "heartbeat", "launch_claim", "busy_owners", "refuse_if_busy", "record_failure", "run_state"
+    "committing", "heartbeat", "launch_claim", "refuse_if_busy", "record_failure", "run_state"
 ]
 
 RUNNING_FILE = "running.json"
@@ -356,27 +356,19 @@ def launch_claim(exp_dir: Path) -> Iterator[dict[str, Any]]:
         (Path(exp_dir) / name).unlink(missing_ok=True)
 
 
-def busy_owners(folder: Path) -> list[tuple[str, dict[str, Any]]]:
-    """What uses an experiment's ``folder`` now: ``("run ID", marker)`` for each run with a live marker and
-    ``("a launch", marker)`` for each live launch; stale launch markers found on the way are removed."""
+def refuse_if_busy(folder: Path, option: str) -> None:
+    """``ValueError`` when ``option`` (``--restart``, ``--fresh``) would delete ``folder`` while it is in use: by a
+    live launch, or by a run with a live marker; stale launch markers found on the way are removed."""
     folder = Path(folder)
     busy = []
     for path in sorted(folder.glob(f"{_LAUNCH_PREFIX}*.json")):
         marker = live_marker(folder, path.name)
-        if marker is not None:
-            busy.append(("a launch", marker))
-        else:
+        if marker is None:
             path.unlink(missing_ok=True)
-    for path in sorted(folder.glob(f"runs/*/{RUNNING_FILE}")):
-        marker = live_marker(path.parent)
-        if marker is not None:
-            busy.append((f"run {path.parent.name}", marker))
-    return busy
-
-
-def refuse_if_busy(folder: Path, option: str) -> None:
-    """``ValueError`` when ``option`` (``--restart``, ``--fresh``) would delete ``folder`` while it is in use."""
-    busy = busy_owners(folder)
+        else:
+            busy.append(("a launch", marker))
+    busy += [(f"run {path.parent.name}", marker) for path in sorted(folder.glob(f"runs/*/{RUNNING_FILE}"))
+             if (marker := live_marker(path.parent)) is not None]
     if busy:
         what, marker = busy[0]
         more = f" (and {len(busy) - 1} more)" if len(busy) > 1 else ""

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from lejepa_wm.experiments.base import RunSpec, read_metrics, run_compute_seconds
+from lejepa_wm.progress import format_duration
 from lejepa_wm.sweep.state import RunState, describe_owner, plan_sweep, run_state
 
 __all__ = ["SweepStatus", "sweep_status", "format_status"]
@@ -97,14 +98,9 @@ def _cost_group(spec: RunSpec) -> tuple[tuple[str, str], ...]:
 
 
 def _format_duration(seconds: float) -> str:
-    """``seconds`` as ``1h02m``, ``3m05s`` or ``12s``."""
-    hours, rest = divmod(round(seconds), 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h{minutes:02d}m"
-    if minutes:
-        return f"{minutes}m{secs:02d}s"
-    return f"{secs}s"
+    """``seconds`` as ``1h02m``, ``3m05s`` or ``12s`` (:func:`~lejepa_wm.progress.format_duration` of the whole
+    seconds, without spaces)."""
+    return format_duration(round(seconds)).replace(" min", "m").replace(" ", "")
 
 
 def format_status(status: SweepStatus, jobs: int) -> str:
