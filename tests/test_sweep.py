@@ -28,7 +28,7 @@ from lejepa_wm.commands.options import common_options
 from lejepa_wm.commands.sweep import COMMON_OPTIONS, add_arguments, main, print_result
 from lejepa_wm.experiments.base import RunTakenOver
 from lejepa_wm.sweep.driver import MAX_ATTEMPTS, run_sweep
-from lejepa_wm.sweep.executors import available_cores, threads_per_run
+from lejepa_wm.sweep.executors import PoolExecutor, available_cores
 from lejepa_wm.sweep.slurm import (DEFAULTS_FILE, JOB_FILE, SlurmSettings, SubmititExecutor,
                                    load_slurm_settings)
 from lejepa_wm.sweep.state import (ERROR_FILE, RUNNING_FILE, RunState, claim_run, committing,
@@ -109,7 +109,7 @@ def test_pool_and_submitit_aggregate_identically_to_serial(toy: ModuleType, tmp_
     assert aggregate_bytes(tmp_path / "submitit") == reference
 
     pool_metrics = [read_json(path) for path in exp_dir(tmp_path / "pool").glob(f"runs/*/{METRICS_FILE}")]
-    assert {m["omp_num_threads"] for m in pool_metrics} == {str(threads_per_run(2, available_cores()))}
+    assert {m["omp_num_threads"] for m in pool_metrics} == {str(max(1, available_cores() // 2))}
     assert os.getpid() not in {m["pid"] for m in pool_metrics}
     for run_id in run_ids(tmp_path / "submitit"):
         job = read_json(exp_dir(tmp_path / "submitit") / "runs" / run_id / JOB_FILE)
@@ -324,7 +324,8 @@ def test_pin_threads_sets_environment_and_torch(monkeypatch: pytest.MonkeyPatch)
         assert torch.get_num_threads() == 1 and os.environ["OMP_NUM_THREADS"] == "1"
     finally:
         torch.set_num_threads(before)
-    assert threads_per_run(3, 8) == 2 and threads_per_run(4, 2) == 1
+    monkeypatch.setattr("lejepa_wm.sweep.executors.available_cores", lambda: 8)
+    assert PoolExecutor(3).threads_per_run == 2 and PoolExecutor(9).threads_per_run == 1
 
 
 def test_slurm_settings_layer_defaults_file_and_options(tmp_path: Path) -> None:
@@ -432,7 +433,8 @@ def test_the_heartbeat_keeps_a_marker_fresh_and_stops_when_taken_over(tmp_path: 
 
     marker, _ = claim_run(tmp_path, attempt=1)
     first = marker["heartbeat_at"]
-    with heartbeat(tmp_path, marker, interval=0.05):
+    marker["heartbeat_s"] = 0.05
+    with heartbeat(tmp_path, marker):
         time.sleep(0.3)
         assert read_marker(tmp_path)["heartbeat_at"] > first
         other = marker | {"token": "someone-else", "heartbeat_at": 0.0}

@@ -24,7 +24,7 @@ from lejepa_wm.machine import usable_cores as available_cores
 from lejepa_wm.sweep.state import reclaim_stale
 from lejepa_wm.sweep.worker import RunOutcome, RunTask, init_pool_worker, outcome_from_exception, run_task
 
-__all__ = ["available_cores", "SweepExecutor", "threads_per_run", "SerialExecutor", "WorkerDied", "PoolExecutor"]
+__all__ = ["available_cores", "SweepExecutor", "SerialExecutor", "WorkerDied", "PoolExecutor"]
 
 
 class SweepExecutor:
@@ -37,11 +37,6 @@ class SweepExecutor:
         in flight, yielding each attempt with its outcome as it ends; closing the iterator early stops the attempts
         in flight (their finished runs are kept)."""
         raise NotImplementedError
-
-
-def threads_per_run(jobs: int, cores: int) -> int:
-    """Each of ``jobs`` concurrent runs gets an equal share of ``cores`` threads (at least one; both are >= 1)."""
-    return max(1, cores // jobs)
 
 
 class SerialExecutor(SweepExecutor):
@@ -88,7 +83,7 @@ class PoolExecutor(SweepExecutor):
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
-        self.threads_per_run = threads_per_run(jobs, available_cores())
+        self.threads_per_run = max(1, available_cores() // jobs)  # an equal share of the cores, at least one
 
     def outcomes(self, queue: deque[RunTask]) -> Iterator[tuple[RunTask, RunOutcome]]:
         idle: list[ProcessPoolExecutor] = []

@@ -313,13 +313,12 @@ def committing(run_dir: Path, marker: Mapping[str, Any]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def heartbeat(run_dir: Path, marker: dict[str, Any], interval: float | None = None,
-              name: str = RUNNING_FILE) -> Iterator[None]:
+def heartbeat(run_dir: Path, marker: dict[str, Any], name: str = RUNNING_FILE) -> Iterator[None]:
     """While the block runs, a daemon thread renews ``marker``'s heartbeat (in the file ``name``) every
-    ``interval`` seconds (default: its ``heartbeat_s``), as long as the marker is still the run's; each renewal
+    ``heartbeat_s`` seconds (the marker's own interval), as long as the marker is still the run's; each renewal
     holds the run's lock. A full disk, a network file system hiccup or a busy lock is retried at the next beat."""
     path = Path(run_dir) / name
-    interval = float(marker.get("heartbeat_s", HEARTBEAT_S)) if interval is None else interval
+    interval = float(marker.get("heartbeat_s", HEARTBEAT_S))
     stop = threading.Event()
 
     def beat() -> None:
