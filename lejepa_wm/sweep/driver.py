@@ -199,8 +199,7 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
     errors: dict[str, str] = {}
     retried: list[tuple[str, str]] = []
     executed: list[str] = []
-    plan.exp_dir.mkdir(parents=True, exist_ok=True)
-    with launch_claim(plan.exp_dir):
+    with launch_claim(plan.exp_dir):  # its marker's write creates the folder
         startable = []
         for spec in todo:
             marker = live_marker(spec.run_dir(plan.out))

@@ -28,7 +28,8 @@ __all__ = ["available_cores", "SweepExecutor", "SerialExecutor", "WorkerDied", "
 
 
 class SweepExecutor:
-    """What the sweep driver needs from an executor (the base of every executor)."""
+    """What the sweep driver needs from an executor (the base of every executor): ``threads_per_run``, the CPU
+    threads each run may use (``None``: the process's setting is left alone), and :meth:`outcomes`."""
 
     threads_per_run: int | None
 
