@@ -69,5 +69,5 @@ def progress_bar(total: int, desc: str, unit: str, enabled: bool | None = None,
     bar; ``False``: nothing.
     """
     if enabled is None and not sys.stderr.isatty():
-        return LineProgress(total, desc, unit, stream if stream is not None else sys.stdout)
+        return LineProgress(total, desc, unit, stream)
     return tqdm(total=total, desc=desc, unit=unit, disable=enabled is False)

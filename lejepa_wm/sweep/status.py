@@ -82,10 +82,9 @@ def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: P
         left.append((_cost_group(spec), spent))
     wall_times = [wall for walls in wall_by_group.values() for wall in walls]
     mean_wall = sum(wall_times) / len(wall_times) if wall_times else None
-    compute_left = None
-    if mean_wall is not None:
-        group_mean = {group: sum(walls) / len(walls) for group, walls in wall_by_group.items()}
-        compute_left = sum(max(group_mean.get(group, mean_wall) - spent, 0.0) for group, spent in left)
+    group_mean = {group: sum(walls) / len(walls) for group, walls in wall_by_group.items()}
+    compute_left = None if mean_wall is None else sum(max(group_mean.get(group, mean_wall) - spent, 0.0)
+                                                      for group, spent in left)
     return SweepStatus(name, scale, {state: len(run_ids) for state, run_ids in ids.items()},
                        tuple(ids[RunState.FAILED]), mean_wall, compute_left, len(left), tuple(running),
                        tuple(ids[RunState.DAMAGED]), tuple(stale))
