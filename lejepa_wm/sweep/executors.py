@@ -31,7 +31,7 @@ class SweepExecutor:
     """What the sweep driver needs from an executor (the base of every executor): ``threads_per_run``, the CPU
     threads each run may use (``None``: the process's setting is left alone), and :meth:`outcomes`."""
 
-    threads_per_run: int | None
+    threads_per_run: int | None = None
 
     def outcomes(self, queue: deque[RunTask]) -> Iterator[tuple[RunTask, RunOutcome]]:
         """Execute the attempts of ``queue`` (which grows while the caller iterates) until it is empty and none is
@@ -41,9 +41,8 @@ class SweepExecutor:
 
 
 class SerialExecutor(SweepExecutor):
-    """Runs each attempt in this process, one at a time, when the driver asks for the next outcome."""
-
-    threads_per_run = None
+    """Runs each attempt in this process, one at a time, when the driver asks for the next outcome (its
+    ``threads_per_run`` is ``None``: a run uses this process's setting)."""
 
     def outcomes(self, queue: deque[RunTask]) -> Iterator[tuple[RunTask, RunOutcome]]:
         while queue:

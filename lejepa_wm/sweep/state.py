@@ -228,11 +228,12 @@ class RunOwnedElsewhere(Exception):
 
 
 @contextlib.contextmanager
-def run_lock(run_dir: Path, timeout: float = _LOCK_WAIT_S) -> Iterator[None]:
-    """Hold the run's lock (created with its folder); ``Timeout`` if another process keeps it longer."""
+def run_lock(run_dir: Path, timeout: float = _LOCK_WAIT_S) -> Iterator[dict[str, Any] | None]:
+    """Hold the run's lock (created with its folder) and yield the run's marker read under it (as
+    :func:`read_marker` returns it); ``Timeout`` if another process keeps the lock longer."""
     Path(run_dir).mkdir(parents=True, exist_ok=True)
     with FileLock(str(Path(run_dir) / LOCK_FILE), timeout=timeout):
-        yield
+        yield read_marker(run_dir)
 
 
 def remove_marker(run_dir: Path, condition: Callable[[dict[str, Any]], Any]) -> Any:
@@ -243,8 +244,7 @@ def remove_marker(run_dir: Path, condition: Callable[[dict[str, Any]], Any]) -> 
     while committing: it counts as a live owner).
     """
     try:
-        with run_lock(run_dir):
-            marker = read_marker(run_dir)
+        with run_lock(run_dir) as marker:
             verdict = None if marker is None else condition(marker)
             if verdict:
                 (Path(run_dir) / RUNNING_FILE).unlink(missing_ok=True)
@@ -266,8 +266,7 @@ def claim_run(run_dir: Path, attempt: int) -> tuple[dict[str, Any], str | None]:
     when another process holds the run's lock longer than :data:`_LOCK_WAIT_S`.
     """
     try:
-        with run_lock(run_dir):
-            current = read_marker(run_dir)
+        with run_lock(run_dir) as current:
             reclaimed = None if current is None else stale_reason(current)
             if current is not None and reclaimed is None:
                 raise RunOwnedElsewhere(run_dir, current)
@@ -299,8 +298,7 @@ def committing(run_dir: Path, marker: Mapping[str, Any]) -> Iterator[None]:
     """
     here = describe_owner(marker)
     try:
-        with run_lock(run_dir):
-            current = read_marker(run_dir)
+        with run_lock(run_dir) as current:
             if (current or {}).get("token") != marker["token"]:
                 owner = describe_owner(current) if current else "no owner"
                 raise RunTakenOver(f"run {Path(run_dir).name} was taken over ({owner} holds it now) while its "
