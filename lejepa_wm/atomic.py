@@ -329,10 +329,7 @@ def publishing(folder: str | os.PathLike[str], labels: Mapping[str, Any] | None 
         stage.path.mkdir()
         try:
             yield stage
-            names = sorted(p.name for p in stage.path.iterdir() if not p.name.startswith("."))
-            strays = [name for name in names if not (stage.path / name).is_file()]
-            if strays:
-                raise ValueError(f"only files can be published; {stage.path / strays[0]} is not one")
+            names = sorted(p.name for p in stage.path.iterdir() if p.is_file() and not p.name.startswith("."))
             publication = Publication(generation, {name: _digest(stage.path / name) for name in names},
                                       dict(labels or {}))
             atomic_write_json(folder / manifest, {**asdict(publication), "published_at": time.time()})

@@ -41,9 +41,6 @@ class LineProgress:
         self.postfix = ""
         self.start = time.perf_counter()
 
-    def _say(self, line: str) -> None:
-        print(line, file=self.stream, flush=True)
-
     def update(self, count: int = 1) -> None:
         """``count`` more items finished: one line with the count, the time so far and an estimate of what is left."""
         self.done += count
@@ -51,8 +48,8 @@ class LineProgress:
         share = self.done / self.total if self.total else 1.0
         left = f", about {format_duration(elapsed / share - elapsed)} left" if 0 < share < 1 else ""
         postfix = f", {self.postfix}" if self.postfix else ""
-        self._say(f"{self.desc}: {self.unit} {self.done}/{self.total} done ({share:.0%}), "
-                  f"{format_duration(elapsed)} elapsed{left}{postfix}")
+        print(f"{self.desc}: {self.unit} {self.done}/{self.total} done ({share:.0%}), "
+              f"{format_duration(elapsed)} elapsed{left}{postfix}", file=self.stream, flush=True)
 
     def set_postfix(self, **values: Any) -> None:
         """Values shown at the end of the next lines (``failed=2`` reads ``failed 2``)."""
@@ -72,5 +69,5 @@ def progress_bar(total: int, desc: str, unit: str, enabled: bool | None = None,
     bar; ``False``: nothing.
     """
     if enabled is None and not sys.stderr.isatty():
-        return LineProgress(total, desc, unit, stream if stream is not None else sys.stdout)
+        return LineProgress(total, desc, unit, stream)
     return tqdm(total=total, desc=desc, unit=unit, disable=enabled is False)

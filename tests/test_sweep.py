@@ -28,10 +28,10 @@ from lejepa_wm.commands.options import common_options
 from lejepa_wm.commands.sweep import COMMON_OPTIONS, add_arguments, main, print_result
 from lejepa_wm.experiments.base import RunTakenOver
 from lejepa_wm.sweep.driver import MAX_ATTEMPTS, run_sweep
-from lejepa_wm.sweep.executors import available_cores, threads_per_run
+from lejepa_wm.sweep.executors import PoolExecutor, available_cores
 from lejepa_wm.sweep.slurm import (DEFAULTS_FILE, JOB_FILE, SlurmSettings, SubmititExecutor,
                                    load_slurm_settings)
-from lejepa_wm.sweep.state import (ERROR_FILE, RUNNING_FILE, RunState, busy_owners, claim_run, committing,
+from lejepa_wm.sweep.state import (ERROR_FILE, RUNNING_FILE, RunState, claim_run, committing,
                                    launch_claim, read_marker, refuse_if_busy, release_run)
 from lejepa_wm.sweep.status import format_status, sweep_status
 from lejepa_wm.sweep.worker import RunTask, pin_threads
@@ -109,7 +109,7 @@ def test_pool_and_submitit_aggregate_identically_to_serial(toy: ModuleType, tmp_
     assert aggregate_bytes(tmp_path / "submitit") == reference
 
     pool_metrics = [read_json(path) for path in exp_dir(tmp_path / "pool").glob(f"runs/*/{METRICS_FILE}")]
-    assert {m["omp_num_threads"] for m in pool_metrics} == {str(threads_per_run(2, available_cores()))}
+    assert {m["omp_num_threads"] for m in pool_metrics} == {str(max(1, available_cores() // 2))}
     assert os.getpid() not in {m["pid"] for m in pool_metrics}
     for run_id in run_ids(tmp_path / "submitit"):
         job = read_json(exp_dir(tmp_path / "submitit") / "runs" / run_id / JOB_FILE)
@@ -191,14 +191,16 @@ def test_restart_and_fresh_refuse_while_a_launch_or_a_run_uses_the_folder(tmp_pa
     with launch_claim(folder):
         with pytest.raises(ValueError, match=r"--fresh would delete .* while a launch is using it \(pid"):
             refuse_if_busy(folder, "--fresh")
-    assert busy_owners(folder) == [] and list(folder.iterdir()) == []
+    refuse_if_busy(folder, "--fresh")  # the launch has ended: nothing uses the folder
+    assert list(folder.iterdir()) == []
     claim_run(folder / "runs" / "run00", 1)
     with pytest.raises(ValueError, match="--restart would delete .* while run run00 is using it"):
         refuse_if_busy(folder, "--restart")
     stale = dict(read_marker(folder / "runs" / "run00"), pid=dead_pid())
     atomic_write_json(folder / ".launch-old.json", stale)
     atomic_write_json(folder / "runs" / "run00" / RUNNING_FILE, stale)
-    assert busy_owners(folder) == [] and not (folder / ".launch-old.json").exists()
+    refuse_if_busy(folder, "--restart")  # both markers are stale: nothing uses the folder
+    assert not (folder / ".launch-old.json").exists()
 
 
 def dead_pid() -> int:
@@ -322,7 +324,8 @@ def test_pin_threads_sets_environment_and_torch(monkeypatch: pytest.MonkeyPatch)
         assert torch.get_num_threads() == 1 and os.environ["OMP_NUM_THREADS"] == "1"
     finally:
         torch.set_num_threads(before)
-    assert threads_per_run(3, 8) == 2 and threads_per_run(4, 2) == 1
+    monkeypatch.setattr("lejepa_wm.sweep.executors.available_cores", lambda: 8)
+    assert PoolExecutor(3).threads_per_run == 2 and PoolExecutor(9).threads_per_run == 1
 
 
 def test_slurm_settings_layer_defaults_file_and_options(tmp_path: Path) -> None:
@@ -363,7 +366,7 @@ def test_slurm_submission_requests_the_configured_resources(toy: ModuleType, tmp
     executor = SubmititExecutor(exp_dir(tmp_path) / "logs", settings, "lejepa-toy", cluster="slurm")
     tasks = [RunTask(toy.__name__, spec.to_dict(), str(tmp_path), "cuda", executor.threads_per_run)
              for spec in specs]
-    executor.submit(tasks)
+    jobs = executor.submit(tasks)
     script = (tmp_path / "submitted.sh").read_text()
     for line in ("--partition=gpu", "--time=30", "--cpus-per-task=8", "--gpus-per-node=1", "--mem=12GB",
                  f"--array=0-{len(specs) - 1}%2", "--job-name=lejepa-toy"):
@@ -371,9 +374,7 @@ def test_slurm_submission_requests_the_configured_resources(toy: ModuleType, tmp
     assert str(exp_dir(tmp_path) / "logs") in script
     job_ids = [read_json(spec.run_dir(tmp_path) / JOB_FILE)["job_id"] for spec in specs]
     assert job_ids == [f"4242_{index}" for index in range(len(specs))]
-    assert executor.threads_per_run == 8
-    executor.close()
-    assert executor.in_flight() == 0
+    assert executor.threads_per_run == 8 and list(jobs.values()) == tasks
 
 
 def test_a_claim_refuses_a_live_owner_and_reclaims_a_stale_one(tmp_path: Path) -> None:
@@ -432,7 +433,8 @@ def test_the_heartbeat_keeps_a_marker_fresh_and_stops_when_taken_over(tmp_path: 
 
     marker, _ = claim_run(tmp_path, attempt=1)
     first = marker["heartbeat_at"]
-    with heartbeat(tmp_path, marker, interval=0.05):
+    marker["heartbeat_s"] = 0.05
+    with heartbeat(tmp_path, marker):
         time.sleep(0.3)
         assert read_marker(tmp_path)["heartbeat_at"] > first
         other = marker | {"token": "someone-else", "heartbeat_at": 0.0}

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections import deque
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -198,8 +199,7 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
     errors: dict[str, str] = {}
     retried: list[tuple[str, str]] = []
     executed: list[str] = []
-    plan.exp_dir.mkdir(parents=True, exist_ok=True)
-    with launch_claim(plan.exp_dir):
+    with launch_claim(plan.exp_dir):  # its marker's write creates the folder
         startable = []
         for spec in todo:
             marker = live_marker(spec.run_dir(plan.out))
@@ -212,30 +212,26 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
         damaged = tuple(sorted(spec.run_id for spec in startable if (spec.run_dir(plan.out) / METRICS_FILE).exists()))
         if startable:
             runner = _make_executor(executor, plan, jobs, device, slurm_config, slurm_overrides, submitit_cluster)
-            tasks = [RunTask(plan.module, spec.to_dict(), str(plan.out), device, runner.threads_per_run,
-                             log_dir=None if tensorboard is None else str(tensorboard)) for spec in startable]
-            bar = progress_bar(len(tasks), f"{name} ({scale}, {executor})", "run", progress)
-            try:
-                runner.submit(tasks)
-                while runner.in_flight():
-                    for task, outcome in runner.wait_some():
-                        if outcome.reclaimed is not None:
-                            reclaimed.setdefault(task.run_id, outcome.reclaimed)
-                        if outcome.elsewhere is not None:
-                            elsewhere[task.run_id] = outcome.elsewhere
-                        elif outcome.ok:
-                            executed.append(task.run_id)
-                        elif outcome.retry and task.attempt < MAX_ATTEMPTS:
-                            retried.append((task.run_id, outcome.error or "failed"))
-                            runner.submit([replace(task, attempt=task.attempt + 1)])
-                            continue
-                        else:
-                            errors[task.run_id] = outcome.error or "failed without an error message"
-                            bar.set_postfix(failed=len(errors))
-                        bar.update(1)
-            finally:
-                runner.close()
-                bar.close()
+            queue = deque(RunTask(plan.module, spec.to_dict(), str(plan.out), device, runner.threads_per_run,
+                                  log_dir=None if tensorboard is None else str(tensorboard)) for spec in startable)
+            bar = progress_bar(len(queue), f"{name} ({scale}, {executor})", "run", progress)
+            # closing the outcomes early (an interruption) stops the attempts in flight
+            with contextlib.closing(bar), contextlib.closing(runner.outcomes(queue)) as outcomes:
+                for task, outcome in outcomes:
+                    if outcome.reclaimed is not None:
+                        reclaimed.setdefault(task.run_id, outcome.reclaimed)
+                    if outcome.elsewhere is not None:
+                        elsewhere[task.run_id] = outcome.elsewhere
+                    elif outcome.ok:
+                        executed.append(task.run_id)
+                    elif outcome.retry and task.attempt < MAX_ATTEMPTS:
+                        retried.append((task.run_id, outcome.error or "failed"))
+                        queue.append(replace(task, attempt=task.attempt + 1))
+                        continue
+                    else:
+                        errors[task.run_id] = outcome.error or "failed without an error message"
+                        bar.set_postfix(failed=len(errors))
+                    bar.update(1)
         complete = all(is_done(spec, plan.out) for spec in plan.specs)
         files = aggregate_plan(plan) if complete else ()
     return SweepResult(name, scale, executor, tuple(sorted(executed)), reused, tuple(sorted(errors)), complete,

@@ -1,10 +1,11 @@
 """Where a sweep's runs execute: in this process, in a local process pool, or (see ``slurm.py``) on SLURM.
 
-Every executor has the same small interface, :class:`SweepExecutor`: ``submit``
-hands it attempts, ``wait_some`` blocks until at least one has ended and returns
-the ended ones with their :class:`~lejepa_wm.sweep.worker.RunOutcome`, and
-``in_flight`` counts the attempts submitted that have not been returned yet.
-Retries and bookkeeping live in the driver, so they behave the same everywhere.
+Every executor has the same small interface, :class:`SweepExecutor`:
+``outcomes`` executes the attempts of a queue, yielding each with its
+:class:`~lejepa_wm.sweep.worker.RunOutcome` as soon as it has ended; the
+driver appends a retry to the queue while it iterates, and closing the iterator
+early (the launch was interrupted) stops the attempts still in flight. Retries
+and bookkeeping live in the driver, so they behave the same everywhere.
 """
 
 from __future__ import annotations
@@ -17,54 +18,36 @@ from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.process import BaseProcess
-from typing import Any, Sequence
+from typing import Iterator
 
 from lejepa_wm.machine import usable_cores as available_cores
 from lejepa_wm.sweep.state import reclaim_stale
 from lejepa_wm.sweep.worker import RunOutcome, RunTask, init_pool_worker, outcome_from_exception, run_task
 
-__all__ = ["available_cores", "SweepExecutor", "threads_per_run", "SerialExecutor", "WorkerDied", "PoolExecutor"]
+__all__ = ["available_cores", "SweepExecutor", "SerialExecutor", "WorkerDied", "PoolExecutor"]
 
 
 class SweepExecutor:
-    """What the sweep driver needs from an executor (the base of every executor)."""
+    """What the sweep driver needs from an executor (the base of every executor): ``threads_per_run``, the CPU
+    threads each run may use (``None``: the process's setting is left alone), and :meth:`outcomes`."""
 
-    threads_per_run: int | None
-    _pending: Any  # the attempts submitted and not yet returned by wait_some
+    threads_per_run: int | None = None
 
-    def submit(self, tasks: Sequence[RunTask]) -> None:
-        """Start (or queue) these attempts."""
-
-    def in_flight(self) -> int:
-        """Number of submitted attempts that have not been returned by :meth:`wait_some`."""
-        return len(self._pending)
-
-    def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
-        """Block until at least one attempt has ended; return every ended one (requires ``in_flight() > 0``)."""
-
-    def close(self) -> None:
-        """Release workers; attempts still in flight are stopped (their finished runs are kept)."""
-
-
-def threads_per_run(jobs: int, cores: int) -> int:
-    """Each of ``jobs`` concurrent runs gets an equal share of ``cores`` threads (at least one; both are >= 1)."""
-    return max(1, cores // jobs)
+    def outcomes(self, queue: deque[RunTask]) -> Iterator[tuple[RunTask, RunOutcome]]:
+        """Execute the attempts of ``queue`` (which grows while the caller iterates) until it is empty and none is
+        in flight, yielding each attempt with its outcome as it ends; closing the iterator early stops the attempts
+        in flight (their finished runs are kept)."""
+        raise NotImplementedError
 
 
 class SerialExecutor(SweepExecutor):
-    """Runs each attempt in this process, one at a time, when the driver waits for it."""
+    """Runs each attempt in this process, one at a time, when the driver asks for the next outcome (its
+    ``threads_per_run`` is ``None``: a run uses this process's setting)."""
 
-    threads_per_run = None
-
-    def __init__(self) -> None:
-        self._pending: deque[RunTask] = deque()
-
-    def submit(self, tasks: Sequence[RunTask]) -> None:
-        self._pending.extend(tasks)
-
-    def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
-        task = self._pending.popleft()
-        return [(task, run_task(task))]
+    def outcomes(self, queue: deque[RunTask]) -> Iterator[tuple[RunTask, RunOutcome]]:
+        while queue:
+            task = queue.popleft()
+            yield task, run_task(task)
 
 
 def _ended(process: BaseProcess) -> str:
@@ -93,65 +76,51 @@ class PoolExecutor(SweepExecutor):
     with it (``kill -9`` of the launcher included) and never start a queued run
     without it. A pool of one breaks alone, so a worker that dies (killed, out
     of memory) fails only the attempt it was executing — its neighbours carry
-    on — and a fresh worker takes its place. :meth:`close` with attempts still
-    in flight (the launch was interrupted) stops the workers and removes their
-    markers.
+    on — and a fresh worker takes its place. Closing :meth:`outcomes` with
+    attempts still in flight (the launch was interrupted) stops the workers and
+    removes their markers.
     """
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
-        self.threads_per_run = threads_per_run(jobs, available_cores())
-        self._queue: deque[RunTask] = deque()
-        self._idle: list[ProcessPoolExecutor] = []
+        self.threads_per_run = max(1, available_cores() // jobs)  # an equal share of the cores, at least one
+
+    def outcomes(self, queue: deque[RunTask]) -> Iterator[tuple[RunTask, RunOutcome]]:
+        idle: list[ProcessPoolExecutor] = []
         # each attempt executing: its future, with the task, its worker and the worker's process
-        self._pending: dict[Future[RunOutcome], tuple[RunTask, ProcessPoolExecutor, BaseProcess]] = {}
-
-    def _dispatch(self) -> None:
-        """Hand queued attempts to idle workers, starting workers up to ``jobs``."""
-        while self._queue and len(self._pending) < self.jobs:
-            worker = self._idle.pop() if self._idle else ProcessPoolExecutor(
-                1, multiprocessing.get_context("spawn"), initializer=init_pool_worker,
-                initargs=(self.threads_per_run, os.getpid()))
-            try:
-                future = worker.submit(run_task, self._queue[0])
-            except BrokenProcessPool:  # its process died while idle: a fresh worker takes its place
-                worker.shutdown(wait=True)
-                continue
-            process = next(iter(worker._processes.values()))  # the pool's one process
-            self._pending[future] = (self._queue.popleft(), worker, process)
-
-    def submit(self, tasks: Sequence[RunTask]) -> None:
-        self._queue.extend(tasks)
-        self._dispatch()
-
-    def in_flight(self) -> int:
-        return len(self._pending) + len(self._queue)
-
-    def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
-        ended = []
-        for future in wait(self._pending, return_when=FIRST_COMPLETED).done:
-            task, worker, process = self._pending.pop(future)
-            try:
-                outcome = future.result()
-            except BrokenProcessPool:  # the worker died before it could report: only its attempt failed
-                worker.shutdown(wait=True)  # its process is reaped: its exit status is known
-                outcome = outcome_from_exception(task, WorkerDied(
-                    f"the worker process executing run {task.run_id} (pid {process.pid}) {_ended(process)}"))
-            else:
-                self._idle.append(worker)
-            ended.append((task, outcome))
-        self._dispatch()
-        return ended
-
-    def close(self) -> None:
-        interrupted = list(self._pending.values())
-        for _, _, process in interrupted:
-            process.terminate()
-        for _, _, process in interrupted:
-            process.join(timeout=10.0)
-            if process.exitcode is None:
-                process.kill()
-        for worker in [*self._idle, *(worker for _, worker, _ in interrupted)]:
-            worker.shutdown(wait=True, cancel_futures=True)
-        for task, _, _ in interrupted:  # their processes are gone, so their markers are stale
-            reclaim_stale(task.run_dir())
+        pending: dict[Future[RunOutcome], tuple[RunTask, ProcessPoolExecutor, BaseProcess]] = {}
+        try:
+            while queue or pending:
+                while queue and len(pending) < self.jobs:  # queued attempts go to idle workers, or new ones
+                    worker = idle.pop() if idle else ProcessPoolExecutor(
+                        1, multiprocessing.get_context("spawn"), initializer=init_pool_worker,
+                        initargs=(self.threads_per_run, os.getpid()))
+                    try:
+                        future = worker.submit(run_task, queue[0])
+                    except BrokenProcessPool:  # its process died while idle: a fresh worker takes its place
+                        worker.shutdown(wait=True)
+                        continue
+                    # the pool's one process: concurrent.futures has no public handle on it (its pid, its exit status)
+                    pending[future] = (queue.popleft(), worker, next(iter(worker._processes.values())))
+                for future in wait(pending, return_when=FIRST_COMPLETED).done:
+                    task, worker, process = pending.pop(future)
+                    try:
+                        outcome = future.result()
+                    except BrokenProcessPool:  # the worker died before it could report: only its attempt failed
+                        worker.shutdown(wait=True)  # its process is reaped: its exit status is known
+                        outcome = outcome_from_exception(task, WorkerDied(
+                            f"the worker process executing run {task.run_id} (pid {process.pid}) {_ended(process)}"))
+                    else:
+                        idle.append(worker)
+                    yield task, outcome
+        finally:  # the workers still executing an attempt are terminated, and their runs' markers removed
+            for _, _, process in pending.values():
+                process.terminate()
+            for _, _, process in pending.values():
+                process.join(timeout=10.0)
+                if process.exitcode is None:
+                    process.kill()
+            for worker in [*idle, *(worker for _, worker, _ in pending.values())]:
+                worker.shutdown(wait=True, cancel_futures=True)
+            for task, _, _ in pending.values():  # their processes are gone, so their markers are stale
+                reclaim_stale(task.run_dir())

@@ -15,9 +15,10 @@ run resumes from the checkpoints in its folder.
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import submitit
 
@@ -98,9 +99,9 @@ class SubmititExecutor(SweepExecutor):
         if settings.partition:  # otherwise the cluster's default partition
             parameters["slurm_partition"] = settings.partition
         self._executor.update_parameters(**parameters)
-        self._pending: dict[submitit.Job[RunOutcome], RunTask] = {}
 
-    def submit(self, tasks: Sequence[RunTask]) -> None:
+    def submit(self, tasks: Sequence[RunTask]) -> dict[submitit.Job[RunOutcome], RunTask]:
+        """Submit the attempts as one job array; write each run's ``job.json``; return the jobs with their tasks."""
         jobs = self._executor.map_array(_CheckpointableRun(), list(tasks))
         for job, task in zip(jobs, tasks):
             if self._local:
@@ -110,22 +111,24 @@ class SubmititExecutor(SweepExecutor):
             atomic_write_json(task.run_dir() / JOB_FILE, {
                 "job_id": job.job_id, "attempt": task.attempt,
                 "stdout": str(job.paths.stdout), "stderr": str(job.paths.stderr)})
-            self._pending[job] = task
+        return dict(zip(jobs, tasks))
 
-    def wait_some(self) -> list[tuple[RunTask, RunOutcome]]:
-        while not (finished := [job for job in self._pending if job.done()]):
-            time.sleep(self.poll_s)
-        outcomes = []
-        for job in finished:
-            task = self._pending.pop(job)
-            try:
-                outcome = job.result()
-            except Exception as exc:  # noqa: BLE001 - killed, preempted past requeueing, unpicklable result
-                outcome = outcome_from_exception(task, exc)
-            outcomes.append((task, outcome))
-        return outcomes
-
-    def close(self) -> None:
-        for job in self._pending:
-            job.cancel(check=False)
-        self._pending.clear()
+    def outcomes(self, queue: deque[RunTask]) -> Iterator[tuple[RunTask, RunOutcome]]:
+        pending: dict[submitit.Job[RunOutcome], RunTask] = {}
+        try:
+            while queue or pending:
+                if queue:
+                    pending.update(self.submit(list(queue)))
+                    queue.clear()
+                while not (finished := [job for job in pending if job.done()]):
+                    time.sleep(self.poll_s)
+                for job in finished:
+                    task = pending.pop(job)
+                    try:
+                        outcome = job.result()
+                    except Exception as exc:  # noqa: BLE001 - killed, preempted past requeueing, unpicklable result
+                        outcome = outcome_from_exception(task, exc)
+                    yield task, outcome
+        finally:  # jobs still in flight are cancelled
+            for job in pending:
+                job.cancel(check=False)

@@ -71,7 +71,7 @@ __all__ = [
     "RUNNING_FILE", "ERROR_FILE", "LOCK_FILE", "HEARTBEAT_S", "RunState", "SweepPlan", "plan_sweep",
     "process_exists", "RunMarker", "read_marker", "describe_owner", "stale_reason", "live_marker", "new_marker",
     "RunOwnedElsewhere", "run_lock", "remove_marker", "reclaim_stale", "claim_run", "owns", "release_run",
-    "committing", "heartbeat", "launch_claim", "busy_owners", "refuse_if_busy", "record_failure", "run_state"
+    "committing", "heartbeat", "launch_claim", "refuse_if_busy", "record_failure", "run_state"
 ]
 
 RUNNING_FILE = "running.json"
@@ -204,9 +204,10 @@ def stale_reason(marker: Mapping[str, Any]) -> str | None:
     return None
 
 
-def live_marker(run_dir: Path) -> dict[str, Any] | None:
-    """The run's ``running.json`` if it is live (its owner is at work), else ``None`` (absent or stale)."""
-    marker = read_marker(run_dir)
+def live_marker(run_dir: Path, name: str = RUNNING_FILE) -> dict[str, Any] | None:
+    """The run's ``running.json`` (or the marker file ``name``) if it is live (its owner is at work), else ``None``
+    (absent or stale)."""
+    marker = read_marker(run_dir, name)
     return marker if marker is not None and stale_reason(marker) is None else None
 
 
@@ -227,11 +228,12 @@ class RunOwnedElsewhere(Exception):
 
 
 @contextlib.contextmanager
-def run_lock(run_dir: Path, timeout: float = _LOCK_WAIT_S) -> Iterator[None]:
-    """Hold the run's lock (created with its folder); ``Timeout`` if another process keeps it longer."""
+def run_lock(run_dir: Path, timeout: float = _LOCK_WAIT_S) -> Iterator[dict[str, Any] | None]:
+    """Hold the run's lock (created with its folder) and yield the run's marker read under it (as
+    :func:`read_marker` returns it); ``Timeout`` if another process keeps the lock longer."""
     Path(run_dir).mkdir(parents=True, exist_ok=True)
     with FileLock(str(Path(run_dir) / LOCK_FILE), timeout=timeout):
-        yield
+        yield read_marker(run_dir)
 
 
 def remove_marker(run_dir: Path, condition: Callable[[dict[str, Any]], Any]) -> Any:
@@ -242,8 +244,7 @@ def remove_marker(run_dir: Path, condition: Callable[[dict[str, Any]], Any]) -> 
     while committing: it counts as a live owner).
     """
     try:
-        with run_lock(run_dir):
-            marker = read_marker(run_dir)
+        with run_lock(run_dir) as marker:
             verdict = None if marker is None else condition(marker)
             if verdict:
                 (Path(run_dir) / RUNNING_FILE).unlink(missing_ok=True)
@@ -254,10 +255,7 @@ def remove_marker(run_dir: Path, condition: Callable[[dict[str, Any]], Any]) -> 
 
 def reclaim_stale(run_dir: Path) -> str | None:
     """Remove the run's marker if it is stale; return the reason (``None``: no marker, or a live one)."""
-    marker = read_marker(run_dir)
-    if marker is None or stale_reason(marker) is None:
-        return None
-    return remove_marker(run_dir, stale_reason)
+    return None if read_marker(run_dir) is None else remove_marker(run_dir, stale_reason)
 
 
 def claim_run(run_dir: Path, attempt: int) -> tuple[dict[str, Any], str | None]:
@@ -268,8 +266,7 @@ def claim_run(run_dir: Path, attempt: int) -> tuple[dict[str, Any], str | None]:
     when another process holds the run's lock longer than :data:`_LOCK_WAIT_S`.
     """
     try:
-        with run_lock(run_dir):
-            current = read_marker(run_dir)
+        with run_lock(run_dir) as current:
             reclaimed = None if current is None else stale_reason(current)
             if current is not None and reclaimed is None:
                 raise RunOwnedElsewhere(run_dir, current)
@@ -280,20 +277,15 @@ def claim_run(run_dir: Path, attempt: int) -> tuple[dict[str, Any], str | None]:
     return marker, reclaimed
 
 
-def _same_owner(current: Mapping[str, Any] | None, marker: Mapping[str, Any]) -> bool:
-    """Whether the marker read back, ``current``, is ``marker`` (same owner token)."""
-    return bool(current) and current.get("token") == marker.get("token")
-
-
 def owns(run_dir: Path, marker: Mapping[str, Any], name: str = RUNNING_FILE) -> bool:
     """Whether the run's marker (or the marker file ``name``) is still ``marker`` (same owner token)."""
-    return _same_owner(read_marker(run_dir, name), marker)
+    return (read_marker(run_dir, name) or {}).get("token") == marker["token"]
 
 
 def release_run(run_dir: Path, marker: Mapping[str, Any]) -> None:
     """Remove the run's marker if it is still ``marker`` (never another owner's), under the run's lock; a lock
     held long elsewhere leaves it, to be found stale once this process has exited."""
-    remove_marker(run_dir, lambda current: _same_owner(current, marker))
+    remove_marker(run_dir, lambda current: current.get("token") == marker["token"])
 
 
 @contextlib.contextmanager
@@ -306,9 +298,8 @@ def committing(run_dir: Path, marker: Mapping[str, Any]) -> Iterator[None]:
     """
     here = describe_owner(marker)
     try:
-        with run_lock(run_dir):
-            current = read_marker(run_dir)
-            if not _same_owner(current, marker):
+        with run_lock(run_dir) as current:
+            if (current or {}).get("token") != marker["token"]:
                 owner = describe_owner(current) if current else "no owner"
                 raise RunTakenOver(f"run {Path(run_dir).name} was taken over ({owner} holds it now) while its "
                                    f"earlier owner ({here}) was suspended or silent; that owner's result is dropped")
@@ -320,13 +311,12 @@ def committing(run_dir: Path, marker: Mapping[str, Any]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def heartbeat(run_dir: Path, marker: dict[str, Any], interval: float | None = None,
-              name: str = RUNNING_FILE) -> Iterator[None]:
+def heartbeat(run_dir: Path, marker: dict[str, Any], name: str = RUNNING_FILE) -> Iterator[None]:
     """While the block runs, a daemon thread renews ``marker``'s heartbeat (in the file ``name``) every
-    ``interval`` seconds (default: its ``heartbeat_s``), as long as the marker is still the run's; each renewal
+    ``heartbeat_s`` seconds (the marker's own interval), as long as the marker is still the run's; each renewal
     holds the run's lock. A full disk, a network file system hiccup or a busy lock is retried at the next beat."""
     path = Path(run_dir) / name
-    interval = float(marker.get("heartbeat_s", HEARTBEAT_S)) if interval is None else interval
+    interval = float(marker.get("heartbeat_s", HEARTBEAT_S))
     stop = threading.Event()
 
     def beat() -> None:
@@ -363,27 +353,19 @@ def launch_claim(exp_dir: Path) -> Iterator[dict[str, Any]]:
         (Path(exp_dir) / name).unlink(missing_ok=True)
 
 
-def busy_owners(folder: Path) -> list[tuple[str, dict[str, Any]]]:
-    """What uses an experiment's ``folder`` now: ``("run ID", marker)`` for each run with a live marker and
-    ``("a launch", marker)`` for each live launch; stale launch markers found on the way are removed."""
+def refuse_if_busy(folder: Path, option: str) -> None:
+    """``ValueError`` when ``option`` (``--restart``, ``--fresh``) would delete ``folder`` while it is in use: by a
+    live launch, or by a run with a live marker; stale launch markers found on the way are removed."""
     folder = Path(folder)
     busy = []
     for path in sorted(folder.glob(f"{_LAUNCH_PREFIX}*.json")):
-        marker = read_marker(folder, path.name)
-        if marker is not None and stale_reason(marker) is None:
-            busy.append(("a launch", marker))
-        else:
+        marker = live_marker(folder, path.name)
+        if marker is None:
             path.unlink(missing_ok=True)
-    for path in sorted(folder.glob(f"runs/*/{RUNNING_FILE}")):
-        marker = live_marker(path.parent)
-        if marker is not None:
-            busy.append((f"run {path.parent.name}", marker))
-    return busy
-
-
-def refuse_if_busy(folder: Path, option: str) -> None:
-    """``ValueError`` when ``option`` (``--restart``, ``--fresh``) would delete ``folder`` while it is in use."""
-    busy = busy_owners(folder)
+        else:
+            busy.append(("a launch", marker))
+    busy += [(f"run {path.parent.name}", marker) for path in sorted(folder.glob(f"runs/*/{RUNNING_FILE}"))
+             if (marker := live_marker(path.parent)) is not None]
     if busy:
         what, marker = busy[0]
         more = f" (and {len(busy) - 1} more)" if len(busy) > 1 else ""
@@ -398,10 +380,8 @@ def record_failure(run_dir: Path, run_id: str, attempt: int, error: str, traceba
     """Append one failed attempt to the run's ``error.json`` (rewritten atomically; a damaged one is replaced)."""
     path = Path(run_dir) / ERROR_FILE
     try:
-        attempts = read_json(path)["attempts"]
+        attempts = read(list[dict[str, Any]], read_json(path)["attempts"], ERROR_FILE)
     except (OSError, ValueError, KeyError, TypeError):  # none yet, or damaged
-        attempts = []
-    if not isinstance(attempts, list):
         attempts = []
     attempts.append({"attempt": attempt, "error": error, "traceback": traceback_text,
                      "host": socket.gethostname(), "failed_at": time.time()})

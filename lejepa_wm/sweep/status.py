@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from lejepa_wm.experiments.base import RunSpec, read_metrics, run_compute_seconds
+from lejepa_wm.progress import format_duration
 from lejepa_wm.sweep.state import RunState, describe_owner, plan_sweep, run_state
 
 __all__ = ["SweepStatus", "sweep_status", "format_status"]
@@ -81,10 +82,9 @@ def sweep_status(name: str, scale: str, out: Path, seed: int = 0, config_path: P
         left.append((_cost_group(spec), spent))
     wall_times = [wall for walls in wall_by_group.values() for wall in walls]
     mean_wall = sum(wall_times) / len(wall_times) if wall_times else None
-    compute_left = None
-    if mean_wall is not None:
-        group_mean = {group: sum(walls) / len(walls) for group, walls in wall_by_group.items()}
-        compute_left = sum(max(group_mean.get(group, mean_wall) - spent, 0.0) for group, spent in left)
+    group_mean = {group: sum(walls) / len(walls) for group, walls in wall_by_group.items()}
+    compute_left = None if mean_wall is None else sum(max(group_mean.get(group, mean_wall) - spent, 0.0)
+                                                      for group, spent in left)
     return SweepStatus(name, scale, {state: len(run_ids) for state, run_ids in ids.items()},
                        tuple(ids[RunState.FAILED]), mean_wall, compute_left, len(left), tuple(running),
                        tuple(ids[RunState.DAMAGED]), tuple(stale))
@@ -97,14 +97,9 @@ def _cost_group(spec: RunSpec) -> tuple[tuple[str, str], ...]:
 
 
 def _format_duration(seconds: float) -> str:
-    """``seconds`` as ``1h02m``, ``3m05s`` or ``12s``."""
-    hours, rest = divmod(round(seconds), 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h{minutes:02d}m"
-    if minutes:
-        return f"{minutes}m{secs:02d}s"
-    return f"{secs}s"
+    """``seconds`` as ``1h02m``, ``3m05s`` or ``12s`` (:func:`~lejepa_wm.progress.format_duration` of the whole
+    seconds, without spaces)."""
+    return format_duration(round(seconds)).replace(" min", "m").replace(" ", "")
 
 
 def format_status(status: SweepStatus, jobs: int) -> str:

@@ -139,8 +139,7 @@ def init_pool_worker(threads: int, parent_pid: int) -> None:
     _parent_pid = parent_pid
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the launcher's to handle: it stops the pool
     set_parent_death_signal()
-    if _parent_gone():  # the parent died before the signal was armed
-        os._exit(_EXIT_ORPHANED)
+    # the watchdog also ends a worker whose parent died before the signal was armed
     threading.Thread(target=_watch_parent, name="parent watchdog", daemon=True).start()
     pin_threads(threads)
 
