@@ -19,7 +19,7 @@ from itertools import combinations, pairwise
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["hermite_values", "multi_indices", "total_degrees", "hermite_features"]
+__all__ = ["hermite_values", "multi_indices", "hermite_features"]
 
 
 def hermite_values(max_degree: int, x: ArrayLike) -> NDArray[np.float64]:
@@ -50,11 +50,6 @@ def multi_indices(n: int, max_degree: int, min_degree: int = 0) -> NDArray[np.in
     array = np.array(rows, dtype=np.int64).reshape(-1, n)
     array.setflags(write=False)
     return array
-
-
-def total_degrees(alphas: ArrayLike) -> NDArray[np.int64]:
-    """``|alpha|`` for each row of ``alphas``."""
-    return np.asarray(alphas, dtype=np.int64).sum(axis=-1)
 
 
 def hermite_features(alphas: ArrayLike, z: ArrayLike) -> NDArray[np.float64]:

@@ -271,12 +271,6 @@ def monotone_margin(spectrum: GeneratorSpectrum, k: int = 1) -> float:
     return float(np.min(flux[bulk(spectrum)]) / np.max(np.abs(flux)))
 
 
-def _tail_mass(spectrum: GeneratorSpectrum, k: int = 1, outer_fraction: float = 0.5) -> float:
-    """``E_p[phi_k^2 ; |z| > (1 - outer_fraction) L]``: the share of ``phi_k`` living near the truncation ends."""
-    outer = np.abs(spectrum.nodes) > (1.0 - outer_fraction) * spectrum.half_width
-    return float(spectrum.weights[outer] @ spectrum.psi[k][outer] ** 2)
-
-
 def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES_PER_ELEMENT) -> GeneratorSpectrum:
     """Spectrum of ``p_beta`` whose ``lambda_1`` is certified isolated, else :class:`NoIsolatedEigenvalueError`.
 
@@ -296,11 +290,13 @@ def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES
     drift = abs(lam_fine - lam_coarse)
     if drift > _DRIFT_TOLERANCE * max(1.0, abs(lam_fine)):
         threshold = gn.essential_spectrum_threshold(beta)
+        outer = np.abs(fine.nodes) > 0.5 * fine.half_width  # E_p[phi_1^2 ; |z| > L/2]: the mass near the ends
+        tail_mass = float(fine.weights[outer] @ fine.psi[1][outer] ** 2)
         raise NoIsolatedEigenvalueError(
             f"beta={beta!r}: no isolated first eigenvalue above 0 (spectral gap missing, or too small to resolve "
             f"at these truncations): the candidate lambda_1 "
             f"moves from {lam_coarse:.6g} (L={coarse.half_width:.4g}) to {lam_fine:.6g} (L={fine.half_width:.4g}), "
             f"drift {drift:.3g} > {_DRIFT_TOLERANCE:g}; essential spectrum starts at {threshold:.6g}; "
-            f"{_tail_mass(fine):.2f} of the candidate's L2(p) mass lies in the outer half of the box",
+            f"{tail_mass:.2f} of the candidate's L2(p) mass lies in the outer half of the box",
             candidates={coarse.half_width: lam_coarse, fine.half_width: lam_fine}, threshold=threshold)
     return fine

@@ -52,7 +52,7 @@ def spectral_loss(projection: HermiteProjection, rho: float) -> tuple[float, flo
     """``2 sum_{d=1}^{D} (1 - rho^d) ||h_d||^2 + 2 deficit_D`` and its truncation error bound."""
     deficit = float(projection.parseval_deficits[-1])
     value = closed_form_loss(projection.energies, rho) + 2.0 * deficit
-    return value, 2.0 * rho ** (projection.max_degree + 1) * abs(deficit)
+    return value, 2.0 * rho ** projection.energies.size * abs(deficit)  # energies has D + 1 entries
 
 
 def _mean_square_change(function: Encoder, z: np.ndarray, z_prime: np.ndarray, weights: np.ndarray) -> float:

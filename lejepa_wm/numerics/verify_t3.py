@@ -31,7 +31,7 @@ import scipy.linalg
 
 from lejepa_wm.numerics.check_rows import at_least, at_most, keep_worst
 from lejepa_wm.numerics.gaussian_quadrature import gauss_hermite_rule, tensor_rule
-from lejepa_wm.numerics.hermite import hermite_features, multi_indices, total_degrees
+from lejepa_wm.numerics.hermite import hermite_features, multi_indices
 from lejepa_wm.numerics.procrustes import polar_factor, procrustes_distance_sq, whitening_defect
 from lejepa_wm.numerics.spectral import hermite_quadratic_forms, random_frames
 from lejepa_wm.numerics.t3 import error_bound, nonlinear_energy_bound
@@ -64,7 +64,7 @@ def sample_family(family: str, n: int, count: int, rng: np.random.Generator) -> 
     """Coefficients ``(count, n, K)`` over ``multi_indices(n, 3, 1)`` and one ``rho`` per encoder, for a
     ``family`` of :data:`_FAMILY_SIZES`."""
     alphas = multi_indices(n, _MAX_DEGREE, min_degree=1)
-    degrees = total_degrees(alphas)
+    degrees = alphas.sum(axis=1)
     rotations = random_frames(rng, count, n, n)
     rho = rng.uniform(0.01, 0.99, count)
     nonlinear = rng.standard_normal((count, n, len(alphas))) * (degrees >= 2)
