@@ -69,14 +69,6 @@ def pair_moments(rhos: ArrayLike, max_degree: int) -> PairMoments:
     return PairMoments(cross, np.array(gram), gram_prime)
 
 
-def _tensorize(per_coordinate: list[NDArray[np.float64]], alphas: NDArray[np.int64]) -> NDArray[np.float64]:
-    """``out[b, j, k] = prod_i per_coordinate[i][b, alphas[j, i], alphas[k, i]]``."""
-    out = np.ones((per_coordinate[0].shape[0], alphas.shape[0], alphas.shape[0]))
-    for i, matrix in enumerate(per_coordinate):
-        out *= matrix[:, alphas[:, i][:, None], alphas[:, i][None, :]]
-    return out
-
-
 @dataclass(frozen=True)
 class HermiteQuadraticForms:
     """Quadratic forms of an encoder ``h = C Phi`` in Hermite features, shape ``(B, K, K)``.
@@ -98,9 +90,10 @@ def hermite_quadratic_forms(rhos: ArrayLike, alphas: ArrayLike) -> HermiteQuadra
     alphas = np.asarray(alphas, dtype=np.int64)
     rho_array = np.atleast_2d(np.asarray(rhos, dtype=float))
     max_degree = int(alphas.max())
+    # Entry [b, j, k] of each form is prod_i S_i[b, alphas[j, i], alphas[k, i]] over the 1-D pair moments S_i.
     moments = [pair_moments(rho_array[:, i], max_degree) for i in range(alphas.shape[1])]
-    cross, gram, gram_prime = (_tensorize([getattr(m, field) for m in moments], alphas)
-                               for field in ("cross", "gram", "gram_prime"))
+    cross, gram, gram_prime = np.prod([np.stack([m.cross, m.gram, m.gram_prime])[:, :, a[:, None], a[None, :]]
+                                       for m, a in zip(moments, alphas.T, strict=True)], axis=0)
     loss = gram_prime + gram - cross - np.swapaxes(cross, 1, 2)
     return HermiteQuadraticForms(gram, loss)
 
@@ -113,8 +106,7 @@ def mehler_eigenvalues(rhos: ArrayLike, alphas: ArrayLike) -> NDArray[np.float64
 def closed_form_loss(energies: ArrayLike, rho: float) -> float:
     """``L = 2 sum_{d>=1} (1 - rho^d) ||h_d||^2`` for degree energies ``energies[d]``."""
     energies = np.asarray(energies, dtype=float)
-    degrees = np.arange(energies.size)
-    return float(2.0 * np.sum((1.0 - rho**degrees) * energies))
+    return float(2.0 * np.sum((1.0 - rho ** np.arange(energies.size)) * energies))
 
 
 @dataclass(frozen=True)
