@@ -12,9 +12,13 @@ Mehler's formula). Families:
 - ``near_orthogonal``: linear part ``Q (I + small symmetric)``, small degree-2 energy;
 - ``large_whitening_error``: linear part ``c Q`` with ``c in (0.2, 3)``.
 
-Inequalities are checked with a per-encoder rounding allowance on ``D``
-(:func:`_rounding_allowance`, at most ~4e-12), since the equality cases
-(all nonlinear energy at degree 2) sit exactly on the bound of part (a).
+Inequalities are checked with a per-encoder rounding allowance on ``D``, since
+the equality cases (all nonlinear energy at degree 2) sit exactly on the bound
+of part (a). ``delta`` is a quadratic form in ``C`` with matrix entries of size
+<= 2 computed to a few ulps, so its error is a small multiple of ``u (s + n)``
+(``u`` the unit roundoff, ``s = E||h||^2``); the allowance is the ``D`` of an
+error ``64 u (s + n)`` in ``delta``, ``64 u (s + n) / (2 rho (1 - rho))``, at
+most ~4e-12 (at ``rho = 0.01``).
 
 The error ``min_Q E||h - Qz||^2`` is evaluated as ``sum (sigma_i - 1)^2`` plus the
 nonlinear energy; on a subset it is recomputed by Gauss–Hermite quadrature of
@@ -48,16 +52,6 @@ RATIO_ROUNDING = 1e-6
 """Allowance on error/bound above 1: ``D`` carries an absolute rounding error of ~1e-14 (the
 linear block of ``M - 2(1 - rho) G`` is zero only up to rounding, divided by ``2 rho (1 - rho)``),
 i.e. ~1e-8 relative at the smallest ``D`` sampled (~1e-6)."""
-
-
-def _rounding_allowance(second_moment: np.ndarray, rho: np.ndarray, n: int) -> np.ndarray:
-    """Absolute rounding allowance on ``D``: ``64 u (s + n) / (2 rho (1 - rho))`` with ``u`` the unit roundoff.
-
-    ``delta`` is a quadratic form in ``C`` with matrix entries of size <= 2 computed
-    to a few ulps, so its error is a small multiple of ``u (s + n)``; dividing by
-    the gap turns it into the error of ``D`` (up to ~4e-12 at ``rho = 0.01``).
-    """
-    return 64.0 * np.finfo(float).eps * (second_moment + n) / (2.0 * rho * (1.0 - rho))
 
 
 def sample_family(family: str, n: int, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -148,7 +142,8 @@ def t3_measurements(family_sizes: dict[str, int] = _FAMILY_SIZES, seed: int = _S
             error = procrustes_distance_sq(coefficients[:, :, :n]) + nonlinear_energy  # min_Q E||h - Qz||^2
             d_value = nonlinear_energy_bound(delta, rho)
             bound = error_bound(delta, whitening_defect(coefficients), rho)  # eps = ||C C^T - I||_F = ||Cov h - I||_F
-            allowance = _rounding_allowance(np.sum(coefficients**2, axis=(1, 2)), rho, n)
+            rounding = 64.0 * np.finfo(float).eps * (np.sum(coefficients**2, axis=(1, 2)) + n)  # on delta
+            allowance = nonlinear_energy_bound(rounding, rho)  # the same on D
             track("gram_error", gram_error)
             track("max_part_a_violation", (nonlinear_energy - d_value - allowance).max())
             track("min_delta", delta.min(), min)
