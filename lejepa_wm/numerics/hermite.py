@@ -52,12 +52,11 @@ def multi_indices(n: int, max_degree: int, min_degree: int = 0) -> NDArray[np.in
     return array
 
 
-def hermite_features(alphas: ArrayLike, z: ArrayLike) -> NDArray[np.float64]:
+def hermite_features(alphas: NDArray[np.int64], z: ArrayLike) -> NDArray[np.float64]:
     """Feature matrix ``Phi[j, k] = H_{alpha_k}(z_j)`` for points ``z`` of shape ``(N, n)``.
 
     Same accuracy as :func:`hermite_values` times at most ``n`` roundings.
     """
-    alphas = np.asarray(alphas, dtype=np.int64)
     z = np.atleast_2d(np.asarray(z, dtype=float))
     max_degree = int(alphas.max()) if alphas.size else 0
     features = np.ones((z.shape[0], alphas.shape[0]))
