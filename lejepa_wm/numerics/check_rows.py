@@ -16,23 +16,19 @@ from lejepa_wm.records import Bound, CheckResult
 __all__ = ["at_most", "at_least", "worst", "keep_worst"]
 
 
-def _bounded(claim: str, name: str, what: str, value: float, bound: Bound, details: dict[str, Any] | None,
-             fmt: str, prefix: str) -> CheckResult:
-    value = float(value)
-    return CheckResult.compare(claim, name, f"{prefix}{what} = {value:{fmt}}", value, bound, details, quantity=what)
-
-
 def at_most(claim: str, name: str, what: str, value: float, tolerance: float,
             details: dict[str, Any] | None = None, fmt: str = ".3g", prefix: str = "") -> CheckResult:
     """Row that passes iff ``value <= tolerance`` (``value`` is an error, deficit or ratio named by ``what``);
     measured as ``prefix + what = value``, the value in format ``fmt``."""
-    return _bounded(claim, name, what, value, Bound.at_most(tolerance), details, fmt, prefix)
+    return CheckResult.compare(claim, name, f"{prefix}{what} = {float(value):{fmt}}", value, Bound.at_most(tolerance),
+                               details, quantity=what)
 
 
 def at_least(claim: str, name: str, what: str, value: float, threshold: float,
              details: dict[str, Any] | None = None, fmt: str = ".3g", prefix: str = "") -> CheckResult:
     """Row that passes iff ``value >= threshold`` (a margin that must stay positive, a p-value)."""
-    return _bounded(claim, name, what, value, Bound.at_least(threshold), details, fmt, prefix)
+    return CheckResult.compare(claim, name, f"{prefix}{what} = {float(value):{fmt}}", value,
+                               Bound.at_least(threshold), details, quantity=what)
 
 
 def worst(table: Mapping[Any, Mapping[str, float]], *keys: str,

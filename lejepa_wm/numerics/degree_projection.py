@@ -46,11 +46,6 @@ class HermiteProjection:
     second_moment: float
 
     @property
-    def max_degree(self) -> int:
-        """The degree ``D`` at which the decomposition is cut."""
-        return self.energies.size - 1
-
-    @property
     def parseval_deficits(self) -> NDArray[np.float64]:
         """``E||h||^2 - sum_{d <= D'} ||h_d||^2`` for every cut ``D' = 0..D``."""
         return self.second_moment - np.cumsum(self.energies)

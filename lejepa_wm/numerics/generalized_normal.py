@@ -29,10 +29,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import gammaln
 
-__all__ = [
-    "UNIFORM_HALF_WIDTH", "unit_variance_scale", "log_density", "score", "score_derivative", "tail_half_width",
-    "essential_spectrum_threshold"
-]
+__all__ = ["UNIFORM_HALF_WIDTH", "unit_variance_scale", "log_density", "score", "score_derivative",
+           "essential_spectrum_threshold"]
 
 UNIFORM_HALF_WIDTH = math.sqrt(3.0)
 """Half-width ``a`` of the unit-variance uniform density on ``[-a, a]`` (the ``beta -> inf`` limit)."""
@@ -64,11 +62,6 @@ def score_derivative(z: ArrayLike, beta: float) -> NDArray[np.float64]:
         return np.zeros_like(x)
     with np.errstate(divide="ignore"):
         return -beta * (beta - 1.0) * x ** (beta - 2.0) / s**2
-
-
-def tail_half_width(beta: float, tail_exponent: float) -> float:
-    """Half-width ``L = s * T^(1/beta)`` at which ``p(L) / p(0) = exp(-T)``; used to truncate the real line."""
-    return unit_variance_scale(beta) * tail_exponent ** (1.0 / beta)
 
 
 def essential_spectrum_threshold(beta: float) -> float:

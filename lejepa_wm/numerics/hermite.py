@@ -19,7 +19,7 @@ from itertools import combinations, pairwise
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["hermite_values", "multi_indices", "total_degrees", "hermite_features"]
+__all__ = ["hermite_values", "multi_indices", "hermite_features"]
 
 
 def hermite_values(max_degree: int, x: ArrayLike) -> NDArray[np.float64]:
@@ -52,17 +52,11 @@ def multi_indices(n: int, max_degree: int, min_degree: int = 0) -> NDArray[np.in
     return array
 
 
-def total_degrees(alphas: ArrayLike) -> NDArray[np.int64]:
-    """``|alpha|`` for each row of ``alphas``."""
-    return np.asarray(alphas, dtype=np.int64).sum(axis=-1)
-
-
-def hermite_features(alphas: ArrayLike, z: ArrayLike) -> NDArray[np.float64]:
+def hermite_features(alphas: NDArray[np.int64], z: ArrayLike) -> NDArray[np.float64]:
     """Feature matrix ``Phi[j, k] = H_{alpha_k}(z_j)`` for points ``z`` of shape ``(N, n)``.
 
     Same accuracy as :func:`hermite_values` times at most ``n`` roundings.
     """
-    alphas = np.asarray(alphas, dtype=np.int64)
     z = np.atleast_2d(np.asarray(z, dtype=float))
     max_degree = int(alphas.max()) if alphas.size else 0
     features = np.ones((z.shape[0], alphas.shape[0]))

@@ -69,14 +69,6 @@ def pair_moments(rhos: ArrayLike, max_degree: int) -> PairMoments:
     return PairMoments(cross, np.array(gram), gram_prime)
 
 
-def _tensorize(per_coordinate: list[NDArray[np.float64]], alphas: NDArray[np.int64]) -> NDArray[np.float64]:
-    """``out[b, j, k] = prod_i per_coordinate[i][b, alphas[j, i], alphas[k, i]]``."""
-    out = np.ones((per_coordinate[0].shape[0], alphas.shape[0], alphas.shape[0]))
-    for i, matrix in enumerate(per_coordinate):
-        out *= matrix[:, alphas[:, i][:, None], alphas[:, i][None, :]]
-    return out
-
-
 @dataclass(frozen=True)
 class HermiteQuadraticForms:
     """Quadratic forms of an encoder ``h = C Phi`` in Hermite features, shape ``(B, K, K)``.
@@ -89,18 +81,18 @@ class HermiteQuadraticForms:
     loss: NDArray[np.float64]
 
 
-def hermite_quadratic_forms(rhos: ArrayLike, alphas: ArrayLike) -> HermiteQuadraticForms:
+def hermite_quadratic_forms(rhos: ArrayLike, alphas: NDArray[np.int64]) -> HermiteQuadraticForms:
     """Exact quadrature of the OU pair forms for features ``H_alpha``.
 
     ``rhos`` is either ``(n,)`` (one anisotropic channel) or ``(B, n)`` (a batch
     of channels); the result always has a leading batch axis.
     """
-    alphas = np.asarray(alphas, dtype=np.int64)
     rho_array = np.atleast_2d(np.asarray(rhos, dtype=float))
     max_degree = int(alphas.max())
+    # Entry [b, j, k] of each form is prod_i S_i[b, alphas[j, i], alphas[k, i]] over the 1-D pair moments S_i.
     moments = [pair_moments(rho_array[:, i], max_degree) for i in range(alphas.shape[1])]
-    cross, gram, gram_prime = (_tensorize([getattr(m, field) for m in moments], alphas)
-                               for field in ("cross", "gram", "gram_prime"))
+    cross, gram, gram_prime = np.prod([np.stack([m.cross, m.gram, m.gram_prime])[:, :, a[:, None], a[None, :]]
+                                       for m, a in zip(moments, alphas.T, strict=True)], axis=0)
     loss = gram_prime + gram - cross - np.swapaxes(cross, 1, 2)
     return HermiteQuadraticForms(gram, loss)
 
@@ -110,11 +102,9 @@ def mehler_eigenvalues(rhos: ArrayLike, alphas: ArrayLike) -> NDArray[np.float64
     return np.prod(np.asarray(rhos, dtype=float) ** np.asarray(alphas), axis=-1)
 
 
-def closed_form_loss(energies: ArrayLike, rho: float) -> float:
+def closed_form_loss(energies: NDArray[np.float64], rho: float) -> float:
     """``L = 2 sum_{d>=1} (1 - rho^d) ||h_d||^2`` for degree energies ``energies[d]``."""
-    energies = np.asarray(energies, dtype=float)
-    degrees = np.arange(energies.size)
-    return float(2.0 * np.sum((1.0 - rho**degrees) * energies))
+    return float(2.0 * np.sum((1.0 - rho ** np.arange(energies.size)) * energies))
 
 
 @dataclass(frozen=True)
@@ -131,9 +121,8 @@ class KyFanSolution:
     gap: float
 
 
-def ky_fan_minimum(matrix: ArrayLike, m: int) -> KyFanSolution:
+def ky_fan_minimum(matrix: NDArray[np.float64], m: int) -> KyFanSolution:
     """Ky Fan minimum of a symmetric ``K x K`` matrix over orthonormal ``m``-frames."""
-    matrix = np.asarray(matrix, dtype=float)
     eigenvalues, vectors = scipy.linalg.eigh(0.5 * (matrix + matrix.T))
     gap = float(eigenvalues[m] - eigenvalues[m - 1]) if m < eigenvalues.size else float("inf")
     return KyFanSolution(float(eigenvalues[:m].sum()), vectors[:, :m], gap)
@@ -158,7 +147,7 @@ def random_frames(rng: np.random.Generator, count: int, size: int, m: int) -> ND
     return _orthonormalize(rng.standard_normal((count, size, m)))
 
 
-def stiefel_descent(matrix: ArrayLike, m: int, starts: int, seed: int, max_iterations: int = 5000,
+def stiefel_descent(matrix: NDArray[np.float64], m: int, starts: int, seed: int, max_iterations: int = 5000,
                     gradient_tolerance: float = 1e-12) -> DescentResult:
     """Riemannian gradient descent of ``f(W) = tr(W^T M W)`` on the Stiefel manifold, many starts at once.
 
@@ -169,7 +158,6 @@ def stiefel_descent(matrix: ArrayLike, m: int, starts: int, seed: int, max_itera
     Haar-random starts it converges to the minimizing subspace with probability
     one (linear rate ``1 - eta * gap``).
     """
-    matrix = np.asarray(matrix, dtype=float)
     frames = random_frames(np.random.default_rng(seed), starts, matrix.shape[0], m)
     spectrum = scipy.linalg.eigvalsh(matrix)
     step = 0.5 / max(float(spectrum[-1] - spectrum[0]), 1e-300)  # shift-invariant, stable for any spectrum

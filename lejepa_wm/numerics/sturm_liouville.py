@@ -63,7 +63,6 @@ import numpy as np
 import scipy.linalg
 from numpy.polynomial import chebyshev
 from numpy.typing import NDArray
-from threadpoolctl import threadpool_limits
 
 from lejepa_wm.numerics import generalized_normal as gn
 
@@ -159,58 +158,57 @@ def solve_generator(problem: GeneratorProblem, nodes_per_element: int = DEFAULT_
 
     ``n_eigenpairs`` must stay below half the interior unknowns (the checks ask for
     at most 4 of several hundred). Raises ``ValueError`` for a discretization whose
-    low spectrum is not real. Runs with one BLAS thread: the matrices have a few hundred rows, and BLAS
-    threads only add contention (up to 30x slower on a busy machine).
+    low spectrum is not real. The matrices have a few hundred rows: callers run it with one BLAS thread, as
+    ``lejepa-wm verify`` does (BLAS threads only add contention, up to 30x slower on a busy machine).
     """
     n, n_eig = nodes_per_element, n_eigenpairs
     edges = np.asarray(problem.edges, dtype=float)
     n_elem = edges.size - 1
-    with threadpool_limits(limits=1, user_api="blas"):  # assemble the collocation matrices and solve
-        x, d_ref, w_ref = chebyshev_lobatto(n)
-        size = n_elem * (n + 1)
-        halves = 0.5 * (edges[1:] - edges[:-1])
-        nodes = (edges[:-1, None] + halves[:, None] * (x + 1.0)).ravel()
-        deriv = scipy.linalg.block_diag(*(d_ref / half for half in halves))
-        weights = (w_ref * halves[:, None]).ravel()
-        first = np.arange(n_elem) * (n + 1)
-        last = first + n
-        scores = problem.score(nodes)
-        # Element end nodes: the score evaluated from inside their element.
-        scores[first] = problem.score(np.nextafter(edges[:-1], edges[1:]))
-        scores[last] = problem.score(np.nextafter(edges[1:], edges[:-1]))
-        flux_operator = deriv - 0.5 * np.diag(scores)  # psi -> psi' - V' psi / 2 = sqrt(p) phi'
+    x, d_ref, w_ref = chebyshev_lobatto(n)
+    size = n_elem * (n + 1)
+    halves = 0.5 * (edges[1:] - edges[:-1])
+    nodes = (edges[:-1, None] + halves[:, None] * (x + 1.0)).ravel()
+    deriv = scipy.linalg.block_diag(*(d_ref / half for half in halves))
+    weights = (w_ref * halves[:, None]).ravel()
+    first = np.arange(n_elem) * (n + 1)
+    last = first + n
+    scores = problem.score(nodes)
+    # Element end nodes: the score evaluated from inside their element.
+    scores[first] = problem.score(np.nextafter(edges[:-1], edges[1:]))
+    scores[last] = problem.score(np.nextafter(edges[1:], edges[:-1]))
+    flux_operator = deriv - 0.5 * np.diag(scores)  # psi -> psi' - V' psi / 2 = sqrt(p) phi'
 
-        ends = np.sort(np.concatenate([first, last]))
-        interior = np.setdiff1d(np.arange(size), ends)
-        potential = 0.25 * scores[interior] ** 2 + 0.5 * problem.score_derivative(nodes[interior])
-        schroedinger = -(deriv @ deriv)[interior] + np.eye(size)[interior] * potential[:, None]
+    ends = np.sort(np.concatenate([first, last]))
+    interior = np.setdiff1d(np.arange(size), ends)
+    potential = 0.25 * scores[interior] ** 2 + 0.5 * problem.score_derivative(nodes[interior])
+    schroedinger = -(deriv @ deriv)[interior] + np.eye(size)[interior] * potential[:, None]
 
-        # The 2E element-end conditions: zero flux at both ends, continuity of psi and of the flux inside.
-        value_and_flux = np.stack([np.eye(size), flux_operator], axis=1)  # (size, 2, size)
-        inside = value_and_flux[last[:-1]] - value_and_flux[first[1:]]
-        cond = np.vstack([flux_operator[[first[0], last[-1]]], inside.reshape(-1, size)])
-        # End values as a linear function of interior values: cond[:, ends] psi_e + cond[:, interior] psi_i = 0.
-        ends_from_interior = -np.linalg.solve(cond[:, ends], cond[:, interior])
-        reduced = schroedinger[:, interior] + schroedinger[:, ends] @ ends_from_interior
+    # The 2E element-end conditions: zero flux at both ends, continuity of psi and of the flux inside.
+    value_and_flux = np.stack([np.eye(size), flux_operator], axis=1)  # (size, 2, size)
+    inside = value_and_flux[last[:-1]] - value_and_flux[first[1:]]
+    cond = np.vstack([flux_operator[[first[0], last[-1]]], inside.reshape(-1, size)])
+    # End values as a linear function of interior values: cond[:, ends] psi_e + cond[:, interior] psi_i = 0.
+    ends_from_interior = -np.linalg.solve(cond[:, ends], cond[:, interior])
+    reduced = schroedinger[:, interior] + schroedinger[:, ends] @ ends_from_interior
 
-        values, vectors = scipy.linalg.eig(reduced)
-        order = np.argsort(values.real)[:n_eig]
-        values, vectors = values[order], vectors[:, order]
-        if np.max(np.abs(values.imag)) > 1e-8 * max(1.0, float(np.max(np.abs(values.real)))):
-            raise ValueError(f"discretized low spectrum is not real (eigenvalues {values!r}); "
-                             f"increase nodes_per_element={n!r}")
+    values, vectors = scipy.linalg.eig(reduced)
+    order = np.argsort(values.real)[:n_eig]
+    values, vectors = values[order], vectors[:, order]
+    if np.max(np.abs(values.imag)) > 1e-8 * max(1.0, float(np.max(np.abs(values.real)))):
+        raise ValueError(f"discretized low spectrum is not real (eigenvalues {values!r}); "
+                         f"increase nodes_per_element={n!r}")
 
-        psi = np.empty((size, n_eig))
-        psi[interior] = vectors.real
-        psi[ends] = ends_from_interior @ vectors.real
-        psi /= np.sqrt(weights @ psi**2)[None, :]
-        log_p = problem.log_density(nodes)
-        sqrt_p = np.exp(0.5 * (log_p - np.max(log_p)))
-        sqrt_p /= math.sqrt(float(weights @ sqrt_p**2))
-        signs = np.sign(weights @ (sqrt_p[:, None] * psi * nodes[:, None]))
-        psi *= np.where(signs == 0.0, 1.0, signs)[None, :]
-        return GeneratorSpectrum(values.real.copy(), nodes, weights, sqrt_p, psi.T.copy(),
-                                 (flux_operator @ psi).T.copy(), float(max(abs(edges[0]), abs(edges[-1]))))
+    psi = np.empty((size, n_eig))
+    psi[interior] = vectors.real
+    psi[ends] = ends_from_interior @ vectors.real
+    psi /= np.sqrt(weights @ psi**2)[None, :]
+    log_p = problem.log_density(nodes)
+    sqrt_p = np.exp(0.5 * (log_p - np.max(log_p)))
+    sqrt_p /= math.sqrt(float(weights @ sqrt_p**2))
+    signs = np.sign(weights @ (sqrt_p[:, None] * psi * nodes[:, None]))
+    psi *= np.where(signs == 0.0, 1.0, signs)[None, :]
+    return GeneratorSpectrum(values.real.copy(), nodes, weights, sqrt_p, psi.T.copy(),
+                             (flux_operator @ psi).T.copy(), float(max(abs(edges[0]), abs(edges[-1]))))
 
 
 def generalized_normal_problem(beta: float, tail_exponent: float = DEFAULT_TAIL_EXPONENT) -> GeneratorProblem:
@@ -220,7 +218,7 @@ def generalized_normal_problem(beta: float, tail_exponent: float = DEFAULT_TAIL_
     symmetrized form does not apply (the spectrum above 0 is then essential
     from 0, see :func:`lejepa_wm.numerics.generalized_normal.essential_spectrum_threshold`).
     """
-    half_width = gn.tail_half_width(beta, tail_exponent)
+    half_width = gn.unit_variance_scale(beta) * tail_exponent ** (1.0 / beta)  # L = s T^(1/beta)
     return GeneratorProblem(score=lambda z: gn.score(z, beta), score_derivative=lambda z: gn.score_derivative(z, beta),
                             log_density=lambda z: gn.log_density(z, beta), edges=(-half_width, 0.0, half_width))
 
@@ -271,12 +269,6 @@ def monotone_margin(spectrum: GeneratorSpectrum, k: int = 1) -> float:
     return float(np.min(flux[bulk(spectrum)]) / np.max(np.abs(flux)))
 
 
-def _tail_mass(spectrum: GeneratorSpectrum, k: int = 1, outer_fraction: float = 0.5) -> float:
-    """``E_p[phi_k^2 ; |z| > (1 - outer_fraction) L]``: the share of ``phi_k`` living near the truncation ends."""
-    outer = np.abs(spectrum.nodes) > (1.0 - outer_fraction) * spectrum.half_width
-    return float(spectrum.weights[outer] @ spectrum.psi[k][outer] ** 2)
-
-
 def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES_PER_ELEMENT) -> GeneratorSpectrum:
     """Spectrum of ``p_beta`` whose ``lambda_1`` is certified isolated, else :class:`NoIsolatedEigenvalueError`.
 
@@ -296,11 +288,13 @@ def isolated_first_eigenpair(beta: float, nodes_per_element: int = DEFAULT_NODES
     drift = abs(lam_fine - lam_coarse)
     if drift > _DRIFT_TOLERANCE * max(1.0, abs(lam_fine)):
         threshold = gn.essential_spectrum_threshold(beta)
+        outer = np.abs(fine.nodes) > 0.5 * fine.half_width  # E_p[phi_1^2 ; |z| > L/2]: the mass near the ends
+        tail_mass = float(fine.weights[outer] @ fine.psi[1][outer] ** 2)
         raise NoIsolatedEigenvalueError(
             f"beta={beta!r}: no isolated first eigenvalue above 0 (spectral gap missing, or too small to resolve "
             f"at these truncations): the candidate lambda_1 "
             f"moves from {lam_coarse:.6g} (L={coarse.half_width:.4g}) to {lam_fine:.6g} (L={fine.half_width:.4g}), "
             f"drift {drift:.3g} > {_DRIFT_TOLERANCE:g}; essential spectrum starts at {threshold:.6g}; "
-            f"{_tail_mass(fine):.2f} of the candidate's L2(p) mass lies in the outer half of the box",
+            f"{tail_mass:.2f} of the candidate's L2(p) mass lies in the outer half of the box",
             candidates={coarse.half_width: lam_coarse, fine.half_width: lam_fine}, threshold=threshold)
     return fine

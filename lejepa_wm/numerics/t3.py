@@ -10,7 +10,7 @@ The theorem is stated for an isotropic channel; :func:`isotropic_rho` returns
 the common ``ρ`` of a per-coordinate vector and refuses an anisotropic one
 instead of inventing a mean ``ρ`` the theorem does not define. Everything here
 is elementwise NumPy arithmetic (exact to rounding); both the numerical checks
-(:mod:`lejepa_wm.numerics.procrustes`) and the experiments
+(:mod:`lejepa_wm.numerics.verify_t3`) and the experiments
 (:mod:`lejepa_wm.experiments.metrics`) call it.
 """
 

@@ -25,7 +25,7 @@ from lejepa_wm.numerics.hermite import hermite_features, multi_indices
 from lejepa_wm.numerics.spectral import random_frames
 from lejepa_wm.records import CheckResult
 
-__all__ = ["random_rotation", "exact_factorization_error", "monte_carlo_regression", "run_checks"]
+__all__ = ["exact_factorization_error", "monte_carlo_regression", "run_checks"]
 
 _CLAIM = "C1"
 _SEED = 20260601
@@ -33,11 +33,6 @@ _N = 3
 _RHO = 0.6
 _SAMPLES = 200_000
 _Z_MAX = 5.0
-
-
-def random_rotation(n: int, seed: int) -> np.ndarray:
-    """A Haar-random orthogonal ``n x n`` matrix from a fixed seed."""
-    return random_frames(np.random.default_rng(seed), 1, n, n)[0]
 
 
 def exact_factorization_error(q: np.ndarray, rho: float, max_degree: int = 4) -> float:
@@ -80,7 +75,7 @@ def monte_carlo_regression(q: np.ndarray, rho: float, samples: int, seed: int) -
 
 def run_checks() -> list[CheckResult]:
     """Rows of the C1 claim."""
-    q = random_rotation(_N, _SEED)
+    q = random_frames(np.random.default_rng(_SEED), 1, _N, _N)[0]  # a Haar-random rotation
     mc = monte_carlo_regression(q, _RHO, _SAMPLES, _SEED + 1)
     worst_z = max(mc["max_abs_z_slope"], mc["max_abs_z_intercept"], mc["max_abs_z_residual_cov"])
     return [

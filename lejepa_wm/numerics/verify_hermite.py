@@ -49,7 +49,6 @@ def _numpy_agreement_error(max_degree: int, points: np.ndarray) -> float:
 
 def _gaussian_monomial_moment(power: np.ndarray) -> np.ndarray:
     """``E z^k`` for ``z ~ N(0, 1)``: ``(k - 1)!!`` for even ``k``, else 0 (elementwise)."""
-    power = np.asarray(power)
     out = np.zeros(power.shape)
     even = power % 2 == 0
     out[even] = [math.prod(range(int(k) - 1, 0, -2)) for k in power[even]]

@@ -25,7 +25,7 @@ from lejepa_wm.numerics.gaussian_quadrature import (gauss_hermite_rule, ou_pair_
 from lejepa_wm.numerics.spectral import closed_form_loss
 from lejepa_wm.records import CheckResult
 
-__all__ = ["spectral_loss", "direct_loss_1d", "direct_loss", "loss_discrepancies", "run_checks"]
+__all__ = ["spectral_loss", "direct_loss", "loss_discrepancies", "run_checks"]
 
 _CLAIM = "LOSS"
 _RHOS = (0.2, 0.5, 0.8)
@@ -52,32 +52,24 @@ def spectral_loss(projection: HermiteProjection, rho: float) -> tuple[float, flo
     """``2 sum_{d=1}^{D} (1 - rho^d) ||h_d||^2 + 2 deficit_D`` and its truncation error bound."""
     deficit = float(projection.parseval_deficits[-1])
     value = closed_form_loss(projection.energies, rho) + 2.0 * deficit
-    return value, 2.0 * rho ** (projection.max_degree + 1) * abs(deficit)
+    return value, 2.0 * rho ** projection.energies.size * abs(deficit)  # energies has D + 1 entries
 
 
-def _mean_square_change(function: Encoder, z: np.ndarray, z_prime: np.ndarray, weights: np.ndarray) -> float:
-    """``E||h(z') - h(z)||^2`` by the rule with these nodes and weights."""
+def direct_loss(function: Encoder, z: np.ndarray, z_prime: np.ndarray, weights: np.ndarray) -> float:
+    """``E||h(z') - h(z)||^2`` by a rule of the OU pair with these nodes and weights: the split polar rule
+    (:func:`polar_pair_rule`) for ``h`` smooth except at 0, the tensor Gauss–Hermite rule of the ``n``-dimensional
+    pair (:func:`ou_pair_rule`) for smooth ``h``."""
     difference = np.asarray(function(z_prime) - function(z)).reshape(z.shape[0], -1)
     return float(weights @ np.sum(difference**2, axis=1))
-
-
-def direct_loss_1d(function: Callable[[np.ndarray], np.ndarray], rho: float) -> float:
-    """``E||h(z') - h(z)||^2`` for ``h`` smooth except at 0, by the split polar rule."""
-    return _mean_square_change(function, *polar_pair_rule(rho))
-
-
-def direct_loss(function: Encoder, n: int, rho: float, num_points: int) -> float:
-    """``E||h(z') - h(z)||^2`` by the tensor Gauss–Hermite rule of the ``n``-dimensional pair."""
-    return _mean_square_change(function, *ou_pair_rule(np.full(n, rho), num_points))
 
 
 def loss_discrepancies() -> dict[str, dict[str, float]]:
     """``|direct - spectral|`` for every test function and ``rho``, with the truncation bounds."""
     rule_1d, rule_2d = split_legendre_rule(_MAX_DEGREE_1D), gauss_hermite_rule(_MAX_DEGREE_2D + 1)
     cases = [(name, lambda z, f=function: f(z[:, 0]), 1, _MAX_DEGREE_1D, rule_1d,
-              lambda rho, f=function: direct_loss_1d(f, rho)) for name, function in _ONE_D.items()]
-    cases += [(name, function, 2, _MAX_DEGREE_2D, rule_2d, lambda rho, f=function: direct_loss(f, 2, rho, 30))
-              for name, function in _TWO_D.items()]
+              lambda rho, f=function: direct_loss(f, *polar_pair_rule(rho))) for name, function in _ONE_D.items()]
+    cases += [(name, function, 2, _MAX_DEGREE_2D, rule_2d, lambda rho, f=function: direct_loss(
+        f, *ou_pair_rule(np.full(2, rho), 30))) for name, function in _TWO_D.items()]
     out: dict[str, dict[str, float]] = {}
     for name, function, n, max_degree, rule, direct_at in cases:
         projection = project_onto_degrees(function, n, max_degree, rule)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from lejepa_wm.numerics.check_rows import at_least, at_most, worst
-from lejepa_wm.numerics.hermite import hermite_features, multi_indices, total_degrees
+from lejepa_wm.numerics.hermite import hermite_features, multi_indices
 from lejepa_wm.numerics.spectral import hermite_quadratic_forms, ky_fan_minimum, stiefel_descent
 from lejepa_wm.records import CheckResult
 
@@ -54,7 +54,7 @@ def m1_measurements(seed: int = _SEED) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for n in (2, 3):
         alphas = multi_indices(n, _MAX_DEGREE, min_degree=1)
-        degrees = total_degrees(alphas)
+        degrees = alphas.sum(axis=1)
         for m in [*range(1, n), n + 1, n + 2, n + n * (n + 1) // 2]:
             for rho in _RHOS:
                 loss_matrix = hermite_quadratic_forms(np.full(n, rho), alphas).loss[0]

@@ -82,13 +82,10 @@ def _check_uniform_limit() -> CheckResult:
 def _check_linearity_grid() -> list[CheckResult]:
     """``l(beta) < 1`` off ``beta = 2``, maximum at 2, monotone ``phi_1``, THEORY.md reference values."""
     grid = beta_grid()
-    ells, margins, changes = [], [], []
-    for beta in grid:
-        spectrum = sl.solve_generator(sl.generalized_normal_problem(float(beta)), _GRID_NODES, 2)
-        ells.append(sl.linearity(spectrum))
-        margins.append(sl.monotone_margin(spectrum))
-        changes.append(sl.sign_changes(spectrum.psi[1][sl.bulk(spectrum)]))
-    ell = np.array(ells)
+    spectra = [sl.solve_generator(sl.generalized_normal_problem(float(beta)), _GRID_NODES, 2) for beta in grid]
+    ell = np.array([sl.linearity(spectrum) for spectrum in spectra])
+    margins = [sl.monotone_margin(spectrum) for spectrum in spectra]
+    changes = [sl.sign_changes(spectrum.psi[1][sl.bulk(spectrum)]) for spectrum in spectra]
     off = grid != 2.0
     gap = float(1.0 - ell[off].max())
     argmax = float(grid[np.argmax(ell)])

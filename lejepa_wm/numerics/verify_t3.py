@@ -12,9 +12,13 @@ Mehler's formula). Families:
 - ``near_orthogonal``: linear part ``Q (I + small symmetric)``, small degree-2 energy;
 - ``large_whitening_error``: linear part ``c Q`` with ``c in (0.2, 3)``.
 
-Inequalities are checked with a per-encoder rounding allowance on ``D``
-(:func:`_rounding_allowance`, at most ~4e-12), since the equality cases
-(all nonlinear energy at degree 2) sit exactly on the bound of part (a).
+Inequalities are checked with a per-encoder rounding allowance on ``D``, since
+the equality cases (all nonlinear energy at degree 2) sit exactly on the bound
+of part (a). ``delta`` is a quadratic form in ``C`` with matrix entries of size
+<= 2 computed to a few ulps, so its error is a small multiple of ``u (s + n)``
+(``u`` the unit roundoff, ``s = E||h||^2``); the allowance is the ``D`` of an
+error ``64 u (s + n)`` in ``delta``, ``64 u (s + n) / (2 rho (1 - rho))``, at
+most ~4e-12 (at ``rho = 0.01``).
 
 The error ``min_Q E||h - Qz||^2`` is evaluated as ``sum (sigma_i - 1)^2`` plus the
 nonlinear energy; on a subset it is recomputed by Gauss–Hermite quadrature of
@@ -31,9 +35,10 @@ import scipy.linalg
 
 from lejepa_wm.numerics.check_rows import at_least, at_most, keep_worst
 from lejepa_wm.numerics.gaussian_quadrature import gauss_hermite_rule, tensor_rule
-from lejepa_wm.numerics.hermite import hermite_features, multi_indices, total_degrees
-from lejepa_wm.numerics.procrustes import T3Quantities, polar_factor, t3_quantities
+from lejepa_wm.numerics.hermite import hermite_features, multi_indices
+from lejepa_wm.numerics.procrustes import polar_factor, procrustes_distance_sq, whitening_defect
 from lejepa_wm.numerics.spectral import hermite_quadratic_forms, random_frames
+from lejepa_wm.numerics.t3 import error_bound, nonlinear_energy_bound
 from lejepa_wm.records import Bound, CheckResult
 
 __all__ = ["RATIO_ROUNDING", "sample_family", "alignment_gaps", "t3_measurements", "run_checks"]
@@ -49,21 +54,11 @@ linear block of ``M - 2(1 - rho) G`` is zero only up to rounding, divided by ``2
 i.e. ~1e-8 relative at the smallest ``D`` sampled (~1e-6)."""
 
 
-def _rounding_allowance(second_moment: np.ndarray, rho: np.ndarray, n: int) -> np.ndarray:
-    """Absolute rounding allowance on ``D``: ``64 u (s + n) / (2 rho (1 - rho))`` with ``u`` the unit roundoff.
-
-    ``delta`` is a quadratic form in ``C`` with matrix entries of size <= 2 computed
-    to a few ulps, so its error is a small multiple of ``u (s + n)``; dividing by
-    the gap turns it into the error of ``D`` (up to ~4e-12 at ``rho = 0.01``).
-    """
-    return 64.0 * np.finfo(float).eps * (second_moment + n) / (2.0 * rho * (1.0 - rho))
-
-
 def sample_family(family: str, n: int, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Coefficients ``(count, n, K)`` over ``multi_indices(n, 3, 1)`` and one ``rho`` per encoder, for a
     ``family`` of :data:`_FAMILY_SIZES`."""
     alphas = multi_indices(n, _MAX_DEGREE, min_degree=1)
-    degrees = total_degrees(alphas)
+    degrees = alphas.sum(axis=1)
     rotations = random_frames(rng, count, n, n)
     rho = rng.uniform(0.01, 0.99, count)
     nonlinear = rng.standard_normal((count, n, len(alphas))) * (degrees >= 2)
@@ -142,16 +137,20 @@ def t3_measurements(family_sizes: dict[str, int] = _FAMILY_SIZES, seed: int = _S
         ratios: list[np.ndarray] = []
         for n in (1, 2, 3):
             coefficients, rho = sample_family(family, n, count, rng)
-            gaps, gram_error = alignment_gaps(coefficients, rho, n)
-            q: T3Quantities = t3_quantities(coefficients, gaps, rho, n)
-            allowance = _rounding_allowance(q.second_moment, rho, n)
+            delta, gram_error = alignment_gaps(coefficients, rho, n)
+            nonlinear_energy = np.sum(coefficients[:, :, n:] ** 2, axis=(1, 2))
+            error = procrustes_distance_sq(coefficients[:, :, :n]) + nonlinear_energy  # min_Q E||h - Qz||^2
+            d_value = nonlinear_energy_bound(delta, rho)
+            bound = error_bound(delta, whitening_defect(coefficients), rho)  # eps = ||C C^T - I||_F = ||Cov h - I||_F
+            rounding = 64.0 * np.finfo(float).eps * (np.sum(coefficients**2, axis=(1, 2)) + n)  # on delta
+            allowance = nonlinear_energy_bound(rounding, rho)  # the same on D
             track("gram_error", gram_error)
-            track("max_part_a_violation", (q.nonlinear_energy - q.D - allowance).max())
-            track("min_delta", q.delta.min(), min)
-            track("min_d_plus_allowance", (q.D + allowance).min(), min)
-            track("max_bound_violation", (q.error - q.bound - allowance).max())
-            ratios.append(q.ratio)
-            track("quadrature_mismatch", np.abs(_quadrature_error(coefficients[:100], n) - q.error[:100]).max())
+            track("max_part_a_violation", (nonlinear_energy - d_value - allowance).max())
+            track("min_delta", delta.min(), min)
+            track("min_d_plus_allowance", (d_value + allowance).min(), min)
+            track("max_bound_violation", (error - bound - allowance).max())
+            ratios.append(error / bound)
+            track("quadrature_mismatch", np.abs(_quadrature_error(coefficients[:100], n) - error[:100]).max())
             if n > 1:  # O(1) = {+1, -1}: random "rotations" would include the optimum itself
                 optimality = _procrustes_optimality(coefficients[:20], n, rng)
                 track("max_diff_vs_scipy", optimality["max_diff_vs_scipy"])

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from lejepa_wm.numerics import verify_loss
 from lejepa_wm.numerics.degree_projection import project_onto_degrees
-from lejepa_wm.numerics.gaussian_quadrature import gauss_hermite_rule
-from lejepa_wm.numerics.hermite import hermite_features, multi_indices, total_degrees
+from lejepa_wm.numerics.gaussian_quadrature import gauss_hermite_rule, ou_pair_rule, polar_pair_rule
+from lejepa_wm.numerics.hermite import hermite_features, multi_indices
 from lejepa_wm.numerics.spectral import closed_form_loss
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True)
@@ -25,7 +25,7 @@ def test_closed_form_matches_direct_quadrature_for_nonlinear_functions() -> None
 @pytest.mark.parametrize("rho", [0.1, 0.5, 0.9])
 def test_sign_loss_matches_arcsine_law(rho: float) -> None:
     """``E(sign z' - sign z)^2 = 2 - (4/pi) asin rho`` (Sheppard), a third independent value."""
-    assert abs(verify_loss.direct_loss_1d(np.sign, rho) - (2 - 4 / np.pi * np.arcsin(rho))) <= 1e-13
+    assert abs(verify_loss.direct_loss(np.sign, *polar_pair_rule(rho)) - (2 - 4 / np.pi * np.arcsin(rho))) <= 1e-13
 
 
 @SETTINGS
@@ -40,8 +40,8 @@ def test_closed_form_for_random_hermite_encoders(n: int, degree: int, rho: float
     def h(z: np.ndarray) -> np.ndarray:
         return hermite_features(alphas, z) @ coefficients.T
 
-    direct = verify_loss.direct_loss(h, n, rho, degree + 1)
-    energies = np.bincount(total_degrees(alphas), weights=np.sum(coefficients**2, axis=0))
+    direct = verify_loss.direct_loss(h, *ou_pair_rule(np.full(n, rho), degree + 1))
+    energies = np.bincount(alphas.sum(axis=1), weights=np.sum(coefficients**2, axis=0))
     projected = project_onto_degrees(h, n, degree, gauss_hermite_rule(degree + 1))
     scale = max(1.0, direct)
     assert abs(direct - closed_form_loss(energies, rho)) <= 1e-11 * scale
