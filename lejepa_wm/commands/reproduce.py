@@ -39,6 +39,7 @@ import time
 import traceback
 from dataclasses import replace
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -51,7 +52,7 @@ from lejepa_wm.config import SCALES
 from lejepa_wm.experiments import EXPERIMENT_MODULES, SYNTHETIC_EXPERIMENTS
 from lejepa_wm.experiments.base import experiment_dir, is_done
 from lejepa_wm.records import FAILED, VERDICTS, PartOutcome, ReproduceRecord, VerifyRecord
-from lejepa_wm.report import HTML_FILE, MARKDOWN_FILE, write_report
+from lejepa_wm.report import HTML_FILE, MARKDOWN_FILE, WrittenReport, write_report
 from lejepa_wm.report.environment import collect_environment
 from lejepa_wm.report.gather import REPRODUCE_FILE, VERIFY_FILE, Gathered, gather
 from lejepa_wm.schema import read
@@ -62,9 +63,6 @@ from lejepa_wm.numerics.checks import CHECKED_CLAIMS, run_verify
 from lejepa_wm.validation import check_choice
 
 __all__ = ["REPRODUCED_EXPERIMENTS", "COMMON_OPTIONS", "reusable_verify", "reproduce", "add_arguments", "main"]
-
-_SERIAL_EXPERIMENTS = ("reacher",)
-"""Experiments whose runs share data made by the first of them: run one at a time."""
 
 REPRODUCED_EXPERIMENTS: tuple[str, ...] = (*SYNTHETIC_EXPERIMENTS, "reacher")
 COMMON_OPTIONS = ("out", "scale", "seed", "device")
@@ -170,7 +168,7 @@ def _experiment_part(name: str, out: Path, scale: str, seed: int, device: str, f
     if fresh and folder.exists():
         refuse_if_busy(folder, "--fresh")
         shutil.rmtree(folder)
-    serial = name in _SERIAL_EXPERIMENTS or device != "cpu" or jobs == 1
+    serial = name not in SYNTHETIC_EXPERIMENTS or device != "cpu" or jobs == 1  # Reacher's runs share data
     result = run_sweep(name, scale, out, executor="serial" if serial else "local", jobs=None if serial else jobs,
                        seed=seed, device=device, progress=progress)
     if result.failed:
@@ -191,28 +189,6 @@ def _experiment_part(name: str, out: Path, scale: str, seed: int, device: str, f
     return f"executed {executed} run(s)" + (f", reused {reused} finished run(s)" if reused else ""), False
 
 
-def _run_part(name: str, kind: str, action: Callable[[], tuple[str, bool]]) -> PartOutcome:
-    """Run one part; an exception becomes a failed outcome carrying the error and its traceback."""
-    start = time.perf_counter()
-    try:
-        detail, reused = action()
-    except Exception as exc:  # recorded and reported; the next part still runs
-        planned = isinstance(exc, _PartFailed)
-        error = str(exc) if planned else error_line(exc)
-        details = (exc.details or None) if planned else traceback.format_exc()
-        return PartOutcome(name, kind, "failed", time.perf_counter() - start, error, False, error, details)
-    return PartOutcome(name, kind, "ok", time.perf_counter() - start, detail, reused)
-
-
-def _exit_status(parts: list[PartOutcome], claims: dict[str, str], strict: bool) -> int:
-    """3 if a part crashed; else 1 if ``strict`` and a claim failed; else 0."""
-    if not parts or not all(part.ok for part in parts):
-        return exits.CRASHED
-    if strict and FAILED in claims.values():
-        return exits.FAILED
-    return exits.OK
-
-
 def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, device: str = "cpu",
               fresh: bool = False, experiments: tuple[str, ...] = REPRODUCED_EXPERIMENTS,
               progress: bool | None = None, strict: bool = False, jobs: int | None = None) -> ReproduceRecord:
@@ -225,6 +201,12 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
     any part starts: the scale and experiments here, the rest as for a sweep
     (:func:`~lejepa_wm.sweep.driver.check_launch`; a CUDA device that is not
     there stops us here, once).
+
+    Each part is a ``(name, kind, action)`` row; an action returns what it did and whether it reused finished
+    results. A part that raises becomes a failed :class:`~lejepa_wm.records.PartOutcome` carrying the error and
+    its traceback, and the next part runs. Once the report part ended, the record gets every claim's verdict
+    (from the report, else gathered directly; none if that fails too) and the exit status: 3 if a part
+    crashed, else 1 if ``strict`` and a claim failed, else 0.
     """
     check_choice(scale, SCALES, "scale")
     for name in experiments:
@@ -243,38 +225,45 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
         record = replace(record, wall_time_s=time.perf_counter() - start, **changes)
         atomic_write_json(out / REPRODUCE_FILE, record.to_dict())
 
-    save()
-    steps: list[tuple[str, str, Callable[[], tuple[str, bool]]]] = [
-        ("verify", "verify", lambda: _verify_part(out, fresh, progress))]
-    steps += [(name, "experiment",
-               lambda name=name: _experiment_part(name, out, scale, seed, device, fresh, progress, jobs))
-              for name in experiments]
-    written: list[Any] = []
+    written: list[WrittenReport] = []
 
-    def report_action() -> tuple[str, bool]:
+    def write() -> tuple[str, bool]:
         written.append(write_report(out, scale))
         return f"wrote {written[0].markdown} and {written[0].html}", False
 
-    steps.append(("report", "report", report_action))
-    total = len(steps)
+    save()
+    steps: list[tuple[str, str, Callable[[], tuple[str, bool]]]] = [
+        ("verify", "verify", partial(_verify_part, out, fresh, progress)),
+        *((name, "experiment", partial(_experiment_part, name, out, scale, seed, device, fresh, progress, jobs))
+          for name in experiments),
+        ("report", "report", write)]
     for index, (name, kind, action) in enumerate(steps, 1):
         if progress:  # on a terminal the bars follow; in a log, one line per part
-            print(f"[{index}/{total}] {name} ...", flush=True)
+            print(f"[{index}/{len(steps)}] {name} ...", flush=True)
         save(current_part={"name": name, "kind": kind})
+        part_start = time.perf_counter()
         try:
-            outcome = _run_part(name, kind, action)
+            detail, reused = action()
+            outcome = PartOutcome(name, kind, "ok", time.perf_counter() - part_start, detail, reused)
         except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: say so in the record, then stop
             save(interrupted=f"{'terminated (SIGTERM)' if str(exc) == 'SIGTERM' else 'interrupted (Ctrl-C)'}"
                              f" during part {name}, at {_stamp()}")
             raise
+        except Exception as exc:  # recorded and reported; the next part still runs
+            planned = isinstance(exc, _PartFailed)
+            error = str(exc) if planned else error_line(exc)
+            details = exc.details if planned else traceback.format_exc()
+            outcome = PartOutcome(name, kind, "failed", time.perf_counter() - part_start, error, False, error, details)
+        parts = (*record.parts, outcome)
         finished: dict[str, Any] = {}
-        if name == "report":
+        if kind == "report":
             claims = _claim_statuses(written[0].gathered if written else None, out, scale)
-            finished = dict(finished_at=_stamp(), claims=claims,
-                            exit_status=_exit_status([*record.parts, outcome], claims, strict))
-        save(current_part=None, parts=(*record.parts, outcome), **finished)
+            crashed = not all(part.ok for part in parts)
+            status = exits.CRASHED if crashed else exits.FAILED if strict and FAILED in claims.values() else exits.OK
+            finished = dict(finished_at=_stamp(), claims=claims, exit_status=status)
+        save(current_part=None, parts=parts, **finished)
         verdict = "done" if outcome.ok else "FAILED"
-        print(f"[{index}/{total}] {name}: {verdict} in {outcome.wall_time_s or 0.0:.1f} s — {outcome.detail}",
+        print(f"[{index}/{len(steps)}] {name}: {verdict} in {outcome.wall_time_s or 0.0:.1f} s — {outcome.detail}",
               flush=True)
     return record
 
