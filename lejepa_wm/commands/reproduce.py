@@ -106,20 +106,6 @@ def reusable_verify(path: Path) -> tuple[bool, str]:
     return True, f"reused {path} (written by this package version, {__version__})"
 
 
-def _check_same_seed(out: Path, scale: str, seed: int) -> None:
-    """Refuse to mix runs of two seed offsets: finished runs are reused by run id, whatever their seed."""
-    path = out / REPRODUCE_FILE
-    if not path.exists():
-        return
-    try:
-        earlier = read(ReproduceRecord, read_json(path), path.name)
-    except ValueError as exc:
-        raise ValueError(f"{path} is unreadable ({exc}); pass --fresh to start over") from None
-    if earlier.scale == scale and earlier.seed != seed:
-        raise ValueError(f"results in {out} were produced with seed offset {earlier.seed}, not {seed}; "
-                         "pass --fresh to recompute them or choose another --out")
-
-
 def _verify_part(out: Path, fresh: bool, progress: bool) -> tuple[str, bool]:
     """Run (or reuse) every claim's checks, one claim at a time with a progress bar; write ``verify.json``."""
     path = out / VERIFY_FILE
@@ -150,8 +136,18 @@ def _run_traceback(folder: Path, run_id: str) -> str:
 
 def _check_before_parts(out: Path, scale: str, seed: int, device: str, fresh: bool,
                        experiments: tuple[str, ...]) -> None:
-    """Refuse, before any part: ``--fresh`` while a live launch or run uses an experiment's folder, and a
-    machine that cannot execute an experiment with runs left (its ``check_environment``)."""
+    """Refuse, before any part: without ``--fresh``, results of another seed offset (finished runs are reused by
+    run id, whatever their seed); with it, a live launch or run using an experiment's folder; and a machine that
+    cannot execute an experiment with runs left (its ``check_environment``)."""
+    path = out / REPRODUCE_FILE
+    if not fresh and path.exists():
+        try:
+            earlier = read(ReproduceRecord, read_json(path), path.name)
+        except ValueError as exc:
+            raise ValueError(f"{path} is unreadable ({exc}); pass --fresh to start over") from None
+        if earlier.scale == scale and earlier.seed != seed:
+            raise ValueError(f"results in {out} were produced with seed offset {earlier.seed}, not {seed}; "
+                             "pass --fresh to recompute them or choose another --out")
     for name in experiments:
         folder = experiment_dir(out, name, scale)
         if fresh:
@@ -213,8 +209,6 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
         check_choice(name, tuple(EXPERIMENT_MODULES), "experiment")
     out = check_launch(out, "local", jobs, seed, device)
     progress = sys.stderr.isatty() if progress is None else progress
-    if not fresh:
-        _check_same_seed(out, scale, seed)
     _check_before_parts(out, scale, seed, device, fresh, experiments)
     start = time.perf_counter()
     record = ReproduceRecord(__version__, scale, seed, device, fresh, strict, _stamp(), os.getpid(),
@@ -256,8 +250,13 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
             outcome = PartOutcome(name, kind, "failed", time.perf_counter() - part_start, error, False, error, details)
         parts = (*record.parts, outcome)
         finished: dict[str, Any] = {}
-        if kind == "report":
-            claims = _claim_statuses(written[0].gathered if written else None, out, scale)
+        if kind == "report":  # every claim's verdict, from the report if it was written, else gathered directly
+            gathered: Gathered | None = None
+            try:
+                gathered = written[0].gathered if written else gather(out, scale)
+            except Exception as exc:  # already reported through the failed report part
+                print(f"could not judge the claims: {type(exc).__name__}: {exc}")
+            claims = {verdict.claim.id: verdict.status for verdict in gathered.claims} if gathered is not None else {}
             crashed = not all(part.ok for part in parts)
             status = exits.CRASHED if crashed else exits.FAILED if strict and FAILED in claims.values() else exits.OK
             finished = dict(finished_at=_stamp(), claims=claims, exit_status=status)
@@ -268,30 +267,18 @@ def reproduce(out: Path = DEFAULT_OUT, scale: str = "quick", seed: int = 0, devi
     return record
 
 
-def _claim_statuses(gathered: Gathered | None, out: Path, scale: str) -> dict[str, str]:
-    """Each claim's verdict, from the report if it was written, else gathered directly (empty if that fails)."""
-    if gathered is None:
-        try:
-            gathered = gather(out, scale)
-        except Exception as exc:  # already reported through the failed report part
-            print(f"could not judge the claims: {type(exc).__name__}: {exc}")
-            return {}
-    return {verdict.claim.id: verdict.status for verdict in gathered.claims}
-
-
 def _summary_lines(record: ReproduceRecord, out: Path) -> list[str]:
     """The closing summary: every claim by verdict, the parts that failed, where the report is, the exit status."""
     claims = record.claims or {}
     by_status = {status: [claim for claim, verdict in claims.items() if verdict == status] for status in VERDICTS}
     groups = [f"{len(names)} {status}" + (f" ({', '.join(names)})" if names else "")
               for status, names in by_status.items()]
-    parts = record.parts
-    failed = [part for part in parts if not part.ok]
+    failed = [part for part in record.parts if not part.ok]
     lines = ["", f"Claims ({len(claims)}): " + ", ".join(groups) + ".",
-             f"Parts: {len(parts) - len(failed)} of {len(parts)} ran, {len(failed)} crashed; "
+             f"Parts: {len(record.parts) - len(failed)} of {len(record.parts)} ran, {len(failed)} crashed; "
              f"{record.wall_time_s:.0f} s in all."]
     lines += [f"CRASHED part {part.name}: {part.error}" for part in failed]
-    if any(part.name == "report" and part.ok for part in parts) and (out / HTML_FILE).exists():
+    if record.parts[-1].ok:  # the report, always the last part
         lines.append(f"Report: {out / HTML_FILE} (and {out / MARKDOWN_FILE}); record: {out / REPRODUCE_FILE}")
     else:
         lines.append(f"No report was written (see the report part above); record: {out / REPRODUCE_FILE}")
