@@ -134,14 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     except _EXPECTED_ERRORS as exc:
         _say(f"lejepa-wm {args.command}: error: {_one_line(exc)}")
         return exits.BAD_INPUT
-    except _Terminated:
-        _say(f"lejepa-wm {args.command}: terminated (SIGTERM); finished results are kept, and the same command "
-             "continues where it stopped")
-        return exits.TERMINATED
-    except KeyboardInterrupt:
-        _say(f"lejepa-wm {args.command}: interrupted; finished results are kept, and the same command "
-             "continues where it stopped")
-        return exits.INTERRUPTED
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (a _Terminated)
+        terminated = isinstance(exc, _Terminated)
+        _say(f"lejepa-wm {args.command}: {'terminated (SIGTERM)' if terminated else 'interrupted'}; finished "
+             "results are kept, and the same command continues where it stopped")
+        return exits.TERMINATED if terminated else exits.INTERRUPTED
     except Exception:
         traceback.print_exc()
         _say(f"lejepa-wm {args.command}: unexpected error (a bug in lejepa-wm); please report it with the "
