@@ -236,6 +236,20 @@ def test_main_prints_a_summary_naming_every_claim_and_the_report(tmp_path: Path,
     assert main(parser.parse_args(["--out", str(tmp_path), "--strict"])) == 1
 
 
+def test_main_says_when_no_report_was_written(tmp_path: Path, tiny: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    def broken(out: Path, scale: str) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(reproduce_module, "write_report", broken)
+    parser = argparse.ArgumentParser(parents=[common_options(*COMMON_OPTIONS)])
+    add_arguments(parser)
+    assert main(parser.parse_args(["--out", str(tmp_path), "--jobs", "1"])) == 3
+    printed = capsys.readouterr().out
+    assert f"No report was written (see the report part above); record: {tmp_path / 'reproduce.json'}" in printed
+    assert "CRASHED part report: OSError: disk full" in printed and "Exit status 3: a part crashed." in printed
+
+
 def test_without_a_terminal_one_line_per_part_and_no_progress_bars(tmp_path: Path, tiny: dict[str, Any],
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     for _ in range(2):  # the second run reuses every part

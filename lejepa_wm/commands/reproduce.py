@@ -276,15 +276,13 @@ def _summary_lines(record: ReproduceRecord, out: Path) -> list[str]:
              f"Parts: {len(record.parts) - len(failed)} of {len(record.parts)} ran, {len(failed)} crashed; "
              f"{record.wall_time_s:.0f} s in all."]
     lines += [f"CRASHED part {part.name}: {part.error}" for part in failed]
-    if record.parts[-1].ok:  # the report, always the last part
-        lines.append(f"Report: {out / HTML_FILE} (and {out / MARKDOWN_FILE}); record: {out / REPRODUCE_FILE}")
-    else:
-        lines.append(f"No report was written (see the report part above); record: {out / REPRODUCE_FILE}")
+    report = (f"Report: {out / HTML_FILE} (and {out / MARKDOWN_FILE})" if record.parts[-1].ok  # always the last part
+              else "No report was written (see the report part above)")
+    lines.append(f"{report}; record: {out / REPRODUCE_FILE}")
     status = record.exit_status
     meaning = {exits.OK: "every part ran; verdicts are findings, see the report"
                           + ("" if record.strict else " (--strict exits 1 on a failed claim)"),
-               exits.FAILED: "--strict and a claim failed",
-               exits.CRASHED: "a part crashed"}[status]
+               exits.FAILED: "--strict and a claim failed", exits.CRASHED: "a part crashed"}[status]
     lines.append(f"Exit status {status}: {meaning}.")
     return lines
 
