@@ -23,6 +23,7 @@ Every path option refuses an empty path.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -97,20 +98,16 @@ def _escape_unencodable_output() -> None:
 
 def _discard_stdout() -> None:
     """After a closed pipe: send what is left for stdout to the null device (no error at exit)."""
-    try:
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # stdout is not a file (tests): nothing to redirect
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, sys.stdout.fileno())
         os.close(null)
-    except (OSError, ValueError, AttributeError):  # stdout is not a file (tests): nothing to redirect
-        pass
 
 
 def _say(line: str) -> None:
     """One line on stderr, unless stderr itself is closed."""
-    try:
+    with contextlib.suppress(OSError):  # a closed pipe (BrokenPipeError) included
         print(line, file=sys.stderr)
-    except (BrokenPipeError, OSError):
-        pass
 
 
 def main(argv: list[str] | None = None) -> int:

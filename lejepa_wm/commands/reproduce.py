@@ -109,11 +109,9 @@ def reusable_verify(path: Path) -> tuple[bool, str]:
 def _verify_part(out: Path, fresh: bool, progress: bool) -> tuple[str, bool]:
     """Run (or reuse) every claim's checks, one claim at a time with a progress bar; write ``verify.json``."""
     path = out / VERIFY_FILE
-    why = "--fresh"
-    if not fresh:
-        reuse, why = reusable_verify(path)
-        if reuse:
-            return why, True
+    reuse, why = (False, "--fresh") if fresh else reusable_verify(path)
+    if reuse:
+        return why, True
     start = time.perf_counter()
     claims = [run_verify([claim.id])
               for claim in tqdm(CHECKED_CLAIMS, desc="verify", unit="claim", disable=not progress, leave=False)]
