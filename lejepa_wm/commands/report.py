@@ -25,16 +25,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Write the report (and the README's generated blocks) and say where; 0 once written (verdicts are findings)."""
-    readme = args.readme
-    if readme is not None:
-        read_readme(readme, args.scale)  # a malformed README stops us before anything is written
+    if args.readme is not None:
+        read_readme(args.readme, args.scale)  # a malformed README stops us before anything is written
     check_writable_dir(args.out, "--out")
     written = write_report(args.out, args.scale)
     print(f"{claim_summary(written.gathered)} (scale {args.scale})")
     print(f"wrote {written.markdown}")
     print(f"wrote {written.html}")
-    if readme is not None:
-        changed = update_readme(readme, args.out, args.scale, written.gathered)
-        print(f"rewrote {', '.join(changed)} in {readme}" if changed
-              else f"{readme}: the generated blocks of scale {args.scale} were already up to date")
+    if args.readme is not None:
+        changed = update_readme(args.readme, args.out, args.scale, written.gathered)
+        print(f"rewrote {', '.join(changed)} in {args.readme}" if changed
+              else f"{args.readme}: the generated blocks of scale {args.scale} were already up to date")
     return exits.OK

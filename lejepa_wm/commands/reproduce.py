@@ -147,9 +147,8 @@ def _check_before_parts(out: Path, scale: str, seed: int, device: str, fresh: bo
             raise ValueError(f"results in {out} were produced with seed offset {earlier.seed}, not {seed}; "
                              "pass --fresh to recompute them or choose another --out")
     for name in experiments:
-        folder = experiment_dir(out, name, scale)
         if fresh:
-            refuse_if_busy(folder, "--fresh")
+            refuse_if_busy(experiment_dir(out, name, scale), "--fresh")
         plan = plan_sweep(name, scale, out, seed)
         if fresh or not all(is_done(spec, out) for spec in plan.specs):
             check_environment(plan, device)
