@@ -44,7 +44,7 @@ from scipy import stats
 
 from lejepa_wm.device import select_device
 from lejepa_wm.experiments.base import RunSpec, load_finished_metrics, publish_results
-from lejepa_wm.experiments.evidence import SeedSummary, by_seed, difference, over_seeds
+from lejepa_wm.experiments.evidence import by_seed, difference, over_seeds
 from lejepa_wm.experiments.plotting import write_summary
 from lejepa_wm.experiments.reacher import figures
 from lejepa_wm.experiments.reacher.config import ReacherConfig, ReacherLabels, ReacherRunParams, load_config
@@ -140,7 +140,7 @@ class _ReacherExperiment:
         if not finished:
             raise ValueError(f"no finished reacher runs below {exp_dir}")
         entries = headline(finished, config)
-        rows = _models_of(finished)
+        rows = [row for row in finished if not row.get("control")]  # the models, not their λ = 0 controls
         fractions = sorted({float(row["ou_fraction"]) for row in rows}, reverse=True)
         first = rows[0]
         # the figures' single run of a model: its lowest seed
@@ -190,25 +190,10 @@ def _pixel_probes(row: Mapping[str, Any], kind: str, config: ReacherConfig) -> s
     return ", ".join(f"{_probe_label(name)} {row[f'{kind}_{name}_test_r2_total']:.3f}" for name in names)
 
 
-def _models_of(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The regularized models' rows (their λ = 0 controls left out)."""
-    return [row for row in rows if not row.get("control")]
-
-
-def _over_worlds(rows: list[dict[str, Any]], key: str) -> tuple[SeedSummary, dict[int, SeedSummary]]:
-    """``key`` of the OU model: its mean over the seeds of each data world, then over worlds (the standard
-    error over worlds with two or more, else over the seeds of the one world), and each world's summary."""
-    worlds = {int(world): over_seeds(by_seed(rows, key, ou_fraction=OU, data_seed=world), higher_is_better=False)
-              for world in sorted({row["data_seed"] for row in rows if row["ou_fraction"] == OU})}
-    if len(worlds) < 2:
-        return next(iter(worlds.values())), worlds
-    return over_seeds({world: summary.mean for world, summary in worlds.items()}, higher_is_better=False), worlds
-
-
 def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[HeadlineEntry]:
     """The headline entries of the module docstring (those whose models ran)."""
     controls = [row for row in rows if row.get("control")]
-    rows = _models_of(rows)
+    rows = [row for row in rows if not row.get("control")]
     fractions = {float(row["ou_fraction"]) for row in rows}
     first = rows[0]
     worlds = sorted({int(row["data_seed"]) for row in rows})
@@ -220,7 +205,13 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
               "precondition_met": len(worlds) >= min(2, config.worlds)}
     entries: list[HeadlineEntry] = []
     if OU in fractions:
-        ratio, per_world = _over_worlds(rows, "ou_residual_ratio")
+        # the OU model's mean over the seeds of each data world, then over worlds (the standard error over
+        # worlds with two or more, else over the seeds of the one world)
+        per_world = {int(w): over_seeds(by_seed(rows, "ou_residual_ratio", ou_fraction=OU, data_seed=w),
+                                        higher_is_better=False)
+                     for w in sorted({row["data_seed"] for row in rows if row["ou_fraction"] == OU})}
+        ratio = (next(iter(per_world.values())) if len(per_world) < 2
+                 else over_seeds({w: s.mean for w, s in per_world.items()}, higher_is_better=False))
         world_text = "; ".join(
             f"world {w}: ratio {s.describe(3)}, model R² {_mean_of(rows, OU, 'ou_test_r2_total', data_seed=w):.3f}, "
             f"pixel probe {_mean_of(rows, OU, 'ou_baseline_test_r2_total', data_seed=w):.3f}"
