@@ -181,7 +181,6 @@ def cost_vs_r2(points: Sequence[tuple[float, Sequence[float], Sequence[float]]],
     fig, axes = figure_grid(1, 1, width="one", height=2.8)
     axis = axes[0][0]
     for fraction, r2, cost in points:
-        r2, cost = np.asarray(r2, dtype=float), np.asarray(cost, dtype=float)
         color = _mixture_color(fraction)
         (r2_mean, r2_se), (cost_mean, cost_se) = mean_and_se(r2), mean_and_se(cost)
         axis.scatter(r2, cost, color=color, alpha=0.35, s=8, linewidths=0)
