@@ -95,10 +95,8 @@ def r2_bars(models: Sequence[tuple[float, Mapping[str, Mapping[str, Sequence[flo
         lowest = min(lowest, *(baseline[q] for q in QUANTITIES))
         target_line(axis, _PAPER_OU_R2, "paper, OU model: R²")
         axis.set_xticks(x, ["shoulder", "wrist", "both joints"])
-        axis.set_xlabel("joint angle predicted by the linear probe")
-        axis.set_title(titles[test_set])
-    axes[0][0].set_ylabel("test R² (probe fitted on the fit sample)")
-    axes[0][0].set_ylim(lowest - 0.05 if lowest < 0 else 0.0, 1.05)
+        axis.set(xlabel="joint angle predicted by the linear probe", title=titles[test_set])
+    axes[0][0].set(ylabel="test R² (probe fitted on the fit sample)", ylim=(lowest - 0.05 if lowest < 0 else 0.0, 1.05))
     seeds_text = (f"seed {seeds[0]}" if len(seeds) == 1
                   else f"mean ± standard error over seeds {', '.join(map(str, seeds))} (dots)")
     return save_figure(fig, path, "Linear identifiability of the joint angles from each model's 2-d embedding: "
@@ -119,8 +117,7 @@ def marginals(edges: Sequence[float], histograms: Mapping[str, Mapping[str, Sequ
             counts = np.asarray(per_joint[joint], dtype=float)
             axis.step(centres, counts / counts.sum() / np.diff(edges), where="mid", label=kind,
                       color=colors.get(kind))
-        axis.set_xlabel(f"{joint} angle (rad, wrapped to [−π, π))")
-        axis.set_title(f"{joint}: marginal of the training frames")
+        axis.set(xlabel=f"{joint} angle (rad, wrapped to [−π, π))", title=f"{joint}: marginal of the training frames")
     axes[0][0].set_ylabel("density")
     return save_figure(fig, path, "Marginal distribution of each joint angle in the training pairs: OU pairs are "
                                   "Gaussian by construction; the policy's trajectories are not (the theory assumes "
@@ -142,21 +139,19 @@ def planned_paths(panels: Sequence[tuple[str, Mapping[str, np.ndarray]]], path: 
     columns = min(_PATH_COLUMNS, len(panels))
     rows = math.ceil(len(panels) / columns)
     fig, axes = figure_grid(rows, columns, sharex=True, sharey=True, height=2.5 * rows + 0.6)
-    for axis, (title, plans) in zip(axes.flat, panels):
+    for index, (axis, (title, plans)) in enumerate(zip(axes.flat, panels)):
         for p, (executed, start, goal) in enumerate(zip(plans["paths"][:max_paths], plans["starts"], plans["goals"])):
             color = f"C{p % 10}"  # matplotlib's ten-colour cycle
             axis.plot(executed[:, 0], executed[:, 1], "-", marker=".", ms=2, lw=1, color=color, label=EXECUTED)
             axis.plot([start[0], goal[0]], [start[1], goal[1]], "--", color=color, lw=0.8, label=ORACLE)
             axis.plot(*start, "o", color=color, mec="black", ms=4, label=START)
             axis.plot(*goal, "*", color=color, mec="black", ms=7, label=GOAL)
-        axis.set_title(title)
-        axis.set_aspect("equal", adjustable="box")
-    for axis in axes.flat[len(panels):]:
-        axis.set_visible(False)
-    for index, axis in enumerate(axes.flat[:len(panels)]):
+        axis.set(title=title, aspect="equal", adjustable="box")
         if index + columns >= len(panels):  # nothing below it: it carries the shared x axis's labels
             axis.xaxis.set_tick_params(labelbottom=True)
             axis.set_xlabel("shoulder angle (rad)")
+    for axis in axes.flat[len(panels):]:
+        axis.set_visible(False)
     for axis in axes[:, 0]:
         axis.set_ylabel("wrist angle (rad)")
     fig.legend(handles=[  # grey stand-ins: in the panels, colour tells the start/goal pairs apart
@@ -189,10 +184,8 @@ def cost_vs_r2(points: Sequence[tuple[float, Sequence[float], Sequence[float]]],
     label, r2, cost = baseline
     axis.scatter([r2], [cost], color=BASELINE_STYLE["color"], marker="s", s=25, zorder=3, label=label)
     target_line(axis, 1.0, "oracle straight line: cost ratio")
-    axis.set_yscale("log")
-    axis.set_xlabel("test probe R² on OU frames (both joints)")
-    axis.set_ylabel("plan cost / oracle cost")
-    axis.set_title("latent planning cost vs identifiability")
+    axis.set(yscale="log", xlabel="test probe R² on OU frames (both joints)", ylabel="plan cost / oracle cost",
+             title="latent planning cost vs identifiability")
     return save_figure(fig, path, "Each model's mean control-cost ratio of its latent straight-line plans (same "
                                   "start/goal pairs of OU test frames for every model; 1 = the oracle's evenly paced "
                                   "straight line) against its test probe R² on OU frames; large markers are means "

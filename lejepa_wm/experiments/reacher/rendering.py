@@ -154,10 +154,10 @@ class ReacherRenderer:
         return frames
 
     def close(self) -> None:
-        """Release the OpenGL context (safe to call twice)."""
-        renderer = getattr(self, "_renderer", None)
-        if renderer is not None:
-            renderer.close()
+        """Release the OpenGL context (safe to call twice; an instance never closed releases it when collected,
+        through ``mujoco.Renderer``'s own finalizer)."""
+        if self._renderer is not None:
+            self._renderer.close()
             self._renderer = None
 
     def __enter__(self) -> "ReacherRenderer":
@@ -165,9 +165,3 @@ class ReacherRenderer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: the GL library may already be gone
-            pass
