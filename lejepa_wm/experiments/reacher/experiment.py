@@ -101,12 +101,10 @@ class _ReacherExperiment:
     def grid(self, config: ReacherConfig, scale: str, seed: int = 0) -> list[RunSpec]:
         """One run per (data world, run seed, OU fraction), and a λ = 0 control beside each model whose fraction
         is in ``control_fractions``; world ``w`` draws its shared data from data seed ``seed + w``."""
-        def labels(fraction: float, run_seed: int, control: bool) -> ReacherLabels:
-            return ReacherLabels(ou_fraction=fraction, mixture=mixture_name(fraction), seed=run_seed,
-                                 **({"control": True} if control else {}))
-
         return [RunSpec(self.name, scale, run_id(fraction, run_seed, control), ReacherRunParams(
-                    labels(fraction, run_seed, control), seed + world, SeedStreams.derive(run_seed), config).to_dict())
+                    ReacherLabels(ou_fraction=fraction, mixture=mixture_name(fraction), seed=run_seed,
+                                  **({"control": True} if control else {})),
+                    seed + world, SeedStreams.derive(run_seed), config).to_dict())
                 for world in range(config.worlds) for run_seed in config.run_seeds(seed, world)
                 for fraction in config.ou_fractions
                 for control in ((False, True) if fraction in config.control_fractions else (False,))]

@@ -124,8 +124,6 @@ def marginals(edges: Sequence[float], histograms: Mapping[str, Mapping[str, Sequ
                                   "a Gaussian latent).")
 
 
-_PATH_COLUMNS = 3
-"""Panels per row of the planned-paths grid."""
 EXECUTED, ORACLE = "executed: latent straight line decoded by kNN", "oracle: straight line in joint angles"
 START, GOAL = "start pose", "goal pose"
 
@@ -136,7 +134,7 @@ def planned_paths(panels: Sequence[tuple[str, Mapping[str, np.ndarray]]], path: 
     ``panels``: ``(title, plans)`` with the arrays of a run's ``plans.npz``: ``paths`` (P, K+1, 2), ``starts``
     and ``goals`` (P, 2).
     """
-    columns = min(_PATH_COLUMNS, len(panels))
+    columns = min(3, len(panels))  # panels per row
     rows = math.ceil(len(panels) / columns)
     fig, axes = figure_grid(rows, columns, sharex=True, sharey=True, height=2.5 * rows + 0.6)
     for index, (axis, (title, plans)) in enumerate(zip(axes.flat, panels)):
