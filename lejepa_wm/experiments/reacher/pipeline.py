@@ -123,22 +123,6 @@ def _plan_all(h_test: np.ndarray, h_fit: np.ndarray, data: Mapping[str, Any], co
     return means, {"paths": np.asarray(paths), "starts": test_angles[starts], "goals": test_angles[goals]}
 
 
-def _baselines(data: Mapping[str, Any], config: ReacherConfig, seeds: Mapping[str, int]) -> dict[str, Any]:
-    """Pixel probes of both kinds of held-out data, the planning endpoints and the PCA-2 planner."""
-    out: dict[str, Any] = {}
-    for kind in _KINDS:
-        samples = [(data[f"{kind}_{split}"]["frames"], data[f"{kind}_{split}"]["angles"]) for split in SPLITS]
-        basis = PixelBasis.fit(samples[0][0])
-        out[kind] = pixel_baselines(*samples, config.pca_components, basis)
-        if kind == "ou":
-            endpoints = _plan_endpoints(data["ou_test"]["angles"], config.plan_pairs, config.min_plan_distance,
-                                       np.random.default_rng(seeds["plans"]))
-            means, _ = _plan_all(basis.project(data["ou_test"]["frames"], 2),
-                                basis.project(data["ou_fit"]["frames"], 2), data, config, endpoints)
-            out["plans"] = {"endpoints": endpoints, PLAN_BASELINE: means}
-    return out
-
-
 def prepare_data(root: Path, config: ReacherConfig, data_seed: int, progress: bool = True) -> dict[str, Any]:
     """Policy, datasets, splits and baselines (made if missing), plus the time spent making them."""
     start = time.perf_counter()
@@ -167,8 +151,19 @@ def prepare_data(root: Path, config: ReacherConfig, data_seed: int, progress: bo
                 "plan": [config.plan_pairs, config.min_plan_distance, config.plan_steps, config.knn]}
     path = root / f"baselines-{digest(settings)}.json"
     if not path.exists():  # made once; every run reads them back from the file
+        # pixel probes of both kinds of held-out data, the planning endpoints and the PCA-2 planner
         clock = time.perf_counter()
-        baselines = _baselines(data, config, seeds)
+        baselines: dict[str, Any] = {}
+        for kind in _KINDS:
+            samples = [(data[f"{kind}_{split}"]["frames"], data[f"{kind}_{split}"]["angles"]) for split in SPLITS]
+            basis = PixelBasis.fit(samples[0][0])
+            baselines[kind] = pixel_baselines(*samples, config.pca_components, basis)
+            if kind == "ou":
+                endpoints = _plan_endpoints(data["ou_test"]["angles"], config.plan_pairs, config.min_plan_distance,
+                                            np.random.default_rng(seeds["plans"]))
+                means, _ = _plan_all(basis.project(data["ou_test"]["frames"], 2),
+                                     basis.project(data["ou_fit"]["frames"], 2), data, config, endpoints)
+                baselines["plans"] = {"endpoints": endpoints, PLAN_BASELINE: means}
         atomic_write_json(path, {**baselines, "settings": settings, "seconds": time.perf_counter() - clock})
     data.update(baselines=read_json(path), policy=info, seconds=time.perf_counter() - start)
     return data
