@@ -303,10 +303,8 @@ def _cost_entry(rows: list[dict[str, Any]], fractions: list[float], data: str) -
             if np.isfinite(rho):  # a constant R² or cost has no ordering to test
                 per_seed[seed] = rho
     summary = over_seeds(per_seed) if per_seed else None
-    described = "; ".join(
-        f"{mixture_name(f)}: R² {_mean_of(rows, f, 'ou_test_r2_total'):.3f}, "
-        f"cost ×{_mean_of(rows, f, 'plan_cost_ratio'):.2f}"
-        for f in fractions)
+    described = "; ".join(f"{mixture_name(f)}: R² {_mean_of(rows, f, 'ou_test_r2_total'):.3f}, "
+                          f"cost ×{_mean_of(rows, f, 'plan_cost_ratio'):.2f}" for f in fractions)
     return HeadlineEntry(
         claim="T4", name="Reacher: control cost of latent plans rises as R² falls",
         quantity=f"Spearman correlation of (test R² on OU frames, control-cost ratio) across the {len(fractions)} "

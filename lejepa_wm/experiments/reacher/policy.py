@@ -53,8 +53,6 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
     class FixedTargetReacher(gymnasium.Env):
         """dm_control reacher-easy with a fixed target, as a gymnasium environment."""
 
-        metadata: dict[str, Any] = {"render_modes": []}
-
         def __init__(self) -> None:
             # the episode length is counted here; dm_control's own limit is set beyond it
             self._env = reacher.easy(time_limit=(episode_steps + 2) * _CONTROL_TIMESTEP, random=0)
