@@ -23,6 +23,7 @@ ours, when ``glfw`` has no display), naming the fix.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes.util
 import os
 import sys
@@ -111,7 +112,7 @@ def place_target(physics: Any, target_xy: Sequence[float]) -> None:
     physics.forward()
 
 
-class ReacherRenderer:
+class ReacherRenderer(contextlib.AbstractContextManager):
     """Render Reacher frames from joint angles: ``render(angles (N, 2)) -> uint8 (N, size, size, 3)``.
 
     It draws the fast path of the module docstring from the ``fixed`` camera. Rendering is deterministic: equal
@@ -159,9 +160,6 @@ class ReacherRenderer:
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
-
-    def __enter__(self) -> "ReacherRenderer":
-        return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
