@@ -142,8 +142,7 @@ class PixelBasis:
 
     def project(self, frames: np.ndarray, k: int | None = None) -> np.ndarray:
         """Coordinates of ``frames`` on the top ``k`` components (all of them for ``None``), shape (N, k)."""
-        components = self.components if k is None else self.components[:k]
-        return (flatten_pixels(frames) - self.mean) @ components.T
+        return (flatten_pixels(frames) - self.mean) @ self.components[:k].T
 
 
 def _ridge(coordinates_fit: np.ndarray, singular: np.ndarray, targets_fit: np.ndarray, penalty: float,

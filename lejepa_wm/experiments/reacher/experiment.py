@@ -71,9 +71,7 @@ def run_id(ou_fraction: float, run_seed: int, control: bool = False) -> str:
 
 def _probe_label(name: str) -> str:
     """A pixel probe's name in words (``pca2`` → ``the pixels' top 2 principal components``)."""
-    if name == "pixels":
-        return "the raw pixels (ridge)"
-    return f"the pixels' top {name[3:]} principal components"
+    return "the raw pixels (ridge)" if name == "pixels" else f"the pixels' top {name[3:]} principal components"
 
 
 def summary_columns(config: ReacherConfig) -> list[str]:
