@@ -123,11 +123,9 @@ class _ReacherExperiment:
         metrics = run_model(data, config, params.labels["ou_fraction"], params.seeds, run_dir, torch_device,
                             progress, description=spec.run_id, control=params.labels.get("control", False),
                             on_evaluation=on_evaluation)
-        metrics.update({"data_seconds": data["seconds"], "baseline_seconds": data["baselines"]["seconds"],
-                        "device": str(torch_device), "data_seeds": data["seeds"],
-                        **{f"sac_{key}": data["policy"][key]
-                           for key in ("success_rate", "steps_per_second", "train_seconds")}})
-        return metrics
+        return {**metrics, "data_seconds": data["seconds"], "baseline_seconds": data["baselines"]["seconds"],
+                "device": str(torch_device), "data_seeds": data["seeds"],
+                **{f"sac_{key}": data["policy"][key] for key in ("success_rate", "steps_per_second", "train_seconds")}}
 
     def aggregate(self, exp_dir: Path, config: ReacherConfig) -> list[Path]:
         """Publish, as one set, the summary (every run), the figures (the models, not their λ = 0 controls) and
