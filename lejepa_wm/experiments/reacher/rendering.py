@@ -27,7 +27,7 @@ import contextlib
 import ctypes.util
 import os
 import sys
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -53,10 +53,10 @@ class RenderingUnavailable(EnvironmentUnavailable):
     """Offscreen rendering of Reacher cannot work here; the message says what to install."""
 
 
-def check_backend(environ: dict[str, str] | None = None) -> str:
+def check_backend(environ: Mapping[str, str] = os.environ) -> str:
     """The ``MUJOCO_GL`` back-end to use (default ``egl``) if it can work here, else :class:`RenderingUnavailable`
-    naming the fix: an unknown back-end, ``glfw`` without a display, or (on Linux) a missing GL library."""
-    environ = os.environ if environ is None else environ
+    naming the fix: an unknown back-end, ``glfw`` without a display, or (on Linux) a missing GL library.
+    ``environ``: the environment variables to read (the process's own, live, by default)."""
     backend = environ.get("MUJOCO_GL", "egl") or "egl"
     if backend not in _BACKENDS:
         raise RenderingUnavailable(f"MUJOCO_GL={backend!r} is not a back-end MuJoCo knows; use MUJOCO_GL=egl "
