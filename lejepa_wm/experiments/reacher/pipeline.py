@@ -213,21 +213,21 @@ def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float
     losses = [row for row in result.history if "loss_total" in row]
     if losses:
         metrics["final_loss"] = {key[5:]: value for key, value in losses[-1].items() if key.startswith("loss_")}
-    # the pixel baselines, flat: ``<kind>_<probe>_<split>_r2_<quantity>`` and the probe chosen on validation
     for kind in _KINDS:
+        # the pixel baselines, flat: ``<kind>_<probe>_<split>_r2_<quantity>`` and the probe chosen on validation
         found = data["baselines"][kind]
         metrics[f"{kind}_baseline"] = found["best"]
         metrics[f"{kind}_baseline_test_r2_total"] = found[found["best"]]["test"]["r2_total"]
         metrics[f"{kind}_pixels_penalty"] = found["pixels"]["penalty"]
         metrics.update({f"{kind}_{name}_{split}_{key}": value for name, scores in found.items() if name != "best"
                         for split in ("validation", "test") for key, value in scores[split].items()})
-    metrics.update({f"{PLAN_BASELINE}_plan_{key}": value
-                    for key, value in data["baselines"]["plans"][PLAN_BASELINE].items()})
-    for kind in _KINDS:
+        # the model's probes, and its residual ratio against the chosen pixel probe
         for split in ("validation", "test"):
             metrics.update({f"{kind}_{split}_{key}": value for key, value in probe(kind, split).items()})
         metrics[f"{kind}_residual_ratio"] = residual_ratio(metrics[f"{kind}_test_r2_total"],
                                                            metrics[f"{kind}_baseline_test_r2_total"])
+    metrics.update({f"{PLAN_BASELINE}_plan_{key}": value
+                    for key, value in data["baselines"]["plans"][PLAN_BASELINE].items()})
     metrics.update({f"data_{key}": value
                     for key, value in pair_diagnostics(mixed["angles"], mixed["angles_pos"]).items()})
     means, arrays = _plan_all(embed("ou_test"), embed("ou_fit"), data, config, data["baselines"]["plans"]["endpoints"])
