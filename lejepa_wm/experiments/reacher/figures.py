@@ -29,7 +29,6 @@ __all__ = ["QUANTITIES", "mixture_name", "sample_frames", "r2_bars", "marginals"
 
 _OU_COLOR = "#1f77b4"
 _TRAJECTORY_COLOR = "#ff7f0e"
-_PAPER_OU_R2 = 0.95
 QUANTITIES = (*JOINTS, "total")
 _NAMED_MIXTURES = {1.0: "OU pairs only", 0.0: "trajectory pairs only", 0.5: "half OU, half trajectory"}
 
@@ -93,7 +92,7 @@ def r2_bars(models: Sequence[tuple[float, Mapping[str, Mapping[str, Sequence[flo
                  edgecolor=BASELINE_STYLE["color"], hatch="//",
                  label=f"no training: linear probe on {name} (best on validation)")
         lowest = min(lowest, *(baseline[q] for q in QUANTITIES))
-        target_line(axis, _PAPER_OU_R2, "paper, OU model: R²")
+        target_line(axis, 0.95, "paper, OU model: R²")
         axis.set_xticks(x, ["shoulder", "wrist", "both joints"])
         axis.set(xlabel="joint angle predicted by the linear probe", title=titles[test_set])
     axes[0][0].set(ylabel="test R² (probe fitted on the fit sample)", ylim=(lowest - 0.05 if lowest < 0 else 0.0, 1.05))
