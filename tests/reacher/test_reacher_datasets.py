@@ -13,7 +13,8 @@ from lejepa_wm.experiments.reacher.datasets import (
     split_by_episode,
     trajectory_pair_angles,
 )
-from lejepa_wm.experiments.reacher.pipeline import SPLITS, data_seeds
+from lejepa_wm.experiments.heldout import SPLITS
+from lejepa_wm.experiments.reacher.pipeline import data_seeds
 
 
 def test_ou_pairs_have_the_channel_correlation():

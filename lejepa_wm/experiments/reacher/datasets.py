@@ -43,7 +43,6 @@ __all__ = [
 ]
 
 ARRAY_KEYS = ("frames", "frames_pos", "angles", "angles_pos")
-_TRAJECTORY_KEYS = (*ARRAY_KEYS, "episode")
 
 
 def digest(metadata: Mapping[str, Any]) -> str:
@@ -155,7 +154,7 @@ def build_trajectory_dataset(root: Path, name: str, renderer: Any, rollout: Call
                 "episodes_per_chunk": episodes_per_chunk, "delta": delta, "policy": policy_id,
                 "renderer": renderer.description,
                 "angles": "physics qpos along the episode (shoulder continuous, not wrapped)",
-                "arrays": list(_TRAJECTORY_KEYS)}
+                "arrays": [*ARRAY_KEYS, "episode"]}
 
     def make_chunk(index: int, episodes: range) -> dict[str, np.ndarray]:
         rollouts = [rollout(episode_seed(seed, k)) for k in episodes]

@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from lejepa_wm.experiments.encoders import initialize
+from lejepa_wm.experiments.heldout import embed
 
 __all__ = ["FrameEncoder", "build_frame_encoder", "embed_frames"]
 
@@ -49,19 +50,10 @@ def build_frame_encoder(embed_dim: int, image_size: int, generator: torch.Genera
 
 def embed_frames(model: nn.Module, frames: np.ndarray, device: torch.device | str = "cpu",
                  batch_size: int = 512) -> np.ndarray:
-    """Embeddings of ``frames`` (uint8, (N, H, W, 3)) as float64 (N, embed_dim), computed in eval mode.
-
-    The model's train/eval mode is restored afterwards (the training loop's
-    evaluator calls this in the middle of training).
+    """Embeddings of ``frames`` (uint8, (N, H, W, 3)) as float64 (N, embed_dim), ``batch_size`` frames at a time
+    through the shared :func:`~lejepa_wm.experiments.heldout.embed`: in eval mode, the model's train/eval mode
+    restored afterwards (the training loop's evaluator calls this in the middle of training), and non-finite
+    embeddings a :class:`~lejepa_wm.experiments.training.TrainingDivergedError`.
     """
-    was_training = model.training
-    model.eval()
-    out = []
-    try:
-        with torch.no_grad():
-            for start in range(0, len(frames), batch_size):
-                batch = torch.from_numpy(np.ascontiguousarray(frames[start:start + batch_size])).to(device)
-                out.append(model(batch).double().cpu().numpy())
-    finally:
-        model.train(was_training)
-    return np.concatenate(out)
+    batches = (np.ascontiguousarray(frames[start:start + batch_size]) for start in range(0, len(frames), batch_size))
+    return np.concatenate([embed(model, torch.from_numpy(batch).to(device)) for batch in batches])

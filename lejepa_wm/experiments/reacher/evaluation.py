@@ -88,8 +88,7 @@ def wrap(angles: np.ndarray) -> np.ndarray:
 
 
 def _sincos(angles: np.ndarray) -> np.ndarray:
-    """(sin θ₁, cos θ₁, sin θ₂, cos θ₂) for angles of shape (N, 2)."""
-    angles = np.asarray(angles, dtype=np.float64)
+    """(sin θ₁, cos θ₁, sin θ₂, cos θ₂) for angles of shape (N, 2) (float64)."""
     return np.stack([np.sin(angles), np.cos(angles)], axis=2).reshape(len(angles), 4)
 
 
@@ -143,8 +142,7 @@ class PixelBasis:
 
     def project(self, frames: np.ndarray, k: int | None = None) -> np.ndarray:
         """Coordinates of ``frames`` on the top ``k`` components (all of them for ``None``), shape (N, k)."""
-        components = self.components if k is None else self.components[:k]
-        return (flatten_pixels(frames) - self.mean) @ components.T
+        return (flatten_pixels(frames) - self.mean) @ self.components[:k].T
 
 
 def _ridge(coordinates_fit: np.ndarray, singular: np.ndarray, targets_fit: np.ndarray, penalty: float,
@@ -193,8 +191,6 @@ def pixel_baselines(fit: tuple[np.ndarray, np.ndarray], validation: tuple[np.nda
 
 def pair_diagnostics(angles: np.ndarray, angles_pos: np.ndarray) -> dict[str, Any]:
     """Per-joint marginal histogram, bimodality coefficient, lag correlation and wrap-around count."""
-    angles = np.asarray(angles, dtype=np.float64)
-    angles_pos = np.asarray(angles_pos, dtype=np.float64)
     wrapped, wrapped_pos = wrap(angles), wrap(angles_pos)
     beside = wrapped + wrap(wrapped_pos - wrapped)
     out: dict[str, Any] = {"histogram_edges": _HISTOGRAM_EDGES.tolist(), "n_pairs": len(angles)}
@@ -227,7 +223,6 @@ def knn_decode(queries: np.ndarray, h_ref: np.ndarray, angles_ref: np.ndarray, k
 
 def path_metrics(path: np.ndarray, start: np.ndarray, goal: np.ndarray) -> dict[str, float]:
     """``deviation``, ``max_deviation``, ``length_ratio`` and ``cost_ratio`` of ``path`` (K+1, 2) against the oracle."""
-    path = np.asarray(path, dtype=np.float64)
     steps = len(path) - 1
     oracle = interpolate(start, goal, steps)
     distance = float(np.linalg.norm(np.asarray(goal, dtype=np.float64) - start))

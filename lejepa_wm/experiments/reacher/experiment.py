@@ -44,7 +44,7 @@ from scipy import stats
 
 from lejepa_wm.device import select_device
 from lejepa_wm.experiments.base import RunSpec, load_finished_metrics, publish_results
-from lejepa_wm.experiments.evidence import SeedSummary, by_seed, difference, over_seeds
+from lejepa_wm.experiments.evidence import by_seed, difference, over_seeds
 from lejepa_wm.experiments.plotting import write_summary
 from lejepa_wm.experiments.reacher import figures
 from lejepa_wm.experiments.reacher.config import ReacherConfig, ReacherLabels, ReacherRunParams, load_config
@@ -71,9 +71,7 @@ def run_id(ou_fraction: float, run_seed: int, control: bool = False) -> str:
 
 def _probe_label(name: str) -> str:
     """A pixel probe's name in words (``pca2`` → ``the pixels' top 2 principal components``)."""
-    if name == "pixels":
-        return "the raw pixels (ridge)"
-    return f"the pixels' top {name[3:]} principal components"
+    return "the raw pixels (ridge)" if name == "pixels" else f"the pixels' top {name[3:]} principal components"
 
 
 def summary_columns(config: ReacherConfig) -> list[str]:
@@ -101,12 +99,10 @@ class _ReacherExperiment:
     def grid(self, config: ReacherConfig, scale: str, seed: int = 0) -> list[RunSpec]:
         """One run per (data world, run seed, OU fraction), and a λ = 0 control beside each model whose fraction
         is in ``control_fractions``; world ``w`` draws its shared data from data seed ``seed + w``."""
-        def labels(fraction: float, run_seed: int, control: bool) -> ReacherLabels:
-            return ReacherLabels(ou_fraction=fraction, mixture=mixture_name(fraction), seed=run_seed,
-                                 **({"control": True} if control else {}))
-
         return [RunSpec(self.name, scale, run_id(fraction, run_seed, control), ReacherRunParams(
-                    labels(fraction, run_seed, control), seed + world, SeedStreams.derive(run_seed), config).to_dict())
+                    ReacherLabels(ou_fraction=fraction, mixture=mixture_name(fraction), seed=run_seed,
+                                  **({"control": True} if control else {})),
+                    seed + world, SeedStreams.derive(run_seed), config).to_dict())
                 for world in range(config.worlds) for run_seed in config.run_seeds(seed, world)
                 for fraction in config.ou_fractions
                 for control in ((False, True) if fraction in config.control_fractions else (False,))]
@@ -127,20 +123,16 @@ class _ReacherExperiment:
         metrics = run_model(data, config, params.labels["ou_fraction"], params.seeds, run_dir, torch_device,
                             progress, description=spec.run_id, control=params.labels.get("control", False),
                             on_evaluation=on_evaluation)
-        metrics.update({"data_seconds": data["seconds"], "baseline_seconds": data["baselines"]["seconds"],
-                        "device": str(torch_device), "data_seeds": data["seeds"],
-                        **{f"sac_{key}": data["policy"][key]
-                           for key in ("success_rate", "steps_per_second", "train_seconds")}})
-        return metrics
+        return {**metrics, "data_seconds": data["seconds"], "baseline_seconds": data["baselines"]["seconds"],
+                "device": str(torch_device), "data_seeds": data["seeds"],
+                **{f"sac_{key}": data["policy"][key] for key in ("success_rate", "steps_per_second", "train_seconds")}}
 
     def aggregate(self, exp_dir: Path, config: ReacherConfig) -> list[Path]:
         """Publish, as one set, the summary (every run), the figures (the models, not their λ = 0 controls) and
         the headline."""
-        finished = load_finished_metrics(exp_dir)
-        if not finished:
-            raise ValueError(f"no finished reacher runs below {exp_dir}")
+        finished = load_finished_metrics(exp_dir)  # not empty: a sweep aggregates only what has finished runs
         entries = headline(finished, config)
-        rows = _models_of(finished)
+        rows = [row for row in finished if not row.get("control")]  # the models, not their λ = 0 controls
         fractions = sorted({float(row["ou_fraction"]) for row in rows}, reverse=True)
         first = rows[0]
         # the figures' single run of a model: its lowest seed
@@ -190,25 +182,10 @@ def _pixel_probes(row: Mapping[str, Any], kind: str, config: ReacherConfig) -> s
     return ", ".join(f"{_probe_label(name)} {row[f'{kind}_{name}_test_r2_total']:.3f}" for name in names)
 
 
-def _models_of(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The regularized models' rows (their λ = 0 controls left out)."""
-    return [row for row in rows if not row.get("control")]
-
-
-def _over_worlds(rows: list[dict[str, Any]], key: str) -> tuple[SeedSummary, dict[int, SeedSummary]]:
-    """``key`` of the OU model: its mean over the seeds of each data world, then over worlds (the standard
-    error over worlds with two or more, else over the seeds of the one world), and each world's summary."""
-    worlds = {int(world): over_seeds(by_seed(rows, key, ou_fraction=OU, data_seed=world), higher_is_better=False)
-              for world in sorted({row["data_seed"] for row in rows if row["ou_fraction"] == OU})}
-    if len(worlds) < 2:
-        return next(iter(worlds.values())), worlds
-    return over_seeds({world: summary.mean for world, summary in worlds.items()}, higher_is_better=False), worlds
-
-
 def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[HeadlineEntry]:
     """The headline entries of the module docstring (those whose models ran)."""
     controls = [row for row in rows if row.get("control")]
-    rows = _models_of(rows)
+    rows = [row for row in rows if not row.get("control")]
     fractions = {float(row["ou_fraction"]) for row in rows}
     first = rows[0]
     worlds = sorted({int(row["data_seed"]) for row in rows})
@@ -220,7 +197,13 @@ def headline(rows: list[dict[str, Any]], config: ReacherConfig) -> list[Headline
               "precondition_met": len(worlds) >= min(2, config.worlds)}
     entries: list[HeadlineEntry] = []
     if OU in fractions:
-        ratio, per_world = _over_worlds(rows, "ou_residual_ratio")
+        # the OU model's mean over the seeds of each data world, then over worlds (the standard error over
+        # worlds with two or more, else over the seeds of the one world)
+        per_world = {int(w): over_seeds(by_seed(rows, "ou_residual_ratio", ou_fraction=OU, data_seed=w),
+                                        higher_is_better=False)
+                     for w in sorted({row["data_seed"] for row in rows if row["ou_fraction"] == OU})}
+        ratio = (next(iter(per_world.values())) if len(per_world) < 2
+                 else over_seeds({w: s.mean for w, s in per_world.items()}, higher_is_better=False))
         world_text = "; ".join(
             f"world {w}: ratio {s.describe(3)}, model R² {_mean_of(rows, OU, 'ou_test_r2_total', data_seed=w):.3f}, "
             f"pixel probe {_mean_of(rows, OU, 'ou_baseline_test_r2_total', data_seed=w):.3f}"
@@ -314,10 +297,8 @@ def _cost_entry(rows: list[dict[str, Any]], fractions: list[float], data: str) -
             if np.isfinite(rho):  # a constant R² or cost has no ordering to test
                 per_seed[seed] = rho
     summary = over_seeds(per_seed) if per_seed else None
-    described = "; ".join(
-        f"{mixture_name(f)}: R² {_mean_of(rows, f, 'ou_test_r2_total'):.3f}, "
-        f"cost ×{_mean_of(rows, f, 'plan_cost_ratio'):.2f}"
-        for f in fractions)
+    described = "; ".join(f"{mixture_name(f)}: R² {_mean_of(rows, f, 'ou_test_r2_total'):.3f}, "
+                          f"cost ×{_mean_of(rows, f, 'plan_cost_ratio'):.2f}" for f in fractions)
     return HeadlineEntry(
         claim="T4", name="Reacher: control cost of latent plans rises as R² falls",
         quantity=f"Spearman correlation of (test R² on OU frames, control-cost ratio) across the {len(fractions)} "

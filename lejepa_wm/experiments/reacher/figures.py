@@ -29,7 +29,6 @@ __all__ = ["QUANTITIES", "mixture_name", "sample_frames", "r2_bars", "marginals"
 
 _OU_COLOR = "#1f77b4"
 _TRAJECTORY_COLOR = "#ff7f0e"
-_PAPER_OU_R2 = 0.95
 QUANTITIES = (*JOINTS, "total")
 _NAMED_MIXTURES = {1.0: "OU pairs only", 0.0: "trajectory pairs only", 0.5: "half OU, half trajectory"}
 
@@ -93,12 +92,10 @@ def r2_bars(models: Sequence[tuple[float, Mapping[str, Mapping[str, Sequence[flo
                  edgecolor=BASELINE_STYLE["color"], hatch="//",
                  label=f"no training: linear probe on {name} (best on validation)")
         lowest = min(lowest, *(baseline[q] for q in QUANTITIES))
-        target_line(axis, _PAPER_OU_R2, "paper, OU model: R²")
+        target_line(axis, 0.95, "paper, OU model: R²")
         axis.set_xticks(x, ["shoulder", "wrist", "both joints"])
-        axis.set_xlabel("joint angle predicted by the linear probe")
-        axis.set_title(titles[test_set])
-    axes[0][0].set_ylabel("test R² (probe fitted on the fit sample)")
-    axes[0][0].set_ylim(lowest - 0.05 if lowest < 0 else 0.0, 1.05)
+        axis.set(xlabel="joint angle predicted by the linear probe", title=titles[test_set])
+    axes[0][0].set(ylabel="test R² (probe fitted on the fit sample)", ylim=(lowest - 0.05 if lowest < 0 else 0.0, 1.05))
     seeds_text = (f"seed {seeds[0]}" if len(seeds) == 1
                   else f"mean ± standard error over seeds {', '.join(map(str, seeds))} (dots)")
     return save_figure(fig, path, "Linear identifiability of the joint angles from each model's 2-d embedding: "
@@ -119,16 +116,13 @@ def marginals(edges: Sequence[float], histograms: Mapping[str, Mapping[str, Sequ
             counts = np.asarray(per_joint[joint], dtype=float)
             axis.step(centres, counts / counts.sum() / np.diff(edges), where="mid", label=kind,
                       color=colors.get(kind))
-        axis.set_xlabel(f"{joint} angle (rad, wrapped to [−π, π))")
-        axis.set_title(f"{joint}: marginal of the training frames")
+        axis.set(xlabel=f"{joint} angle (rad, wrapped to [−π, π))", title=f"{joint}: marginal of the training frames")
     axes[0][0].set_ylabel("density")
     return save_figure(fig, path, "Marginal distribution of each joint angle in the training pairs: OU pairs are "
                                   "Gaussian by construction; the policy's trajectories are not (the theory assumes "
                                   "a Gaussian latent).")
 
 
-_PATH_COLUMNS = 3
-"""Panels per row of the planned-paths grid."""
 EXECUTED, ORACLE = "executed: latent straight line decoded by kNN", "oracle: straight line in joint angles"
 START, GOAL = "start pose", "goal pose"
 
@@ -139,24 +133,22 @@ def planned_paths(panels: Sequence[tuple[str, Mapping[str, np.ndarray]]], path: 
     ``panels``: ``(title, plans)`` with the arrays of a run's ``plans.npz``: ``paths`` (P, K+1, 2), ``starts``
     and ``goals`` (P, 2).
     """
-    columns = min(_PATH_COLUMNS, len(panels))
+    columns = min(3, len(panels))  # panels per row
     rows = math.ceil(len(panels) / columns)
     fig, axes = figure_grid(rows, columns, sharex=True, sharey=True, height=2.5 * rows + 0.6)
-    for axis, (title, plans) in zip(axes.flat, panels):
+    for index, (axis, (title, plans)) in enumerate(zip(axes.flat, panels)):
         for p, (executed, start, goal) in enumerate(zip(plans["paths"][:max_paths], plans["starts"], plans["goals"])):
             color = f"C{p % 10}"  # matplotlib's ten-colour cycle
             axis.plot(executed[:, 0], executed[:, 1], "-", marker=".", ms=2, lw=1, color=color, label=EXECUTED)
             axis.plot([start[0], goal[0]], [start[1], goal[1]], "--", color=color, lw=0.8, label=ORACLE)
             axis.plot(*start, "o", color=color, mec="black", ms=4, label=START)
             axis.plot(*goal, "*", color=color, mec="black", ms=7, label=GOAL)
-        axis.set_title(title)
-        axis.set_aspect("equal", adjustable="box")
-    for axis in axes.flat[len(panels):]:
-        axis.set_visible(False)
-    for index, axis in enumerate(axes.flat[:len(panels)]):
+        axis.set(title=title, aspect="equal", adjustable="box")
         if index + columns >= len(panels):  # nothing below it: it carries the shared x axis's labels
             axis.xaxis.set_tick_params(labelbottom=True)
             axis.set_xlabel("shoulder angle (rad)")
+    for axis in axes.flat[len(panels):]:
+        axis.set_visible(False)
     for axis in axes[:, 0]:
         axis.set_ylabel("wrist angle (rad)")
     fig.legend(handles=[  # grey stand-ins: in the panels, colour tells the start/goal pairs apart
@@ -181,7 +173,6 @@ def cost_vs_r2(points: Sequence[tuple[float, Sequence[float], Sequence[float]]],
     fig, axes = figure_grid(1, 1, width="one", height=2.8)
     axis = axes[0][0]
     for fraction, r2, cost in points:
-        r2, cost = np.asarray(r2, dtype=float), np.asarray(cost, dtype=float)
         color = _mixture_color(fraction)
         (r2_mean, r2_se), (cost_mean, cost_se) = mean_and_se(r2), mean_and_se(cost)
         axis.scatter(r2, cost, color=color, alpha=0.35, s=8, linewidths=0)
@@ -190,10 +181,8 @@ def cost_vs_r2(points: Sequence[tuple[float, Sequence[float], Sequence[float]]],
     label, r2, cost = baseline
     axis.scatter([r2], [cost], color=BASELINE_STYLE["color"], marker="s", s=25, zorder=3, label=label)
     target_line(axis, 1.0, "oracle straight line: cost ratio")
-    axis.set_yscale("log")
-    axis.set_xlabel("test probe R² on OU frames (both joints)")
-    axis.set_ylabel("plan cost / oracle cost")
-    axis.set_title("latent planning cost vs identifiability")
+    axis.set(yscale="log", xlabel="test probe R² on OU frames (both joints)", ylabel="plan cost / oracle cost",
+             title="latent planning cost vs identifiability")
     return save_figure(fig, path, "Each model's mean control-cost ratio of its latent straight-line plans (same "
                                   "start/goal pairs of OU test frames for every model; 1 = the oracle's evenly paced "
                                   "straight line) against its test probe R² on OU frames; large markers are means "

@@ -37,6 +37,7 @@ import torch
 
 from lejepa_wm.atomic import atomic_write_json, read_json
 from lejepa_wm.experiments.evidence import residual_ratio
+from lejepa_wm.experiments.heldout import SPLITS
 from lejepa_wm.experiments.objectives import build_objective
 from lejepa_wm.experiments.reacher import policy as sac
 from lejepa_wm.experiments.reacher.config import ReacherConfig
@@ -50,9 +51,8 @@ from lejepa_wm.experiments.training import DatasetPairs, train
 from lejepa_wm.experiments.training_log import EvaluationLog
 from lejepa_wm.seeds import SeedStreams, spawn_seeds
 
-__all__ = ["SPLITS", "PLAN_BASELINE", "data_seeds", "prepare_data", "mixture", "run_model"]
+__all__ = ["PLAN_BASELINE", "data_seeds", "prepare_data", "run_model"]
 
-SPLITS = ("fit", "validation", "test")
 _KINDS = ("ou", "traj")
 _WORLD_SEEDS = ("policy", "policy_eval", "ou_train", "traj_train", "traj_heldout", "traj_split", "plans")
 _SAMPLE_FRAMES = 8
@@ -123,22 +123,6 @@ def _plan_all(h_test: np.ndarray, h_fit: np.ndarray, data: Mapping[str, Any], co
     return means, {"paths": np.asarray(paths), "starts": test_angles[starts], "goals": test_angles[goals]}
 
 
-def _baselines(data: Mapping[str, Any], config: ReacherConfig, seeds: Mapping[str, int]) -> dict[str, Any]:
-    """Pixel probes of both kinds of held-out data, the planning endpoints and the PCA-2 planner."""
-    out: dict[str, Any] = {}
-    for kind in _KINDS:
-        samples = [(data[f"{kind}_{split}"]["frames"], data[f"{kind}_{split}"]["angles"]) for split in SPLITS]
-        basis = PixelBasis.fit(samples[0][0])
-        out[kind] = pixel_baselines(*samples, config.pca_components, basis)
-        if kind == "ou":
-            endpoints = _plan_endpoints(data["ou_test"]["angles"], config.plan_pairs, config.min_plan_distance,
-                                       np.random.default_rng(seeds["plans"]))
-            means, _ = _plan_all(basis.project(data["ou_test"]["frames"], 2),
-                                basis.project(data["ou_fit"]["frames"], 2), data, config, endpoints)
-            out["plans"] = {"endpoints": endpoints, PLAN_BASELINE: means}
-    return out
-
-
 def prepare_data(root: Path, config: ReacherConfig, data_seed: int, progress: bool = True) -> dict[str, Any]:
     """Policy, datasets, splits and baselines (made if missing), plus the time spent making them."""
     start = time.perf_counter()
@@ -167,36 +151,22 @@ def prepare_data(root: Path, config: ReacherConfig, data_seed: int, progress: bo
                 "plan": [config.plan_pairs, config.min_plan_distance, config.plan_steps, config.knn]}
     path = root / f"baselines-{digest(settings)}.json"
     if not path.exists():  # made once; every run reads them back from the file
+        # pixel probes of both kinds of held-out data, the planning endpoints and the PCA-2 planner
         clock = time.perf_counter()
-        baselines = _baselines(data, config, seeds)
+        baselines: dict[str, Any] = {}
+        for kind in _KINDS:
+            samples = [(data[f"{kind}_{split}"]["frames"], data[f"{kind}_{split}"]["angles"]) for split in SPLITS]
+            basis = PixelBasis.fit(samples[0][0])
+            baselines[kind] = pixel_baselines(*samples, config.pca_components, basis)
+            if kind == "ou":
+                endpoints = _plan_endpoints(data["ou_test"]["angles"], config.plan_pairs, config.min_plan_distance,
+                                            np.random.default_rng(seeds["plans"]))
+                means, _ = _plan_all(basis.project(data["ou_test"]["frames"], 2),
+                                     basis.project(data["ou_fit"]["frames"], 2), data, config, endpoints)
+                baselines["plans"] = {"endpoints": endpoints, PLAN_BASELINE: means}
         atomic_write_json(path, {**baselines, "settings": settings, "seconds": time.perf_counter() - clock})
     data.update(baselines=read_json(path), policy=info, seconds=time.perf_counter() - start)
     return data
-
-
-def mixture(ou: Mapping[str, np.ndarray], traj: Mapping[str, np.ndarray], ou_fraction: float, size: int,
-            rng: np.random.Generator) -> dict[str, np.ndarray]:
-    """``size`` training pairs: ``round(ou_fraction · size)`` random OU pairs, the rest random trajectory pairs."""
-    n_ou = int(round(ou_fraction * size))
-    take_ou = np.sort(rng.choice(len(ou["frames"]), n_ou, replace=False))
-    take_traj = np.sort(rng.choice(len(traj["frames"]), size - n_ou, replace=False))
-    return {key: np.concatenate([ou[key][take_ou], traj[key][take_traj]]) for key in ARRAY_KEYS}
-
-
-def _baseline_metrics(baselines: Mapping[str, Any]) -> dict[str, Any]:
-    """Flat metric keys of the pixel baselines: ``<kind>_<probe>_<split>_r2_<quantity>`` and the chosen probe."""
-    metrics: dict[str, Any] = {}
-    for kind in _KINDS:
-        found = baselines[kind]
-        best = found["best"]
-        metrics[f"{kind}_baseline"] = best
-        metrics[f"{kind}_baseline_test_r2_total"] = found[best]["test"]["r2_total"]
-        metrics[f"{kind}_pixels_penalty"] = found["pixels"]["penalty"]
-        metrics.update({f"{kind}_{name}_{split}_{key}": value for name, probe in found.items() if name != "best"
-                        for split in ("validation", "test") for key, value in probe[split].items()})
-    metrics.update({f"{PLAN_BASELINE}_plan_{key}": value
-                    for key, value in baselines["plans"][PLAN_BASELINE].items()})
-    return metrics
 
 
 def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float, streams: SeedStreams,
@@ -211,8 +181,12 @@ def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float
     deletes it once ``metrics.json`` exists), ``plans.npz`` (executed paths,
     starts, goals) and ``samples.npz`` (a few training frames) into ``run_dir``.
     """
-    mixed = mixture(data["ou_train"], data["traj_train"], ou_fraction, config.train_pairs,
-                    streams.numpy_rng("batches"))
+    # the mixture: round(ou_fraction · train_pairs) random OU pairs, the rest random trajectory pairs
+    rng, ou, traj = streams.numpy_rng("batches"), data["ou_train"], data["traj_train"]
+    n_ou = int(round(ou_fraction * config.train_pairs))
+    take_ou = np.sort(rng.choice(len(ou["frames"]), n_ou, replace=False))
+    take_traj = np.sort(rng.choice(len(traj["frames"]), config.train_pairs - n_ou, replace=False))
+    mixed = {key: np.concatenate([ou[key][take_ou], traj[key][take_traj]]) for key in ARRAY_KEYS}
     encoder = build_frame_encoder(config.embed_dim, config.image_size, streams.torch_generator("init")).to(device)
     pairs = DatasetPairs(torch.from_numpy(mixed["frames"]).to(device), torch.from_numpy(mixed["frames_pos"]).to(device),
                          order_seed=streams.batches)
@@ -239,12 +213,21 @@ def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float
     losses = [row for row in result.history if "loss_total" in row]
     if losses:
         metrics["final_loss"] = {key[5:]: value for key, value in losses[-1].items() if key.startswith("loss_")}
-    metrics.update(_baseline_metrics(data["baselines"]))
     for kind in _KINDS:
+        # the pixel baselines, flat: ``<kind>_<probe>_<split>_r2_<quantity>`` and the probe chosen on validation
+        found = data["baselines"][kind]
+        metrics[f"{kind}_baseline"] = found["best"]
+        metrics[f"{kind}_baseline_test_r2_total"] = found[found["best"]]["test"]["r2_total"]
+        metrics[f"{kind}_pixels_penalty"] = found["pixels"]["penalty"]
+        metrics.update({f"{kind}_{name}_{split}_{key}": value for name, scores in found.items() if name != "best"
+                        for split in ("validation", "test") for key, value in scores[split].items()})
+        # the model's probes, and its residual ratio against the chosen pixel probe
         for split in ("validation", "test"):
             metrics.update({f"{kind}_{split}_{key}": value for key, value in probe(kind, split).items()})
         metrics[f"{kind}_residual_ratio"] = residual_ratio(metrics[f"{kind}_test_r2_total"],
                                                            metrics[f"{kind}_baseline_test_r2_total"])
+    metrics.update({f"{PLAN_BASELINE}_plan_{key}": value
+                    for key, value in data["baselines"]["plans"][PLAN_BASELINE].items()})
     metrics.update({f"data_{key}": value
                     for key, value in pair_diagnostics(mixed["angles"], mixed["angles_pos"]).items()})
     means, arrays = _plan_all(embed("ou_test"), embed("ou_fit"), data, config, data["baselines"]["plans"]["endpoints"])

@@ -31,8 +31,6 @@ from lejepa_wm.validation import EnvironmentUnavailable
 
 __all__ = ["make_env", "train_sac", "save_policy", "load_policy", "rollout_angles", "success_rate"]
 
-_CONTROL_TIMESTEP = 0.02
-
 
 def _import_sb3() -> Any:
     try:
@@ -53,11 +51,9 @@ def make_env(target_xy: Sequence[float] = DEFAULT_TARGET_XY, episode_steps: int 
     class FixedTargetReacher(gymnasium.Env):
         """dm_control reacher-easy with a fixed target, as a gymnasium environment."""
 
-        metadata: dict[str, Any] = {"render_modes": []}
-
         def __init__(self) -> None:
-            # the episode length is counted here; dm_control's own limit is set beyond it
-            self._env = reacher.easy(time_limit=(episode_steps + 2) * _CONTROL_TIMESTEP, random=0)
+            # the episode length is counted here; dm_control's own limit is set beyond it (control step 0.02 s)
+            self._env = reacher.easy(time_limit=(episode_steps + 2) * 0.02, random=0)
             self.physics = self._env.physics  # the same object through every reset
             self._steps = 0
             self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (8,), np.float32)

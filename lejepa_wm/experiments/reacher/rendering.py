@@ -23,10 +23,11 @@ ours, when ``glfw`` has no display), naming the fix.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes.util
 import os
 import sys
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -52,10 +53,10 @@ class RenderingUnavailable(EnvironmentUnavailable):
     """Offscreen rendering of Reacher cannot work here; the message says what to install."""
 
 
-def check_backend(environ: dict[str, str] | None = None) -> str:
+def check_backend(environ: Mapping[str, str] = os.environ) -> str:
     """The ``MUJOCO_GL`` back-end to use (default ``egl``) if it can work here, else :class:`RenderingUnavailable`
-    naming the fix: an unknown back-end, ``glfw`` without a display, or (on Linux) a missing GL library."""
-    environ = os.environ if environ is None else environ
+    naming the fix: an unknown back-end, ``glfw`` without a display, or (on Linux) a missing GL library.
+    ``environ``: the environment variables to read (the process's own, live, by default)."""
     backend = environ.get("MUJOCO_GL", "egl") or "egl"
     if backend not in _BACKENDS:
         raise RenderingUnavailable(f"MUJOCO_GL={backend!r} is not a back-end MuJoCo knows; use MUJOCO_GL=egl "
@@ -111,7 +112,7 @@ def place_target(physics: Any, target_xy: Sequence[float]) -> None:
     physics.forward()
 
 
-class ReacherRenderer:
+class ReacherRenderer(contextlib.AbstractContextManager):
     """Render Reacher frames from joint angles: ``render(angles (N, 2)) -> uint8 (N, size, size, 3)``.
 
     It draws the fast path of the module docstring from the ``fixed`` camera. Rendering is deterministic: equal
@@ -154,20 +155,11 @@ class ReacherRenderer:
         return frames
 
     def close(self) -> None:
-        """Release the OpenGL context (safe to call twice)."""
-        renderer = getattr(self, "_renderer", None)
-        if renderer is not None:
-            renderer.close()
+        """Release the OpenGL context (safe to call twice; an instance never closed releases it when collected,
+        through ``mujoco.Renderer``'s own finalizer)."""
+        if self._renderer is not None:
+            self._renderer.close()
             self._renderer = None
-
-    def __enter__(self) -> "ReacherRenderer":
-        return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: the GL library may already be gone
-            pass
