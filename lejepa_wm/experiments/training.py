@@ -69,6 +69,7 @@ from tqdm import tqdm
 
 from lejepa_wm.atomic import atomic_torch_save, read_regular
 from lejepa_wm.experiments.base import CHECKPOINT_FILE, DeterministicRunError
+from lejepa_wm.schema import Record
 from lejepa_wm.seeds import spawn_seeds
 from lejepa_wm.validation import check_choice, check_nonnegative_int, check_number, check_positive_int
 
@@ -91,7 +92,7 @@ class TrainingDivergedError(DeterministicRunError, RuntimeError):
 
 
 @dataclass(frozen=True)
-class TrainSettings:
+class TrainSettings(Record):
     """Optimization, evaluation and checkpoint settings of one run (all validated on construction).
 
     ``eval_every = None`` evaluates only at the end (no early stopping);

@@ -37,7 +37,7 @@ mean over data worlds, in the T1R headline.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -46,7 +46,7 @@ from typing_extensions import NotRequired, TypedDict  # pydantic reads typing's 
 from lejepa_wm.config import load_scaled_config
 from lejepa_wm.experiments.synthetic import check_seed_offset
 from lejepa_wm.experiments.training import TrainSettings
-from lejepa_wm.schema import read
+from lejepa_wm.schema import Record
 from lejepa_wm.seeds import SEED_LIMIT, SeedStreams
 from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int, check_rho
 
@@ -58,7 +58,7 @@ _GRID_KEYS = ("worlds", "control_fractions")
 
 
 @dataclass(frozen=True)
-class ReacherConfig:
+class ReacherConfig(Record):
     """Validated settings of one scale (see the module docstring)."""
 
     train_pairs: int
@@ -167,8 +167,7 @@ class ReacherConfig:
         The keys of the grid alone (:data:`_GRID_KEYS`: how many data worlds, which models get a control) are
         left out: a run's spec holds what the run itself needs, so they do not change the specs of its runs.
         """
-        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()
-                if key not in _GRID_KEYS}
+        return {key: value for key, value in super().to_dict().items() if key not in _GRID_KEYS}
 
 
 class ReacherLabels(TypedDict):
@@ -182,22 +181,17 @@ class ReacherLabels(TypedDict):
 
 
 @dataclass(frozen=True)
-class ReacherRunParams:
-    """Everything one Reacher run needs besides its folder and device, as its ``spec.json`` stores them:
-    its labels, the data seed of its data world, its seed streams and the settings of its scale."""
+class ReacherRunParams(Record):
+    """Everything one Reacher run needs besides its folder and device, as its ``spec.json`` stores them
+    (``to_dict``, read back by ``from_dict``): its labels, the data seed of its data world, its seed streams and
+    the settings of its scale."""
 
     labels: ReacherLabels
     data_seed: int
     seeds: SeedStreams
     config: ReacherConfig
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"labels": dict(self.labels), "data_seed": self.data_seed, "seeds": self.seeds.to_dict(),
-                "config": self.config.to_dict()}
-
-    @classmethod
-    def from_dict(cls, data: Any) -> "ReacherRunParams":
-        return read(cls, data, "Reacher run parameters")
+    _what = "Reacher run parameters"
 
 
 def load_config(scale: str, path: Path | None = None, overrides: Mapping[str, Any] | None = None) -> ReacherConfig:
