@@ -37,10 +37,11 @@ mean over data worlds, in the T1R headline.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Annotated, Any, Literal, Mapping
 
+from pydantic import Field
 from typing_extensions import NotRequired, TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
 from lejepa_wm.config import load_scaled_config
@@ -48,11 +49,12 @@ from lejepa_wm.experiments.synthetic import check_seed_offset
 from lejepa_wm.experiments.training import TrainSettings
 from lejepa_wm.schema import Record
 from lejepa_wm.seeds import SEED_LIMIT, SeedStreams
-from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int, check_rho
 
 __all__ = ["ReacherConfig", "ReacherLabels", "ReacherRunParams", "load_config"]
 
 _DEFAULTS = Path(__file__).with_name("reacher.toml")
+_Positive = Annotated[int, Field(ge=1)]
+_Fraction = Annotated[float, Field(ge=0, le=1)]
 _GRID_KEYS = ("worlds", "control_fractions")
 """Keys that shape the grid (data worlds, controls) and play no part in one run."""
 
@@ -61,49 +63,44 @@ _GRID_KEYS = ("worlds", "control_fractions")
 class ReacherConfig(Record):
     """Validated settings of one scale (see the module docstring)."""
 
-    train_pairs: int
-    heldout_pairs: int
-    heldout_episodes: int
-    chunk_pairs: int
-    sac_steps: int
-    sac_reward: str
-    epochs: int
+    train_pairs: _Positive
+    heldout_pairs: _Positive
+    heldout_episodes: _Positive
+    chunk_pairs: _Positive
+    sac_steps: _Positive
+    sac_reward: Literal["sparse", "dense"]
+    epochs: _Positive
     ou_fractions: tuple[float, ...]
-    seeds: int
-    plan_pairs: int
-    tuning_seeds: tuple[int, ...] = ()
-    image_size: int = 64
+    seeds: _Positive
+    plan_pairs: _Positive
+    tuning_seeds: tuple[Annotated[int, Field(ge=0, lt=SEED_LIMIT)], ...] = ()
+    image_size: _Positive = 64
     target_xy: tuple[float, ...] = (0.12, 0.12)
-    ou_rho: float = 0.8
-    angle_scale: float = 0.7
-    episode_steps: int = 100
-    traj_delta: int = 10
-    success_episodes: int = 20
-    embed_dim: int = 2
-    sigreg_weight: float = 0.1
-    sigreg_slices: int = 32
-    batch_size: int = 128
-    lr: float = 3e-3
-    warmup_fraction: float = 0.05
+    ou_rho: Annotated[float, Field(gt=0, lt=1)] = 0.8
+    angle_scale: Annotated[float, Field(gt=0)] = 0.7
+    episode_steps: _Positive = 100
+    traj_delta: _Positive = 10
+    success_episodes: _Positive = 20
+    embed_dim: _Positive = 2
+    sigreg_weight: Annotated[float, Field(ge=0)] = 0.1
+    sigreg_slices: _Positive = 32
+    batch_size: _Positive = 128
+    lr: Annotated[float, Field(gt=0)] = 3e-3
+    warmup_fraction: _Fraction = 0.05
     decay_fraction: float = 0.95
-    eval_every: int = 500
-    checkpoint_every: int = 500
-    cpu_threads: int = 1
+    eval_every: Annotated[int, Field(ge=0)] = 500  # 0: only at the end
+    checkpoint_every: _Positive = 500
+    cpu_threads: _Positive = 1
     pca_components: tuple[int, ...] = (2, 50)
-    plan_steps: int = 20
-    knn: int = 5
-    min_plan_distance: float = 1.0
-    residual_target: float = 0.25
-    worlds: int = 1
+    plan_steps: _Positive = 20
+    knn: _Positive = 5
+    min_plan_distance: Annotated[float, Field(gt=0)] = 1.0
+    residual_target: Annotated[float, Field(gt=0, lt=1)] = 0.25
+    worlds: _Positive = 1
     control_fractions: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
-        for field in fields(self):  # every count is a positive integer; only eval_every may be 0 (only at the end)
-            if field.type == "int":
-                check = check_nonnegative_int if field.name == "eval_every" else check_positive_int
-                check(getattr(self, field.name), field.name)
-        check_choice(self.sac_reward, ("sparse", "dense"), "sac_reward")
-        check_rho(self.ou_rho, "ou_rho")
+        """Relations between fields (each field's range is in its annotation, checked when the config is read)."""
         if self.traj_delta >= self.episode_steps:
             raise ValueError(f"traj_delta {self.traj_delta} must be below episode_steps {self.episode_steps}")
         if self.heldout_pairs < 2 * self.knn or self.heldout_pairs < 4:
@@ -117,20 +114,10 @@ class ReacherConfig(Record):
                              f"{self.control_fractions!r}")
         if len(self.target_xy) != 2:
             raise ValueError(f"target_xy must have two entries (x, y); got {self.target_xy!r}")
-        for name, valid, wanted in (("angle_scale", self.angle_scale > 0, "be positive"),
-                                    ("lr", self.lr > 0, "be positive"),
-                                    ("min_plan_distance", self.min_plan_distance > 0, "be positive"),
-                                    ("sigreg_weight", self.sigreg_weight >= 0, "be >= 0"),
-                                    ("residual_target", 0.0 < self.residual_target < 1.0, "lie in (0, 1)"),
-                                    ("warmup_fraction", 0.0 <= self.warmup_fraction <= 1.0, "lie in [0, 1]")):
-            if not valid:
-                raise ValueError(f"{name} must {wanted}; got {getattr(self, name)!r}")
         fit_frames = min(self.heldout_pairs, self.heldout_episodes * self.pairs_per_episode)
         if not self.pca_components or any(not 1 <= k < fit_frames for k in self.pca_components):
             raise ValueError(f"pca_components must be a non-empty list of integers in [1, {fit_frames}) (below "
                              f"the frames of a fit sample); got {self.pca_components!r}")
-        if any(not 0 <= seed < SEED_LIMIT for seed in self.tuning_seeds):
-            raise ValueError(f"tuning_seeds must be integers in [0, 2^62); got {self.tuning_seeds!r}")
         try:
             self.train_settings()
         except ValueError as exc:
