@@ -705,15 +705,16 @@ def test_every_path_option_refuses_the_empty_path(argv: list[str], capsys: pytes
 
 
 @pytest.mark.parametrize("settings, message", [
-    ({"batch_size": 1}, "batch_size must lie in \\[2, "),
+    ({"batch_size": 1}, "field 'batch_size' must be greater than or equal to 2; got 1"),
     ({"warmup_steps": 11}, r"warmup_steps \(11\) must not exceed max_steps \(10\)"),
 ])
 def test_train_settings_refuse_cross_field_mistakes(settings: dict, message: str) -> None:
     from lejepa_wm.experiments.training import TrainSettings
+    from lejepa_wm.schema import read
 
     with pytest.raises(ValueError, match=message):
-        TrainSettings(**{"max_steps": 10, "batch_size": 8, "lr": 0.1, "eval_every": 5, "checkpoint_every": 10,
-                         **settings})
+        read(TrainSettings, {"max_steps": 10, "batch_size": 8, "lr": 0.1, "eval_every": 5, "checkpoint_every": 10,
+                             **settings}, "train")
 
 
 @pytest.mark.parametrize("keys, message", [

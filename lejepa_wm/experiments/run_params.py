@@ -14,10 +14,9 @@ and figures and play no part in its execution.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, Mapping
+from typing import Any, Literal, Mapping
 
 import torch
-from pydantic import Field
 from torch import nn
 
 from lejepa_wm.experiments.encoders import ENCODERS, build_encoder
@@ -25,7 +24,7 @@ from lejepa_wm.experiments.flows import RENDERERS, CouplingFlow, make_renderer
 from lejepa_wm.experiments.objectives import OBJECTIVES, Objective, build_objective, supervised_objective
 from lejepa_wm.experiments.training import TrainSettings
 from lejepa_wm.experiments.worlds import World, world_from_dict, world_to_dict
-from lejepa_wm.schema import NonNegative, Record, read
+from lejepa_wm.schema import NonNegative, PositiveInt, Record, read
 from lejepa_wm.seeds import SeedStreams
 from lejepa_wm.validation import check_choice, check_number, check_positive_int
 
@@ -36,7 +35,6 @@ _OMITTED_AT_DEFAULT = ("average_decay", "precision")
 _ALIGNMENT_ONLY = "alignment_only"
 SUPERVISED = "supervised"
 _OBJECTIVE_NAMES = (*OBJECTIVES, _ALIGNMENT_ONLY, SUPERVISED)
-_Positive = Annotated[int, Field(ge=1)]
 
 
 @dataclass(frozen=True)
@@ -65,9 +63,9 @@ class EncoderParams(Record):
     """The trainable encoder ``f``: kind, hidden width, MLP depth, output dimension (``None``: ``n``)."""
 
     kind: Literal[ENCODERS]  # type: ignore[valid-type]
-    hidden: _Positive
-    depth: _Positive = 2
-    m: _Positive | None = None
+    hidden: PositiveInt
+    depth: PositiveInt = 2
+    m: PositiveInt | None = None
 
     def build(self, renderer: CouplingFlow, generator: torch.Generator) -> nn.Module:
         return build_encoder(self.kind, renderer, self.hidden, generator, self.m, self.depth)
@@ -104,8 +102,8 @@ class SyntheticRunParams(Record):
     objective: ObjectiveParams
     train: TrainSettings
     seeds: SeedStreams
-    eval_size: _Positive
-    cpu_threads: _Positive = 1
+    eval_size: PositiveInt
+    cpu_threads: PositiveInt = 1
     track_test: bool = False
     labels: Mapping[str, Any] = field(default_factory=dict)
 

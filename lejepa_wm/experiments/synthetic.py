@@ -45,11 +45,13 @@ from lejepa_wm.experiments.optimum import largest_answer_dim, objective_gap
 from lejepa_wm.experiments.quick_look import mark_without_control
 from lejepa_wm.experiments.run_params import (SUPERVISED, EncoderParams, ObjectiveParams, RendererParams,
                                               SyntheticRunParams)
-from lejepa_wm.experiments.training import TrainResult, TrainSettings, WorldPairs, numpy64, train
+from lejepa_wm.experiments.training import (AverageDecay, BatchSize, Precision, Steps, TrainResult, TrainSettings,
+                                            WorldPairs, numpy64, train)
 from lejepa_wm.experiments.training_log import EvaluationLog
 from lejepa_wm.experiments.worlds import GaussianWorld, World
 from lejepa_wm.machine import usable_cores
 from lejepa_wm.records import HeadlineEntry
+from lejepa_wm.schema import NonNegative, Positive, PositiveInt, UnitInterval
 from lejepa_wm.seeds import SEED_LIMIT, SeedStreams, spawn_seeds
 
 __all__ = [
@@ -97,17 +99,17 @@ class TrainingConfig:
 
     seeds: int = 2
     tuning_seeds: tuple[int, ...] = ()
-    max_steps: int = 500
-    batch_size: int = 256
-    lr: float = 3e-3
-    warmup_steps: int = 50
-    decay_fraction: float = 0.0
-    weight_decay: float = 0.0
-    eval_every: int = 50
-    checkpoint_every: int = 500
+    max_steps: PositiveInt = 500
+    batch_size: BatchSize = 256
+    lr: Positive = 3e-3
+    warmup_steps: Steps = 50
+    decay_fraction: UnitInterval = 0.0
+    weight_decay: NonNegative = 0.0
+    eval_every: PositiveInt = 50
+    checkpoint_every: PositiveInt = 500
     stop_r2: float = 0.0
-    average_decay: float = 0.0
-    precision: str = "float32"
+    average_decay: AverageDecay = 0.0
+    precision: Precision = "float32"
     eval_size: int = 4096
     renderer: str = "published"
     renderer_layers: int = 4

@@ -46,15 +46,13 @@ from typing_extensions import NotRequired, TypedDict  # pydantic reads typing's 
 
 from lejepa_wm.config import load_scaled_config
 from lejepa_wm.experiments.synthetic import check_seed_offset
-from lejepa_wm.experiments.training import TrainSettings
-from lejepa_wm.schema import Record
+from lejepa_wm.experiments.training import BatchSize, TrainSettings
+from lejepa_wm.schema import NonNegative, Positive, PositiveInt, Record, UnitInterval
 from lejepa_wm.seeds import SEED_LIMIT, SeedStreams
 
 __all__ = ["ReacherConfig", "ReacherLabels", "ReacherRunParams", "load_config"]
 
 _DEFAULTS = Path(__file__).with_name("reacher.toml")
-_Positive = Annotated[int, Field(ge=1)]
-_Fraction = Annotated[float, Field(ge=0, le=1)]
 _GRID_KEYS = ("worlds", "control_fractions")
 """Keys that shape the grid (data worlds, controls) and play no part in one run."""
 
@@ -63,40 +61,40 @@ _GRID_KEYS = ("worlds", "control_fractions")
 class ReacherConfig(Record):
     """Validated settings of one scale (see the module docstring)."""
 
-    train_pairs: _Positive
-    heldout_pairs: _Positive
-    heldout_episodes: _Positive
-    chunk_pairs: _Positive
-    sac_steps: _Positive
+    train_pairs: PositiveInt
+    heldout_pairs: PositiveInt
+    heldout_episodes: PositiveInt
+    chunk_pairs: PositiveInt
+    sac_steps: PositiveInt
     sac_reward: Literal["sparse", "dense"]
-    epochs: _Positive
+    epochs: PositiveInt
     ou_fractions: tuple[float, ...]
-    seeds: _Positive
-    plan_pairs: _Positive
+    seeds: PositiveInt
+    plan_pairs: PositiveInt
     tuning_seeds: tuple[Annotated[int, Field(ge=0, lt=SEED_LIMIT)], ...] = ()
-    image_size: _Positive = 64
+    image_size: PositiveInt = 64
     target_xy: tuple[float, ...] = (0.12, 0.12)
     ou_rho: Annotated[float, Field(gt=0, lt=1)] = 0.8
-    angle_scale: Annotated[float, Field(gt=0)] = 0.7
-    episode_steps: _Positive = 100
-    traj_delta: _Positive = 10
-    success_episodes: _Positive = 20
-    embed_dim: _Positive = 2
-    sigreg_weight: Annotated[float, Field(ge=0)] = 0.1
-    sigreg_slices: _Positive = 32
-    batch_size: _Positive = 128
-    lr: Annotated[float, Field(gt=0)] = 3e-3
-    warmup_fraction: _Fraction = 0.05
-    decay_fraction: float = 0.95
+    angle_scale: Positive = 0.7
+    episode_steps: PositiveInt = 100
+    traj_delta: PositiveInt = 10
+    success_episodes: PositiveInt = 20
+    embed_dim: PositiveInt = 2
+    sigreg_weight: NonNegative = 0.1
+    sigreg_slices: PositiveInt = 32
+    batch_size: BatchSize = 128
+    lr: Positive = 3e-3
+    warmup_fraction: UnitInterval = 0.05
+    decay_fraction: UnitInterval = 0.95
     eval_every: Annotated[int, Field(ge=0)] = 500  # 0: only at the end
-    checkpoint_every: _Positive = 500
-    cpu_threads: _Positive = 1
+    checkpoint_every: PositiveInt = 500
+    cpu_threads: PositiveInt = 1
     pca_components: tuple[int, ...] = (2, 50)
-    plan_steps: _Positive = 20
-    knn: _Positive = 5
-    min_plan_distance: Annotated[float, Field(gt=0)] = 1.0
+    plan_steps: PositiveInt = 20
+    knn: PositiveInt = 5
+    min_plan_distance: Positive = 1.0
     residual_target: Annotated[float, Field(gt=0, lt=1)] = 0.25
-    worlds: _Positive = 1
+    worlds: PositiveInt = 1
     control_fractions: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
