@@ -26,7 +26,6 @@ from lejepa_wm.experiments.training import TrainSettings
 from lejepa_wm.experiments.worlds import World, world_from_dict, world_to_dict
 from lejepa_wm.schema import NonNegative, PositiveInt, Record, read
 from lejepa_wm.seeds import SeedStreams
-from lejepa_wm.validation import check_choice, check_number, check_positive_int
 
 __all__ = ["SUPERVISED", "RendererParams", "EncoderParams", "ObjectiveParams", "SyntheticRunParams"]
 
@@ -41,18 +40,11 @@ _OBJECTIVE_NAMES = (*OBJECTIVES, _ALIGNMENT_ONLY, SUPERVISED)
 class RendererParams(Record):
     """The frozen mixing ``g`` (see :func:`lejepa_wm.experiments.flows.make_renderer`)."""
 
-    kind: str = "published"
-    layers: int = 4
-    hidden: int = 16
-    shift_gain: float = 0.5
-    log_scale_gain: float = 0.0
-
-    def __post_init__(self) -> None:
-        check_choice(self.kind, RENDERERS, "renderer")
-        check_positive_int(self.layers, "renderer layers")
-        check_positive_int(self.hidden, "renderer hidden width")
-        for name in ("shift_gain", "log_scale_gain"):
-            check_number(getattr(self, name), name, lambda value: value >= 0, "be >= 0")
+    kind: Literal[RENDERERS] = "published"  # type: ignore[valid-type]
+    layers: PositiveInt = 4
+    hidden: PositiveInt = 16
+    shift_gain: NonNegative = 0.5
+    log_scale_gain: NonNegative = 0.0
 
     def build(self, n: int, seed: int) -> CouplingFlow:
         return make_renderer(self.kind, n, seed, self.layers, self.hidden, self.shift_gain, self.log_scale_gain)

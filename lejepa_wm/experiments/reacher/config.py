@@ -45,10 +45,10 @@ from pydantic import Field
 from typing_extensions import NotRequired, TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
 from lejepa_wm.config import load_scaled_config
-from lejepa_wm.experiments.synthetic import check_seed_offset
-from lejepa_wm.experiments.training import BatchSize, TrainSettings
+from lejepa_wm.experiments.synthetic import Seed, check_seed_offset
+from lejepa_wm.experiments.training import BatchSize, Steps, TrainSettings
 from lejepa_wm.schema import NonNegative, Positive, PositiveInt, Record, UnitInterval
-from lejepa_wm.seeds import SEED_LIMIT, SeedStreams
+from lejepa_wm.seeds import SeedStreams
 
 __all__ = ["ReacherConfig", "ReacherLabels", "ReacherRunParams", "load_config"]
 
@@ -71,7 +71,7 @@ class ReacherConfig(Record):
     ou_fractions: tuple[float, ...]
     seeds: PositiveInt
     plan_pairs: PositiveInt
-    tuning_seeds: tuple[Annotated[int, Field(ge=0, lt=SEED_LIMIT)], ...] = ()
+    tuning_seeds: tuple[Seed, ...] = ()
     image_size: PositiveInt = 64
     target_xy: tuple[float, ...] = (0.12, 0.12)
     ou_rho: Annotated[float, Field(gt=0, lt=1)] = 0.8
@@ -86,7 +86,7 @@ class ReacherConfig(Record):
     lr: Positive = 3e-3
     warmup_fraction: UnitInterval = 0.05
     decay_fraction: UnitInterval = 0.95
-    eval_every: Annotated[int, Field(ge=0)] = 500  # 0: only at the end
+    eval_every: Steps = 500  # 0: only at the end
     checkpoint_every: PositiveInt = 500
     cpu_threads: PositiveInt = 1
     pca_components: tuple[int, ...] = (2, 50)
