@@ -56,7 +56,7 @@ from lejepa_wm.schema import NonNegative, Positive, PositiveInt, UnitInterval
 from lejepa_wm.seeds import SEED_LIMIT, SeedStreams, spawn_seeds
 
 __all__ = [
-    "Seed", "check_seed_offset", "TrainingConfig", "SyntheticExperiment", "embedding_of", "TrainedRun", "train_synthetic",
+    "Seed", "OpenUnit", "Dimension", "check_seed_offset", "TrainingConfig", "SyntheticExperiment", "embedding_of", "TrainedRun", "train_synthetic",
     "write_headline"
 ]
 
@@ -71,6 +71,10 @@ _TEST_HISTORY_KEYS = ("probe_r2", "procrustes_error", "scale_free_error", "embed
 
 Seed = Annotated[int, Field(ge=0, lt=SEED_LIMIT)]
 """A seed in a config (``first_seed``; Reacher's ``tuning_seeds``): an integer in ``[0, 2^62)``."""
+OpenUnit = Annotated[float, Field(gt=0, lt=1, allow_inf_nan=False)]
+"""A config value in the open interval (0, 1): a correlation ``ρ``, a target."""
+Dimension = Annotated[int, Field(ge=2)]
+"""A latent dimension in a config: at least 2."""
 
 
 def check_seed_offset(seed: Any, room: int = 0) -> int:
@@ -162,11 +166,6 @@ class TrainingConfig:
         self.require(self.eval_size > largest_dim + 1, "eval_size",
                      f"must exceed {largest_dim + 1}, the probe's coefficients at the largest dimension of the grid "
                      f"({largest_dim})")
-
-    def require_unit_interval(self, *keys: str) -> None:
-        """Each of ``keys`` lies in the open interval (0, 1)."""
-        for key in keys:
-            self.require(0.0 < getattr(self, key) < 1.0, key, "must lie in (0, 1)")
 
     def require_even(self, key: str) -> None:
         """``key`` is an even integer >= 2, or a non-empty list of them."""

@@ -39,13 +39,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, Mapping
+from typing import Any, Literal, Mapping
 
-from pydantic import Field
 from typing_extensions import NotRequired, TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
 from lejepa_wm.config import load_scaled_config
-from lejepa_wm.experiments.synthetic import Seed, check_seed_offset
+from lejepa_wm.experiments.synthetic import OpenUnit, Seed, check_seed_offset
 from lejepa_wm.experiments.training import BatchSize, Steps, TrainSettings
 from lejepa_wm.schema import NonNegative, Positive, PositiveInt, Record, UnitInterval
 from lejepa_wm.seeds import SeedStreams
@@ -74,7 +73,7 @@ class ReacherConfig(Record):
     tuning_seeds: tuple[Seed, ...] = ()
     image_size: PositiveInt = 64
     target_xy: tuple[float, ...] = (0.12, 0.12)
-    ou_rho: Annotated[float, Field(gt=0, lt=1)] = 0.8
+    ou_rho: OpenUnit = 0.8
     angle_scale: Positive = 0.7
     episode_steps: PositiveInt = 100
     traj_delta: PositiveInt = 10
@@ -93,7 +92,7 @@ class ReacherConfig(Record):
     plan_steps: PositiveInt = 20
     knn: PositiveInt = 5
     min_plan_distance: Positive = 1.0
-    residual_target: Annotated[float, Field(gt=0, lt=1)] = 0.25
+    residual_target: OpenUnit = 0.25
     worlds: PositiveInt = 1
     control_fractions: tuple[float, ...] = ()
 
