@@ -59,7 +59,7 @@ from lejepa_wm.experiments.optimum import ABOVE, AT, BELOW, gap_columns
 from lejepa_wm.experiments.plotting import (PANEL_HEIGHT, complement, figure_grid, log_axis_with_ticks, plot_raw,
                                             plot_series, series)
 from lejepa_wm.experiments.run_params import ObjectiveParams, SyntheticRunParams
-from lejepa_wm.experiments.synthetic import Dimension, OpenUnit, SyntheticExperiment, TrainingConfig
+from lejepa_wm.experiments.synthetic import Dimension, Encoder, OpenUnit, SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.records import Bound, HeadlineEntry, verdict_of
 from lejepa_wm.schema import Positive, PositiveInt
@@ -82,9 +82,9 @@ class ScalingConfig(TrainingConfig):
 
     dims: tuple[int, ...] = (2, 8, 32)
     methods: tuple[str, ...] = ("sigreg", "whitening", "alignment_only")
-    infonce_encoders: tuple[str, ...] = ("matched_additive",)
-    encoders: tuple[str, ...] = ("matched_additive", "matched_scaled", "mlp")
-    identifiability_encoders: tuple[str, ...] = ("matched_additive", "matched_scaled", "mlp")
+    infonce_encoders: tuple[Encoder, ...] = ("matched_additive",)
+    encoders: tuple[Encoder, ...] = ("matched_additive", "matched_scaled", "mlp")
+    identifiability_encoders: tuple[Encoder, ...] = ("matched_additive", "matched_scaled", "mlp")
     rho: OpenUnit = 0.8
     infonce_width: Positive = 1.0
     infonce_reference_n: PositiveInt = 2
@@ -98,9 +98,9 @@ class ScalingConfig(TrainingConfig):
     published_lr_by_n: tuple[tuple[float, ...], ...] | None = None
     hidden_grows_with_n: bool = False
     whitened_max_n: Dimension = 256
-    whitened_encoders: tuple[str, ...] | None = None
+    whitened_encoders: tuple[Encoder, ...] | None = None  # None: every encoder
     starts: PositiveInt = 1
-    restart_encoders: tuple[str, ...] = ()
+    restart_encoders: tuple[Encoder, ...] = ()
     restart_max_n: Dimension = 1024
     encoder_max_n: tuple[tuple[str | int, ...], ...] = ()
     method_max_n: tuple[tuple[str | int, ...], ...] = ()
@@ -110,10 +110,6 @@ class ScalingConfig(TrainingConfig):
         self.require_even("dims")
         self.require_probe_sample(max(self.dims))
         self.require_methods(METHODS)
-        for key in ("encoders", "infonce_encoders", "identifiability_encoders", "restart_encoders",
-                    "whitened_encoders"):  # whitened_encoders = None: every encoder
-            self.require(all(e in ENCODERS for e in getattr(self, key) or ()), key,
-                         f"must name encoders from {ENCODERS}")
         self.require(bool(self.encoders), "encoders", "must name at least one encoder")
         steps = (f"must list [n, steps] pairs with steps a multiple of checkpoint_every ({self.checkpoint_every})",
                  lambda steps: steps >= 1 and not steps % self.checkpoint_every)

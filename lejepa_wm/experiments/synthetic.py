@@ -56,7 +56,7 @@ from lejepa_wm.schema import NonNegative, Positive, PositiveInt, UnitInterval
 from lejepa_wm.seeds import SEED_LIMIT, SeedStreams, spawn_seeds
 
 __all__ = [
-    "Seed", "OpenUnit", "Dimension", "check_seed_offset", "TrainingConfig", "SyntheticExperiment", "embedding_of", "TrainedRun", "train_synthetic",
+    "Seed", "OpenUnit", "Dimension", "Encoder", "check_seed_offset", "TrainingConfig", "SyntheticExperiment", "embedding_of", "TrainedRun", "train_synthetic",
     "write_headline"
 ]
 
@@ -75,6 +75,8 @@ OpenUnit = Annotated[float, Field(gt=0, lt=1, allow_inf_nan=False)]
 """A config value in the open interval (0, 1): a correlation ``ρ``, a target."""
 Dimension = Annotated[int, Field(ge=2)]
 """A latent dimension in a config: at least 2."""
+Encoder = Literal[ENCODERS]  # type: ignore[valid-type]
+"""An encoder's name in a config (:data:`~lejepa_wm.experiments.encoders.ENCODERS`)."""
 
 
 def check_seed_offset(seed: Any, room: int = 0) -> int:
@@ -125,7 +127,7 @@ class TrainingConfig:
     renderer_hidden: PositiveInt = 16
     shift_gain: NonNegative = 0.5
     log_scale_gain: NonNegative = 0.0
-    encoder: Literal[ENCODERS] = "mlp"  # type: ignore[valid-type]
+    encoder: Encoder = "mlp"
     encoder_hidden: PositiveInt = 64
     mlp_depth: PositiveInt = 2
     sigreg_weight: Positive = 1.0
