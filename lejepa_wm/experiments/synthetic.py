@@ -102,10 +102,10 @@ class TrainingConfig:
     (:mod:`lejepa_wm.experiments.training`). The runs' seeds start at ``first_seed`` plus ``--seed``.
     ``control = false`` (``--no-control``) drops the λ = 0 control from ``methods``:
     a quick look, whose figure and headline say so (:mod:`.quick_look`).
-    Cross-field rules are checked here, naming the key: ``eval_size`` at most
-    :data:`_MAX_EVAL_SIZE`, ``sigreg_slices`` at most :data:`_MAX_SLICES`,
-    ``cpu_threads`` at most the cores this process may use, every seed in
-    ``[0, 2^62)``, and :class:`TrainSettings`' own rules.
+    Each key's range or choices is in its annotation (``eval_size`` at most :data:`_MAX_EVAL_SIZE`,
+    ``sigreg_slices`` at most :data:`_MAX_SLICES`, ``first_seed`` in ``[0, 2^62)``), checked when the config
+    is read; ``__post_init__`` checks, naming the key, ``cpu_threads`` against the cores this process may use,
+    the tuning seeds, and :class:`TrainSettings`' rules between keys. Subclasses add their keys the same way.
     """
 
     seeds: PositiveInt = 2
