@@ -14,9 +14,10 @@ and figures and play no part in its execution.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Annotated, Any, Literal, Mapping
 
 import torch
+from pydantic.functional_validators import PlainValidator
 from torch import nn
 
 from lejepa_wm.experiments.encoders import ENCODERS, build_encoder
@@ -24,7 +25,7 @@ from lejepa_wm.experiments.flows import RENDERERS, CouplingFlow, make_renderer
 from lejepa_wm.experiments.objectives import OBJECTIVES, Objective, build_objective, supervised_objective
 from lejepa_wm.experiments.training import TrainSettings
 from lejepa_wm.experiments.worlds import World, world_from_dict, world_to_dict
-from lejepa_wm.schema import NonNegative, PositiveInt, Record, read
+from lejepa_wm.schema import NonNegative, PositiveInt, Record
 from lejepa_wm.seeds import SeedStreams
 
 __all__ = ["SUPERVISED", "RendererParams", "EncoderParams", "ObjectiveParams", "SyntheticRunParams"]
@@ -86,9 +87,10 @@ class ObjectiveParams(Record):
 
 @dataclass(frozen=True)
 class SyntheticRunParams(Record):
-    """Everything one synthetic run needs besides its folder and device."""
+    """Everything one synthetic run needs besides its folder and device; ``from_dict`` reads the world by its kind
+    (:func:`~lejepa_wm.experiments.worlds.world_from_dict`)."""
 
-    world: World
+    world: Annotated[World, PlainValidator(world_from_dict)]
     renderer: RendererParams
     encoder: EncoderParams
     objective: ObjectiveParams
@@ -99,6 +101,8 @@ class SyntheticRunParams(Record):
     track_test: bool = False
     labels: Mapping[str, Any] = field(default_factory=dict)
 
+    _what = "run parameters"
+
     def to_dict(self) -> dict[str, Any]:
         """JSON data; a training setting added after runs were shipped is left out at its default
         (:data:`_OMITTED_AT_DEFAULT`), so the specs of runs that do not use it stay as they were."""
@@ -107,16 +111,3 @@ class SyntheticRunParams(Record):
         data["train"] = {key: value for key, value in data["train"].items()
                          if not (key in _OMITTED_AT_DEFAULT and value == defaults[key].default)}
         return data
-
-    @classmethod
-    def from_dict(cls, data: Any) -> "SyntheticRunParams":
-        """The parameters a ``spec.json`` stores, read with :func:`~lejepa_wm.schema.read` (the world by its kind)."""
-        stored = read(_StoredParams, data, "run parameters")
-        return cls(**{**vars(stored), "world": world_from_dict(stored.world)})
-
-
-@dataclass(frozen=True)
-class _StoredParams(SyntheticRunParams):
-    """:class:`SyntheticRunParams` as ``spec.json`` stores them: the world as its dictionary."""
-
-    world: dict[str, Any]  # type: ignore[assignment]
