@@ -180,9 +180,7 @@ class DatasetPairs:
     """
 
     def __init__(self, first: Tensor, second: Tensor, order_seed: int) -> None:
-        if first.shape != second.shape or len(first) < 1:
-            raise ValueError(f"pair arrays must have equal, non-empty shapes; got {tuple(first.shape)} "
-                             f"and {tuple(second.shape)}")
+        """``first`` and ``second``: the two views of the same non-empty set of pairs, row by row."""
         self.first, self.second = first, second
         self.order_seed = order_seed
         self._order: tuple[int, Tensor] | None = None
