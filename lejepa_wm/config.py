@@ -5,7 +5,9 @@ each scale live in a TOML file with one table per scale (``[quick]``,
 ``[full]``). :func:`config_from_mapping` refuses unknown keys and non-finite
 numbers, then builds the dataclass with :func:`lejepa_wm.schema.read`, which
 refuses values of the wrong type; every error names the key and the value.
-Range checks belong in the dataclass's ``__post_init__``.
+A key's range or choices belongs in its annotation (``PositiveInt``,
+``Literal[...]``: :mod:`lejepa_wm.schema`), relations between keys in the
+dataclass's ``__post_init__``.
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ CONFIG_LIMIT = 2**20
 
 def config_from_mapping(cls: type[_T], mapping: Mapping[str, Any]) -> _T:
     """Config dataclass ``cls`` read from ``mapping`` by :func:`~lejepa_wm.schema.read`, after refusing unknown
-    keys and numbers that are not finite (TOML has ``nan`` and ``inf``); ``cls.__post_init__`` then checks
-    ranges. The ``ValueError`` names the key and the value."""
+    keys and numbers that are not finite (TOML has ``nan`` and ``inf``); the annotations hold each key's range,
+    ``cls.__post_init__`` checks relations between keys. The ``ValueError`` names the key and the value."""
     known = sorted(field.name for field in dataclasses.fields(cls))  # type: ignore[arg-type]
     unknown = sorted(set(mapping) - set(known))
     if unknown:

@@ -30,7 +30,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
-__all__ = ["read", "Record", "Finite", "NonNegative", "RunMetrics"]
+__all__ = ["read", "Record", "Finite", "NonNegative", "Positive", "PositiveInt", "UnitInterval", "RunMetrics"]
 
 _T = TypeVar("_T")
 
@@ -111,9 +111,13 @@ class Record:
         return read(cls, data, cls._what)
 
 
-# A field's constraints, in its annotation: a finite number; a finite number >= 0 (seconds, a standard error).
+# A field's constraints, in its annotation: a finite number; a finite number >= 0 (seconds, a standard error); a
+# finite number > 0; an integer >= 1 (a count or a width); a finite number in [0, 1] (a fraction).
 Finite = Annotated[float, Field(allow_inf_nan=False)]
 NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+PositiveInt = Annotated[int, Field(ge=1)]
+UnitInterval = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 _Count = Annotated[int, Field(ge=0)]
 
 

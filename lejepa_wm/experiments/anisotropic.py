@@ -45,6 +45,7 @@ from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.training import numpy64
 from lejepa_wm.experiments.worlds import GaussianWorld, rates_to_rho
 from lejepa_wm.records import Bound, HeadlineEntry
+from lejepa_wm.schema import Positive
 
 __all__ = ["AnisotropicConfig", "EXPERIMENT"]
 
@@ -58,7 +59,7 @@ class AnisotropicConfig(TrainingConfig):
 
     worlds: tuple[tuple[int, ...], ...] = ((2, 1),)
     ratios: tuple[float, ...] = (1.25, 1.5, 3.0, 4.0)
-    tau: float = 0.693
+    tau: Positive = 0.693
     methods: tuple[str, ...] = _METHODS
     high_r2: float = 0.9
     low_r2: float = 0.5
@@ -71,7 +72,6 @@ class AnisotropicConfig(TrainingConfig):
                      "must list distinct [n, fast coordinates] pairs with n >= 2 and 1 <= fast < n")
         self.require_probe_sample(max(n for n, _ in self.worlds))
         self.require(bool(self.ratios) and all(r >= 1.0 for r in self.ratios), "ratios", "must be numbers >= 1")
-        self.require(self.tau > 0, "tau", "must be positive")
         self.require_methods(_METHODS)
         if not 0.0 < self.low_r2 < self.high_r2 <= 1.0:
             raise ValueError(f"need 0 < low_r2 < high_r2 <= 1; got {self.low_r2!r}, {self.high_r2!r}")

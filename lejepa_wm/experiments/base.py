@@ -37,7 +37,7 @@ from lejepa_wm.atomic import Stage, atomic_write_json, publishing, read_json
 from lejepa_wm.experiments.training_log import tensorboard_log
 from lejepa_wm.machine import run_machine
 from lejepa_wm.records import nonfinite_item
-from lejepa_wm.schema import RunMetrics, read
+from lejepa_wm.schema import Record, RunMetrics, read
 
 __all__ = [
     "CHECKPOINT_FILE", "METRICS_FILE", "SPEC_FILE", "HEADLINE_FILE", "SUMMARY_FILE", "DeterministicRunError",
@@ -70,17 +70,20 @@ class RunTakenOver(Exception):
 
 
 @dataclass(frozen=True)
-class RunSpec:
+class RunSpec(Record):
     """One independent training/evaluation run: what to do, and where its results go.
 
     ``params`` must be JSON-serializable; it is everything ``execute`` needs
-    besides the folder and the device (seed included).
+    besides the folder and the device (seed included). ``to_dict`` is what ``spec.json`` holds;
+    ``from_dict`` reads it back (:class:`~lejepa_wm.schema.Record`).
     """
 
     experiment: str
     scale: str
     run_id: str
     params: Mapping[str, Any] = field(default_factory=dict)
+
+    _what = "run spec"
 
     def __post_init__(self) -> None:
         if not _RUN_ID_PATTERN.match(self.run_id):
@@ -90,15 +93,6 @@ class RunSpec:
     def run_dir(self, out: Path) -> Path:
         """Folder of this run below the results root ``out``."""
         return experiment_dir(out, self.experiment, self.scale) / "runs" / self.run_id
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain-dict form (what ``spec.json`` holds)."""
-        return {"experiment": self.experiment, "scale": self.scale, "run_id": self.run_id, "params": dict(self.params)}
-
-    @classmethod
-    def from_dict(cls, data: Any) -> "RunSpec":
-        """Inverse of :meth:`to_dict`, read with :func:`~lejepa_wm.schema.read`."""
-        return read(cls, data, "run spec")
 
 
 def experiment_dir(out: Path, experiment: str, scale: str) -> Path:

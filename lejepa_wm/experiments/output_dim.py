@@ -48,7 +48,7 @@ from lejepa_wm.experiments.metrics import linear_probe_r2
 from lejepa_wm.experiments.optimum import ABOVE, AT, BELOW, gap_columns, whitened_population_gap
 from lejepa_wm.experiments.plotting import figure_grid, log_axis_with_ticks, plot_raw, plot_series, series, target_line
 from lejepa_wm.experiments.run_params import SyntheticRunParams
-from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
+from lejepa_wm.experiments.synthetic import OpenUnit, SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.records import Bound, HeadlineEntry
 
@@ -65,7 +65,7 @@ class OutputDimConfig(TrainingConfig):
 
     n: int = 4
     output_dims: tuple[int, ...] = (2, 4, 8)
-    rho: float = 0.8
+    rho: OpenUnit = 0.8
     methods: tuple[str, ...] = ("whitening", "sigreg", "alignment_only")
     judged_methods: tuple[str, ...] = ("whitened", "whitening")
 
@@ -75,7 +75,6 @@ class OutputDimConfig(TrainingConfig):
         self.require(bool(self.output_dims) and all(m >= 1 for m in self.output_dims), "output_dims",
                      "must be positive integers")
         self.require_probe_sample(max(self.n, *self.output_dims))
-        self.require_unit_interval("rho")
         self.require_methods(_METHODS)
         self.require_methods(_METHODS, "judged_methods", control=False)
 

@@ -1,9 +1,11 @@
 """Typed parameters of one synthetic run: world, renderer, encoder, objective, training, seeds.
 
 A run's ``spec.json`` stores :meth:`SyntheticRunParams.to_dict`; execution reads
-it back with :meth:`SyntheticRunParams.from_dict`, which builds every part
-through its validating constructor, so a damaged or hand-edited spec fails with
-an error naming the bad value. The world keeps its per-coordinate ``ρ`` vector
+it back with :meth:`SyntheticRunParams.from_dict` (:class:`~lejepa_wm.schema.Record`),
+which reads every part strictly against its annotations (a field's range or
+choices) and builds it through its constructor (relations between fields), so a
+damaged or hand-edited spec fails with an error naming the bad value; inside
+the package the parts are built from a validated config and trusted. The world keeps its per-coordinate ``ρ`` vector
 from the config to the metrics. ``labels`` are the run's coordinates in its
 experiment's grid (``n``, ``method``, ``seed``, …): they name the run in tables
 and figures and play no part in its execution.
@@ -11,10 +13,11 @@ and figures and play no part in its execution.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal, Mapping
 
 import torch
+from pydantic.functional_validators import PlainValidator
 from torch import nn
 
 from lejepa_wm.experiments.encoders import ENCODERS, build_encoder
@@ -22,9 +25,8 @@ from lejepa_wm.experiments.flows import RENDERERS, CouplingFlow, make_renderer
 from lejepa_wm.experiments.objectives import OBJECTIVES, Objective, build_objective, supervised_objective
 from lejepa_wm.experiments.training import TrainSettings
 from lejepa_wm.experiments.worlds import World, world_from_dict, world_to_dict
-from lejepa_wm.schema import read
+from lejepa_wm.schema import NonNegative, PositiveInt, Record
 from lejepa_wm.seeds import SeedStreams
-from lejepa_wm.validation import check_choice, check_number, check_positive_int
 
 __all__ = ["SUPERVISED", "RendererParams", "EncoderParams", "ObjectiveParams", "SyntheticRunParams"]
 
@@ -36,58 +38,42 @@ _OBJECTIVE_NAMES = (*OBJECTIVES, _ALIGNMENT_ONLY, SUPERVISED)
 
 
 @dataclass(frozen=True)
-class RendererParams:
+class RendererParams(Record):
     """The frozen mixing ``g`` (see :func:`lejepa_wm.experiments.flows.make_renderer`)."""
 
-    kind: str = "published"
-    layers: int = 4
-    hidden: int = 16
-    shift_gain: float = 0.5
-    log_scale_gain: float = 0.0
-
-    def __post_init__(self) -> None:
-        check_choice(self.kind, RENDERERS, "renderer")
-        check_positive_int(self.layers, "renderer layers")
-        check_positive_int(self.hidden, "renderer hidden width")
-        for name in ("shift_gain", "log_scale_gain"):
-            check_number(getattr(self, name), name, lambda value: value >= 0, "be >= 0")
+    kind: Literal[RENDERERS] = "published"  # type: ignore[valid-type]
+    layers: PositiveInt = 4
+    hidden: PositiveInt = 16
+    shift_gain: NonNegative = 0.5
+    log_scale_gain: NonNegative = 0.0
 
     def build(self, n: int, seed: int) -> CouplingFlow:
         return make_renderer(self.kind, n, seed, self.layers, self.hidden, self.shift_gain, self.log_scale_gain)
 
 
 @dataclass(frozen=True)
-class EncoderParams:
+class EncoderParams(Record):
     """The trainable encoder ``f``: kind, hidden width, MLP depth, output dimension (``None``: ``n``)."""
 
-    kind: str
-    hidden: int
-    depth: int = 2
-    m: int | None = None
-
-    def __post_init__(self) -> None:
-        check_choice(self.kind, ENCODERS, "encoder")
-        check_positive_int(self.hidden, "encoder hidden width")
-        check_positive_int(self.depth, "encoder depth")
-        if self.m is not None:
-            check_positive_int(self.m, "output dimension m")
+    kind: Literal[ENCODERS]  # type: ignore[valid-type]
+    hidden: PositiveInt
+    depth: PositiveInt = 2
+    m: PositiveInt | None = None
 
     def build(self, renderer: CouplingFlow, generator: torch.Generator) -> nn.Module:
         return build_encoder(self.kind, renderer, self.hidden, generator, self.m, self.depth)
 
 
 @dataclass(frozen=True)
-class ObjectiveParams:
+class ObjectiveParams(Record):
     """The training objective: ``alignment + weight · regularizer``; ``alignment_only`` is the λ = 0 control,
     ``supervised`` the regression onto ``z`` that measures the encoder's capacity ceiling."""
 
-    name: str
-    weight: float = 1.0
+    name: Literal[_OBJECTIVE_NAMES]  # type: ignore[valid-type]
+    weight: NonNegative = 1.0
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        check_choice(self.name, _OBJECTIVE_NAMES, "objective")
-        check_number(self.weight, "objective weight", lambda value: value >= 0, "be >= 0")
         if self.name in (_ALIGNMENT_ONLY, SUPERVISED) and (self.weight != 0 or self.options):
             raise ValueError(f"the {self.name} objective has weight 0 and no options")
 
@@ -98,47 +84,30 @@ class ObjectiveParams:
             return supervised_objective()
         return build_objective(self.name, self.weight, **dict(self.options))
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class SyntheticRunParams:
-    """Everything one synthetic run needs besides its folder and device."""
+class SyntheticRunParams(Record):
+    """Everything one synthetic run needs besides its folder and device; ``from_dict`` reads the world by its kind
+    (:func:`~lejepa_wm.experiments.worlds.world_from_dict`)."""
 
-    world: World
+    world: Annotated[World, PlainValidator(world_from_dict)]
     renderer: RendererParams
     encoder: EncoderParams
     objective: ObjectiveParams
     train: TrainSettings
     seeds: SeedStreams
-    eval_size: int
-    cpu_threads: int = 1
+    eval_size: PositiveInt
+    cpu_threads: PositiveInt = 1
     track_test: bool = False
     labels: Mapping[str, Any] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        check_positive_int(self.eval_size, "eval_size")
-        check_positive_int(self.cpu_threads, "cpu_threads")
+    _what = "run parameters"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON data; a training setting added after runs were shipped is left out at its default
         (:data:`_OMITTED_AT_DEFAULT`), so the specs of runs that do not use it stay as they were."""
-        data = {**asdict(self), "world": world_to_dict(self.world)}
+        data = {**super().to_dict(), "world": world_to_dict(self.world)}
         defaults = TrainSettings.__dataclass_fields__
         data["train"] = {key: value for key, value in data["train"].items()
                          if not (key in _OMITTED_AT_DEFAULT and value == defaults[key].default)}
         return data
-
-    @classmethod
-    def from_dict(cls, data: Any) -> "SyntheticRunParams":
-        """The parameters a ``spec.json`` stores, read with :func:`~lejepa_wm.schema.read` (the world by its kind)."""
-        stored = read(_StoredParams, data, "run parameters")
-        return cls(**{**vars(stored), "world": world_from_dict(stored.world)})
-
-
-@dataclass(frozen=True)
-class _StoredParams(SyntheticRunParams):
-    """:class:`SyntheticRunParams` as ``spec.json`` stores them: the world as its dictionary."""
-
-    world: dict[str, Any]  # type: ignore[assignment]

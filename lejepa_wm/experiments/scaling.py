@@ -59,9 +59,10 @@ from lejepa_wm.experiments.optimum import ABOVE, AT, BELOW, gap_columns
 from lejepa_wm.experiments.plotting import (PANEL_HEIGHT, complement, figure_grid, log_axis_with_ticks, plot_raw,
                                             plot_series, series)
 from lejepa_wm.experiments.run_params import ObjectiveParams, SyntheticRunParams
-from lejepa_wm.experiments.synthetic import SyntheticExperiment, TrainingConfig
+from lejepa_wm.experiments.synthetic import Dimension, Encoder, OpenUnit, SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.worlds import GaussianWorld
 from lejepa_wm.records import Bound, HeadlineEntry, verdict_of
+from lejepa_wm.schema import Positive, PositiveInt
 
 __all__ = ["METHODS", "ScalingConfig", "run_id", "verdicts_by_n", "EXPERIMENT"]
 
@@ -81,26 +82,26 @@ class ScalingConfig(TrainingConfig):
 
     dims: tuple[int, ...] = (2, 8, 32)
     methods: tuple[str, ...] = ("sigreg", "whitening", "alignment_only")
-    infonce_encoders: tuple[str, ...] = ("matched_additive",)
-    encoders: tuple[str, ...] = ("matched_additive", "matched_scaled", "mlp")
-    identifiability_encoders: tuple[str, ...] = ("matched_additive", "matched_scaled", "mlp")
-    rho: float = 0.8
-    infonce_width: float = 1.0
-    infonce_reference_n: int = 2
-    residual_target: float = 0.01
-    mlp_max_n: int = 32
-    infonce_max_n: int = 1024
-    matched_max_n: int = 1024
+    infonce_encoders: tuple[Encoder, ...] = ("matched_additive",)
+    encoders: tuple[Encoder, ...] = ("matched_additive", "matched_scaled", "mlp")
+    identifiability_encoders: tuple[Encoder, ...] = ("matched_additive", "matched_scaled", "mlp")
+    rho: OpenUnit = 0.8
+    infonce_width: Positive = 1.0
+    infonce_reference_n: PositiveInt = 2
+    residual_target: OpenUnit = 0.01
+    mlp_max_n: Dimension = 32
+    infonce_max_n: Dimension = 1024
+    matched_max_n: Dimension = 1024
     steps_by_n: tuple[tuple[int, ...], ...] = ()
     lr_by_n: tuple[tuple[float, ...], ...] = ()
     published_steps_by_n: tuple[tuple[int, ...], ...] | None = None
     published_lr_by_n: tuple[tuple[float, ...], ...] | None = None
     hidden_grows_with_n: bool = False
-    whitened_max_n: int = 256
-    whitened_encoders: tuple[str, ...] | None = None
-    starts: int = 1
-    restart_encoders: tuple[str, ...] = ()
-    restart_max_n: int = 1024
+    whitened_max_n: Dimension = 256
+    whitened_encoders: tuple[Encoder, ...] | None = None  # None: every encoder
+    starts: PositiveInt = 1
+    restart_encoders: tuple[Encoder, ...] = ()
+    restart_max_n: Dimension = 1024
     encoder_max_n: tuple[tuple[str | int, ...], ...] = ()
     method_max_n: tuple[tuple[str | int, ...], ...] = ()
 
@@ -109,14 +110,7 @@ class ScalingConfig(TrainingConfig):
         self.require_even("dims")
         self.require_probe_sample(max(self.dims))
         self.require_methods(METHODS)
-        for key in ("encoders", "infonce_encoders", "identifiability_encoders", "restart_encoders",
-                    "whitened_encoders"):  # whitened_encoders = None: every encoder
-            self.require(all(e in ENCODERS for e in getattr(self, key) or ()), key,
-                         f"must name encoders from {ENCODERS}")
         self.require(bool(self.encoders), "encoders", "must name at least one encoder")
-        self.require_unit_interval("rho", "residual_target")
-        for key in ("infonce_width", "infonce_reference_n"):
-            self.require(getattr(self, key) > 0, key, "must be positive")
         steps = (f"must list [n, steps] pairs with steps a multiple of checkpoint_every ({self.checkpoint_every})",
                  lambda steps: steps >= 1 and not steps % self.checkpoint_every)
         rate = ("must list [n, peak learning rate] pairs with a positive rate", lambda lr: math.isfinite(lr) and lr > 0)
@@ -125,8 +119,6 @@ class ScalingConfig(TrainingConfig):
             for pair in getattr(self, key) or ():
                 if len(pair) != 2 or pair[0] < 2 or not valid(pair[1]):
                     raise ValueError(f"config key {key!r} {rule}; got {list(pair)!r}")
-        for key in ("mlp_max_n", "matched_max_n", "infonce_max_n", "whitened_max_n", "restart_max_n"):
-            self.require(getattr(self, key) >= 2, key, "must be >= 2")
         self.require(all(len(pair) == 2 and pair[0] in ENCODERS and isinstance(pair[1], int) and pair[1] >= 2
                          for pair in self.encoder_max_n), "encoder_max_n",
                      f"must list [encoder, largest n] pairs with an encoder from {ENCODERS} and n >= 2")
@@ -134,7 +126,6 @@ class ScalingConfig(TrainingConfig):
                          and cut[2] >= 2 for cut in self.method_max_n), "method_max_n",
                      f"must list [encoder or \"*\", method, largest n] triples with an encoder from {ENCODERS}, a "
                      f"method from {METHODS} and n >= 2")
-        self.require(self.starts >= 1, "starts", "must be >= 1")
 
     def objective(self, method: str, n: int | None = None) -> ObjectiveParams:
         if method in ("infonce_fixed", "infonce_scaled"):

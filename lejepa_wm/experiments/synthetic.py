@@ -21,10 +21,11 @@ from __future__ import annotations
 import sys
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Annotated, Any, Literal, Mapping
 
 import numpy as np
 import torch
+from pydantic import Field
 from threadpoolctl import threadpool_limits
 from matplotlib.figure import Figure
 from torch import nn
@@ -45,15 +46,17 @@ from lejepa_wm.experiments.optimum import largest_answer_dim, objective_gap
 from lejepa_wm.experiments.quick_look import mark_without_control
 from lejepa_wm.experiments.run_params import (SUPERVISED, EncoderParams, ObjectiveParams, RendererParams,
                                               SyntheticRunParams)
-from lejepa_wm.experiments.training import TrainResult, TrainSettings, WorldPairs, numpy64, train
+from lejepa_wm.experiments.training import (AverageDecay, BatchSize, Precision, Steps, TrainResult, TrainSettings,
+                                            WorldPairs, numpy64, train)
 from lejepa_wm.experiments.training_log import EvaluationLog
 from lejepa_wm.experiments.worlds import GaussianWorld, World
 from lejepa_wm.machine import usable_cores
 from lejepa_wm.records import HeadlineEntry
+from lejepa_wm.schema import NonNegative, Positive, PositiveInt, UnitInterval
 from lejepa_wm.seeds import SEED_LIMIT, SeedStreams, spawn_seeds
 
 __all__ = [
-    "check_seed_offset", "TrainingConfig", "SyntheticExperiment", "embedding_of", "TrainedRun", "train_synthetic",
+    "Seed", "OpenUnit", "Dimension", "Encoder", "check_seed_offset", "TrainingConfig", "SyntheticExperiment", "embedding_of", "TrainedRun", "train_synthetic",
     "write_headline"
 ]
 
@@ -64,6 +67,16 @@ _MAX_SLICES = 2**14
 """The most SIGReg directions per step (the shipped configs use at most 256)."""
 _HISTORY_KEYS = ("step", "seconds", "probe_r2", "embedding_std", "loss_total", "loss_alignment", "test")
 _TEST_HISTORY_KEYS = ("probe_r2", "procrustes_error", "scale_free_error", "embedding_std", "t3")
+
+
+Seed = Annotated[int, Field(ge=0, lt=SEED_LIMIT)]
+"""A seed in a config (``first_seed``; Reacher's ``tuning_seeds``): an integer in ``[0, 2^62)``."""
+OpenUnit = Annotated[float, Field(gt=0, lt=1, allow_inf_nan=False)]
+"""A config value in the open interval (0, 1): a correlation ``ρ``, a target."""
+Dimension = Annotated[int, Field(ge=2)]
+"""A latent dimension in a config: at least 2."""
+Encoder = Literal[ENCODERS]  # type: ignore[valid-type]
+"""An encoder's name in a config (:data:`~lejepa_wm.experiments.encoders.ENCODERS`)."""
 
 
 def check_seed_offset(seed: Any, room: int = 0) -> int:
@@ -89,68 +102,57 @@ class TrainingConfig:
     (:mod:`lejepa_wm.experiments.training`). The runs' seeds start at ``first_seed`` plus ``--seed``.
     ``control = false`` (``--no-control``) drops the λ = 0 control from ``methods``:
     a quick look, whose figure and headline say so (:mod:`.quick_look`).
-    Cross-field rules are checked here, naming the key: ``eval_size`` at most
-    :data:`_MAX_EVAL_SIZE`, ``sigreg_slices`` at most :data:`_MAX_SLICES`,
-    ``cpu_threads`` at most the cores this process may use, every seed in
-    ``[0, 2^62)``, and :class:`TrainSettings`' own rules.
+    Each key's range or choices is in its annotation (``eval_size`` at most :data:`_MAX_EVAL_SIZE`,
+    ``sigreg_slices`` at most :data:`_MAX_SLICES`, ``first_seed`` in ``[0, 2^62)``), checked when the config
+    is read; ``__post_init__`` checks, naming the key, ``cpu_threads`` against the cores this process may use,
+    the tuning seeds, and :class:`TrainSettings`' rules between keys. Subclasses add their keys the same way.
     """
 
-    seeds: int = 2
+    seeds: PositiveInt = 2
     tuning_seeds: tuple[int, ...] = ()
-    max_steps: int = 500
-    batch_size: int = 256
-    lr: float = 3e-3
-    warmup_steps: int = 50
-    decay_fraction: float = 0.0
-    weight_decay: float = 0.0
-    eval_every: int = 50
-    checkpoint_every: int = 500
-    stop_r2: float = 0.0
-    average_decay: float = 0.0
-    precision: str = "float32"
-    eval_size: int = 4096
-    renderer: str = "published"
-    renderer_layers: int = 4
-    renderer_hidden: int = 16
-    shift_gain: float = 0.5
-    log_scale_gain: float = 0.0
-    encoder: str = "mlp"
-    encoder_hidden: int = 64
-    mlp_depth: int = 2
-    sigreg_weight: float = 1.0
-    sigreg_slices: int = 64
-    sigreg_statistic: str = "lejepa"
+    max_steps: PositiveInt = 500
+    batch_size: BatchSize = 256
+    lr: Positive = 3e-3
+    warmup_steps: Steps = 50
+    decay_fraction: UnitInterval = 0.0
+    weight_decay: NonNegative = 0.0
+    eval_every: PositiveInt = 50
+    checkpoint_every: PositiveInt = 500
+    stop_r2: UnitInterval = 0.0
+    average_decay: AverageDecay = 0.0
+    precision: Precision = "float32"
+    eval_size: Annotated[int, Field(ge=MIN_SAMPLE, le=_MAX_EVAL_SIZE)] = 4096
+    renderer: Literal[RENDERERS] = "published"  # type: ignore[valid-type]
+    renderer_layers: PositiveInt = 4
+    renderer_hidden: PositiveInt = 16
+    shift_gain: NonNegative = 0.5
+    log_scale_gain: NonNegative = 0.0
+    encoder: Encoder = "mlp"
+    encoder_hidden: PositiveInt = 64
+    mlp_depth: PositiveInt = 2
+    sigreg_weight: Positive = 1.0
+    sigreg_slices: Annotated[int, Field(ge=1, le=_MAX_SLICES)] = 64
+    sigreg_statistic: Literal[SIGREG_STATISTICS] = "lejepa"  # type: ignore[valid-type]
     sigreg_standardize: bool = False
-    whitening_weight: float = 1.0
-    whitened_lr: float = 3e-2
-    whitened_batch_per_dim: int = 4
-    whitened_deficit_weight: float = 0.0
-    first_seed: int = 0
-    cpu_threads: int = 1
+    whitening_weight: Positive = 1.0
+    whitened_lr: Positive = 3e-2
+    whitened_batch_per_dim: PositiveInt = 4
+    whitened_deficit_weight: NonNegative = 0.0
+    first_seed: Seed = 0
+    cpu_threads: PositiveInt = 1
     control: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("seeds", "encoder_hidden", "mlp_depth", "sigreg_slices", "cpu_threads", "whitened_batch_per_dim"):
-            self.require(getattr(self, name) >= 1, name, "must be >= 1")
+        """Relations between keys (each key's range or choices is in its annotation, checked when the config is
+        read), and the cores this process may use."""
         self.require(self.cpu_threads <= usable_cores(), "cpu_threads",
                      f"must not exceed the {usable_cores()} core(s) this process may use")
-        self.require(MIN_SAMPLE <= self.eval_size <= _MAX_EVAL_SIZE, "eval_size",
-                     f"must lie in [{MIN_SAMPLE}, {_MAX_EVAL_SIZE}]")
-        self.require(self.sigreg_slices <= _MAX_SLICES, "sigreg_slices", f"must be at most {_MAX_SLICES}")
-        for name in ("sigreg_weight", "whitening_weight", "whitened_lr"):  # finite: config_from_mapping checked
-            self.require(getattr(self, name) > 0, name, "must be a positive number")
-        self.require(self.whitened_deficit_weight >= 0, "whitened_deficit_weight", "must be a number >= 0")
-        self.require(0.0 <= self.stop_r2 <= 1.0, "stop_r2", "must lie in [0, 1] (0 = no early stop)")
-        for name, choices in (("encoder", ENCODERS), ("renderer", RENDERERS), ("sigreg_statistic", SIGREG_STATISTICS)):
-            self.require(getattr(self, name) in choices, name, f"must be one of {choices}")
-        for key, seeds in (("first_seed", (self.first_seed,)), ("tuning_seeds", self.tuning_seeds)):
-            self.require(all(0 <= seed < SEED_LIMIT for seed in seeds), key,
-                         f"must hold integers in [0, 2^62) (= {SEED_LIMIT})")
-        for build in (self.train_settings, self.renderer_params):
-            try:
-                build()
-            except ValueError as exc:
-                raise ValueError(f"config: {exc}") from None
+        self.require(all(0 <= seed < SEED_LIMIT for seed in self.tuning_seeds), "tuning_seeds",
+                     f"must hold integers in [0, 2^62) (= {SEED_LIMIT})")
+        try:
+            self.train_settings()
+        except ValueError as exc:
+            raise ValueError(f"config: {exc}") from None
 
     def require(self, valid: bool, key: str, rule: str) -> None:
         """Unless ``valid``, raise ``ValueError``: config key ``key`` breaks ``rule``, with its value."""
@@ -166,11 +168,6 @@ class TrainingConfig:
         self.require(self.eval_size > largest_dim + 1, "eval_size",
                      f"must exceed {largest_dim + 1}, the probe's coefficients at the largest dimension of the grid "
                      f"({largest_dim})")
-
-    def require_unit_interval(self, *keys: str) -> None:
-        """Each of ``keys`` lies in the open interval (0, 1)."""
-        for key in keys:
-            self.require(0.0 < getattr(self, key) < 1.0, key, "must lie in (0, 1)")
 
     def require_even(self, key: str) -> None:
         """``key`` is an even integer >= 2, or a non-empty list of them."""

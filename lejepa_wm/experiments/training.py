@@ -59,21 +59,22 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Annotated, Any, Callable, Literal, Protocol
 
 import numpy as np
 import torch
+from pydantic import Field
 from torch import Tensor, nn
 from torch.optim.swa_utils import AveragedModel
 from tqdm import tqdm
 
 from lejepa_wm.atomic import atomic_torch_save, read_regular
 from lejepa_wm.experiments.base import CHECKPOINT_FILE, DeterministicRunError
+from lejepa_wm.schema import NonNegative, Positive, PositiveInt, Record, UnitInterval
 from lejepa_wm.seeds import spawn_seeds
-from lejepa_wm.validation import check_choice, check_nonnegative_int, check_number, check_positive_int
 
 __all__ = [
-    "CHECKPOINT_FILE", "PRECISIONS", "TrainingDivergedError", "TrainSettings", "PairSource", "WorldPairs",
+    "CHECKPOINT_FILE", "PRECISIONS", "BatchSize", "Steps", "AverageDecay", "Precision", "TrainingDivergedError", "TrainSettings", "PairSource", "WorldPairs",
     "DatasetPairs", "TrainResult", "Evaluator", "Objective", "train", "numpy64"
 ]
 
@@ -84,6 +85,13 @@ _CHECKPOINT_LIMIT = 2**34
 """The largest checkpoint read (bytes)."""
 _MAX_BATCH_SIZE = 2**20
 """The largest batch (a bound on memory: the shipped configs use at most 1024)."""
+BatchSize = Annotated[int, Field(ge=2, le=_MAX_BATCH_SIZE)]
+"""A batch holds at least two pairs (every objective compares the embeddings of a batch), at most
+:data:`_MAX_BATCH_SIZE`."""
+Steps = Annotated[int, Field(ge=0)]
+AverageDecay = Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)]
+Precision = Literal[PRECISIONS]  # type: ignore[valid-type]
+"""Field types of the settings that configs pass on to :class:`TrainSettings` (checked where a config is read)."""
 
 
 class TrainingDivergedError(DeterministicRunError, RuntimeError):
@@ -91,8 +99,9 @@ class TrainingDivergedError(DeterministicRunError, RuntimeError):
 
 
 @dataclass(frozen=True)
-class TrainSettings:
-    """Optimization, evaluation and checkpoint settings of one run (all validated on construction).
+class TrainSettings(Record):
+    """Optimization, evaluation and checkpoint settings of one run: each field's range is in its annotation,
+    checked where a config or a spec is read; the constructor checks the relations between fields.
 
     ``eval_every = None`` evaluates only at the end (no early stopping);
     ``checkpoint_every`` must then be set on its own, else it must be a
@@ -101,44 +110,30 @@ class TrainSettings:
     :data:`_MAX_BATCH_SIZE`, and the warmup is no longer than the run.
     """
 
-    max_steps: int
-    batch_size: int
-    lr: float
-    warmup_steps: int = 0
-    decay_fraction: float = 0.0
-    weight_decay: float = 0.0
-    eval_every: int | None = 50
-    checkpoint_every: int = 500
-    stop_r2: float | None = None
-    max_loss: float = 1e8
-    average_decay: float = 0.0
-    precision: str = "float32"
+    max_steps: PositiveInt
+    batch_size: BatchSize
+    lr: Positive
+    warmup_steps: Steps = 0
+    decay_fraction: UnitInterval = 0.0
+    weight_decay: NonNegative = 0.0
+    eval_every: PositiveInt | None = 50
+    checkpoint_every: PositiveInt = 500
+    stop_r2: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] | None = None
+    max_loss: Positive = 1e8
+    average_decay: AverageDecay = 0.0
+    precision: Precision = "float32"
 
     def __post_init__(self) -> None:
-        for name in ("max_steps", "batch_size", "checkpoint_every"):
-            check_positive_int(getattr(self, name), name)
-        if not 2 <= self.batch_size <= _MAX_BATCH_SIZE:
-            raise ValueError(f"batch_size must lie in [2, {_MAX_BATCH_SIZE}] (the objectives compare the pairs of a "
-                             f"batch); got {self.batch_size!r}")
-        if self.eval_every is not None:
-            check_positive_int(self.eval_every, "eval_every")
-            if self.checkpoint_every % self.eval_every:
-                raise ValueError(f"checkpoint_every ({self.checkpoint_every}) must be a multiple of "
-                                 f"eval_every ({self.eval_every})")
-        check_nonnegative_int(self.warmup_steps, "warmup_steps")
+        """Relations between fields (each field's range is in its annotation, checked when a config or a spec is
+        read)."""
+        if self.eval_every is not None and self.checkpoint_every % self.eval_every:
+            raise ValueError(f"checkpoint_every ({self.checkpoint_every}) must be a multiple of "
+                             f"eval_every ({self.eval_every})")
         if self.warmup_steps > self.max_steps:
             raise ValueError(f"warmup_steps ({self.warmup_steps}) must not exceed max_steps ({self.max_steps}): "
                              "the learning rate would never reach its set value")
-        check_number(self.lr, "lr", lambda value: value > 0, "be a positive number")
-        check_number(self.decay_fraction, "decay_fraction", lambda value: 0 <= value <= 1, "lie in [0, 1]")
-        check_number(self.weight_decay, "weight_decay", lambda value: value >= 0, "be >= 0")
-        if self.stop_r2 is not None:
-            check_number(self.stop_r2, "stop_r2", lambda value: 0 < value <= 1, "lie in (0, 1]")
-            if self.eval_every is None:
-                raise ValueError("stop_r2 needs eval_every (early stopping evaluates during training)")
-        check_number(self.max_loss, "max_loss", lambda value: value > 0, "be positive")
-        check_number(self.average_decay, "average_decay", lambda value: 0 <= value < 1, "lie in [0, 1)")
-        check_choice(self.precision, PRECISIONS, "precision")
+        if self.stop_r2 is not None and self.eval_every is None:
+            raise ValueError("stop_r2 needs eval_every (early stopping evaluates during training)")
 
     def learning_rate(self, step: int) -> float:
         """Learning rate used for update ``step`` (0-based): warmup, constant, cosine decay."""
@@ -185,16 +180,14 @@ class DatasetPairs:
     """
 
     def __init__(self, first: Tensor, second: Tensor, order_seed: int) -> None:
-        if first.shape != second.shape or len(first) < 1:
-            raise ValueError(f"pair arrays must have equal, non-empty shapes; got {tuple(first.shape)} "
-                             f"and {tuple(second.shape)}")
+        """``first`` and ``second``: the two views of the same non-empty set of pairs, row by row."""
         self.first, self.second = first, second
         self.order_seed = order_seed
         self._order: tuple[int, Tensor] | None = None
 
     def steps_per_epoch(self, batch_size: int) -> int:
         """Full batches of ``batch_size`` in one pass (at least one)."""
-        return max(1, len(self.first) // check_positive_int(batch_size, "batch_size"))
+        return max(1, len(self.first) // batch_size)
 
     def draw(self, step: int, size: int, generator: torch.Generator) -> tuple[Tensor, Tensor]:
         epoch, batch = divmod(step, self.steps_per_epoch(size))

@@ -22,6 +22,7 @@ from lejepa_wm.experiments.training import (CHECKPOINT_FILE, DatasetPairs, Train
                                             WorldPairs, train)
 from lejepa_wm.experiments.training_log import tensorboard_log
 from lejepa_wm.experiments.worlds import GaussianWorld
+from lejepa_wm.schema import read
 from lejepa_wm.seeds import SeedStreams
 
 
@@ -125,12 +126,13 @@ def test_dataset_pairs_visit_every_pair_once_per_epoch_in_a_seeded_order():
     ({"checkpoint_every": 15}, "multiple"), ({"stop_r2": 1.5}, "stop_r2"), ({"warmup_steps": -1}, "warmup_steps"),
     ({"weight_decay": math.nan}, "weight_decay"), ({"decay_fraction": math.inf}, "decay_fraction"),
     ({"eval_every": None, "stop_r2": 0.9}, "stop_r2"), ({"average_decay": 1.0}, "average_decay"),
-    ({"precision": "float16"}, "precision 'float16'"),
+    ({"precision": "float16"}, "'precision' must be 'float32' or 'bfloat16'; got 'float16'"),
 ])
 def test_bad_settings_raise(kwargs, message):
+    """Read as a config or a spec reads them: each field's range, and the relations between fields."""
     base = {"max_steps": 10, "batch_size": 8, "lr": 1e-3, "eval_every": 10, "checkpoint_every": 10}
     with pytest.raises(ValueError, match=message):
-        TrainSettings(**{**base, **kwargs})
+        read(TrainSettings, {**base, **kwargs}, "train")
 
 
 def test_learning_rate_schedule():

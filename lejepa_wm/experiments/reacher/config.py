@@ -37,18 +37,17 @@ mean over data worlds, in the T1R headline.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 from typing_extensions import NotRequired, TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
 from lejepa_wm.config import load_scaled_config
-from lejepa_wm.experiments.synthetic import check_seed_offset
-from lejepa_wm.experiments.training import TrainSettings
-from lejepa_wm.schema import read
-from lejepa_wm.seeds import SEED_LIMIT, SeedStreams
-from lejepa_wm.validation import check_choice, check_nonnegative_int, check_positive_int, check_rho
+from lejepa_wm.experiments.synthetic import OpenUnit, Seed, check_seed_offset
+from lejepa_wm.experiments.training import BatchSize, Steps, TrainSettings
+from lejepa_wm.schema import NonNegative, Positive, PositiveInt, Record, UnitInterval
+from lejepa_wm.seeds import SeedStreams
 
 __all__ = ["ReacherConfig", "ReacherLabels", "ReacherRunParams", "load_config"]
 
@@ -58,52 +57,47 @@ _GRID_KEYS = ("worlds", "control_fractions")
 
 
 @dataclass(frozen=True)
-class ReacherConfig:
+class ReacherConfig(Record):
     """Validated settings of one scale (see the module docstring)."""
 
-    train_pairs: int
-    heldout_pairs: int
-    heldout_episodes: int
-    chunk_pairs: int
-    sac_steps: int
-    sac_reward: str
-    epochs: int
+    train_pairs: PositiveInt
+    heldout_pairs: PositiveInt
+    heldout_episodes: PositiveInt
+    chunk_pairs: PositiveInt
+    sac_steps: PositiveInt
+    sac_reward: Literal["sparse", "dense"]
+    epochs: PositiveInt
     ou_fractions: tuple[float, ...]
-    seeds: int
-    plan_pairs: int
-    tuning_seeds: tuple[int, ...] = ()
-    image_size: int = 64
+    seeds: PositiveInt
+    plan_pairs: PositiveInt
+    tuning_seeds: tuple[Seed, ...] = ()
+    image_size: PositiveInt = 64
     target_xy: tuple[float, ...] = (0.12, 0.12)
-    ou_rho: float = 0.8
-    angle_scale: float = 0.7
-    episode_steps: int = 100
-    traj_delta: int = 10
-    success_episodes: int = 20
-    embed_dim: int = 2
-    sigreg_weight: float = 0.1
-    sigreg_slices: int = 32
-    batch_size: int = 128
-    lr: float = 3e-3
-    warmup_fraction: float = 0.05
-    decay_fraction: float = 0.95
-    eval_every: int = 500
-    checkpoint_every: int = 500
-    cpu_threads: int = 1
+    ou_rho: OpenUnit = 0.8
+    angle_scale: Positive = 0.7
+    episode_steps: PositiveInt = 100
+    traj_delta: PositiveInt = 10
+    success_episodes: PositiveInt = 20
+    embed_dim: PositiveInt = 2
+    sigreg_weight: NonNegative = 0.1
+    sigreg_slices: PositiveInt = 32
+    batch_size: BatchSize = 128
+    lr: Positive = 3e-3
+    warmup_fraction: UnitInterval = 0.05
+    decay_fraction: UnitInterval = 0.95
+    eval_every: Steps = 500  # 0: only at the end
+    checkpoint_every: PositiveInt = 500
+    cpu_threads: PositiveInt = 1
     pca_components: tuple[int, ...] = (2, 50)
-    plan_steps: int = 20
-    knn: int = 5
-    min_plan_distance: float = 1.0
-    residual_target: float = 0.25
-    worlds: int = 1
+    plan_steps: PositiveInt = 20
+    knn: PositiveInt = 5
+    min_plan_distance: Positive = 1.0
+    residual_target: OpenUnit = 0.25
+    worlds: PositiveInt = 1
     control_fractions: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
-        for field in fields(self):  # every count is a positive integer; only eval_every may be 0 (only at the end)
-            if field.type == "int":
-                check = check_nonnegative_int if field.name == "eval_every" else check_positive_int
-                check(getattr(self, field.name), field.name)
-        check_choice(self.sac_reward, ("sparse", "dense"), "sac_reward")
-        check_rho(self.ou_rho, "ou_rho")
+        """Relations between fields (each field's range is in its annotation, checked when the config is read)."""
         if self.traj_delta >= self.episode_steps:
             raise ValueError(f"traj_delta {self.traj_delta} must be below episode_steps {self.episode_steps}")
         if self.heldout_pairs < 2 * self.knn or self.heldout_pairs < 4:
@@ -117,20 +111,10 @@ class ReacherConfig:
                              f"{self.control_fractions!r}")
         if len(self.target_xy) != 2:
             raise ValueError(f"target_xy must have two entries (x, y); got {self.target_xy!r}")
-        for name, valid, wanted in (("angle_scale", self.angle_scale > 0, "be positive"),
-                                    ("lr", self.lr > 0, "be positive"),
-                                    ("min_plan_distance", self.min_plan_distance > 0, "be positive"),
-                                    ("sigreg_weight", self.sigreg_weight >= 0, "be >= 0"),
-                                    ("residual_target", 0.0 < self.residual_target < 1.0, "lie in (0, 1)"),
-                                    ("warmup_fraction", 0.0 <= self.warmup_fraction <= 1.0, "lie in [0, 1]")):
-            if not valid:
-                raise ValueError(f"{name} must {wanted}; got {getattr(self, name)!r}")
         fit_frames = min(self.heldout_pairs, self.heldout_episodes * self.pairs_per_episode)
         if not self.pca_components or any(not 1 <= k < fit_frames for k in self.pca_components):
             raise ValueError(f"pca_components must be a non-empty list of integers in [1, {fit_frames}) (below "
                              f"the frames of a fit sample); got {self.pca_components!r}")
-        if any(not 0 <= seed < SEED_LIMIT for seed in self.tuning_seeds):
-            raise ValueError(f"tuning_seeds must be integers in [0, 2^62); got {self.tuning_seeds!r}")
         try:
             self.train_settings()
         except ValueError as exc:
@@ -167,8 +151,7 @@ class ReacherConfig:
         The keys of the grid alone (:data:`_GRID_KEYS`: how many data worlds, which models get a control) are
         left out: a run's spec holds what the run itself needs, so they do not change the specs of its runs.
         """
-        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()
-                if key not in _GRID_KEYS}
+        return {key: value for key, value in super().to_dict().items() if key not in _GRID_KEYS}
 
 
 class ReacherLabels(TypedDict):
@@ -182,22 +165,17 @@ class ReacherLabels(TypedDict):
 
 
 @dataclass(frozen=True)
-class ReacherRunParams:
-    """Everything one Reacher run needs besides its folder and device, as its ``spec.json`` stores them:
-    its labels, the data seed of its data world, its seed streams and the settings of its scale."""
+class ReacherRunParams(Record):
+    """Everything one Reacher run needs besides its folder and device, as its ``spec.json`` stores them
+    (``to_dict``, read back by ``from_dict``): its labels, the data seed of its data world, its seed streams and
+    the settings of its scale."""
 
     labels: ReacherLabels
     data_seed: int
     seeds: SeedStreams
     config: ReacherConfig
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"labels": dict(self.labels), "data_seed": self.data_seed, "seeds": self.seeds.to_dict(),
-                "config": self.config.to_dict()}
-
-    @classmethod
-    def from_dict(cls, data: Any) -> "ReacherRunParams":
-        return read(cls, data, "Reacher run parameters")
+    _what = "Reacher run parameters"
 
 
 def load_config(scale: str, path: Path | None = None, overrides: Mapping[str, Any] | None = None) -> ReacherConfig:
