@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable
 
+from lejepa_wm.progress import format_duration
 from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, Environment,
                                HeadlineEntry, PartOutcome)
 from lejepa_wm.report.gather import (VERIFY_FILE, ClaimVerdict, Evidence, ExperimentSection, Gathered, JudgedRow,
@@ -35,16 +36,9 @@ _ELAN_INSTALL = "curl https://raw.githubusercontent.com/leanprover/elan/master/e
 
 
 def format_seconds(seconds: float | None) -> str:
-    """``12.3 s``, ``4 min 05 s`` or ``1 h 02 min``; ``-`` when unknown."""
-    if seconds is None:
-        return "-"
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, secs = divmod(int(round(seconds)), 60)
-    if minutes < 60:
-        return f"{minutes} min {secs:02d} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"
+    """``12.3 s``, ``4 min 05 s`` or ``1 h 02 min`` (:func:`~lejepa_wm.progress.format_duration` with a decimal
+    under a minute); ``-`` when unknown."""
+    return "-" if seconds is None else format_duration(seconds, decimals=1)
 
 
 def format_value(value: float | None, bound: Bound | None = None) -> str:
