@@ -125,14 +125,6 @@ def _claim_cells(rows: tuple[JudgedRow, ...], kind: str, *names: str) -> list[Ma
                  link(row.claim, f"#{anchor('claim', row.claim)}")) for row, first in zip(rows, firsts)]
 
 
-def _summary(gathered: Gathered, generated_at: str, version: str) -> list[str]:
-    headline = f"{claim_summary(gathered)} (scale {gathered.scale})."
-    return [
-        heading(1, report_title(gathered.scale), "top"),
-        line(f"Generated {generated_at} by lejepa-wm {version}. ", strong(headline)),
-    ]
-
-
 def count_text(count: int, noun: str) -> str:
     """``1 check``, ``5 checks``: the count and the noun, plural unless the count is 1."""
     return f"{count} {noun}{'s' if count != 1 else ''}"
@@ -410,6 +402,9 @@ def build_document(gathered: Gathered, lean: LeanSection, environment: Environme
                    version: str) -> str:
     """The whole report as Markdown, in reading order."""
     paper = _paper_beside_here(gathered)
-    return document(_summary(gathered, generated_at, version) + _at_a_glance(gathered) + paper
+    headline = f"{claim_summary(gathered)} (scale {gathered.scale})."
+    summary = [heading(1, report_title(gathered.scale), "top"),
+               line(f"Generated {generated_at} by lejepa-wm {version}. ", strong(headline))]
+    return document(summary + _at_a_glance(gathered) + paper
                     + _contents(gathered, bool(paper)) + _how_to_read() + _claims(gathered) + _verify(gathered.verify)
                     + _experiments(gathered) + _parts(gathered) + _lean(lean) + _environment(gathered, environment))

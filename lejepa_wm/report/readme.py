@@ -255,9 +255,9 @@ def _replace_blocks(text: str, contents: dict[str, str], label: str = "README") 
 def _shown_path(out: Path, readme: Path) -> str:
     """``out`` as the README refers to it: relative to the README's folder where possible."""
     try:
-        return Path(os.path.relpath(Path(out).resolve(), Path(readme).resolve().parent)).as_posix()
+        return Path(os.path.relpath(out.resolve(), readme.resolve().parent)).as_posix()
     except ValueError:  # another drive (Windows)
-        return Path(out).as_posix()
+        return out.as_posix()
 
 
 def read_readme(readme: Path, scale: str) -> str:
