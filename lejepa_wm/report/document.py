@@ -94,11 +94,6 @@ def anchor(kind: str, *names: str) -> str:
     return "-".join([kind, *slugs])
 
 
-def _verdict_cell(row: JudgedRow) -> Markdown:
-    """The verdict column: the badge, then the note where the verdict has one."""
-    return cell(badge(row.status), row.note)
-
-
 def _requirement_text(record: CheckResult | HeadlineEntry) -> str:
     """What the value must satisfy, without repeating the quantity the value cell names (``≤ 1e-10``); a
     headline's precondition, and why a measurement has no bound, in full."""
@@ -298,7 +293,7 @@ def _verify(verify: VerifySection) -> list[str]:
     if verify.rows:
         blocks.append(table(("Claim", "Check", "Value", "Requirement", "Detail", "Verdict"), (
             (claim, row.name, _value_cell(row.record), _requirement_text(row.record), _detail(row.record),
-             _verdict_cell(row)) for row, claim in zip(verify.rows, _claim_cells(verify.rows, "check")))))
+             cell(badge(row.status), row.note)) for row, claim in zip(verify.rows, _claim_cells(verify.rows, "check")))))
     if verify.error:
         blocks += _failure(verify.error, "verify failed with this error", verify.part)
     blocks += [code_block(row.error, f"{row.claim}/{row.name} raised") for row in verify.rows if row.error]
@@ -325,7 +320,7 @@ def _experiment(section: ExperimentSection, figures: dict[tuple[str, str], int])
     claims = _claim_cells(section.rows, "result", section.name)
     blocks.append(table(("Claim", "Result", "Value", "Requirement", "Split", "Measured", "Paper", "Verdict"), (
         (claim, row.name, _value_cell(row.record), _requirement_text(row.record),
-         getattr(row.record, "split", "-"), row.record.measured, row.paper or "-", _verdict_cell(row))
+         getattr(row.record, "split", "-"), row.record.measured, row.paper or "-", cell(badge(row.status), row.note))
         for row, claim in zip(section.rows, claims))))
     if section.summary_csv is not None:
         relative = f"{section.name}/{section.scale}/{section.summary_csv.name}"
