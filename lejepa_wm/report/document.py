@@ -154,8 +154,7 @@ def _glance_cells(verdict: ClaimVerdict, figures: dict[tuple[str, str], int]) ->
     return evidence_cells(verdict, checks, results)
 
 
-def _at_a_glance(gathered: Gathered) -> list[str]:
-    figures = _figure_numbers(gathered)
+def _at_a_glance(gathered: Gathered, figures: dict[tuple[str, str], int]) -> list[str]:
     rows = []
     for verdict in gathered.claims:
         checks, experiments = _glance_cells(verdict, figures)
@@ -175,11 +174,10 @@ def paper_comparisons(gathered: Gathered) -> list[Comparison]:
                                    for row in section.rows))
 
 
-def _paper_beside_here(gathered: Gathered) -> list[str]:
+def _paper_beside_here(gathered: Gathered, figures: dict[tuple[str, str], int]) -> list[str]:
     found = paper_comparisons(gathered)
     if not found:
         return []
-    figures = _figure_numbers(gathered)
 
     def figure_cell(experiment: str, name: str | None) -> Markdown:
         number = figures.get((experiment, name or ""))
@@ -293,7 +291,8 @@ def _verify(verify: VerifySection) -> list[str]:
     if verify.rows:
         blocks.append(table(("Claim", "Check", "Value", "Requirement", "Detail", "Verdict"), (
             (claim, row.name, _value_cell(row.record), _requirement_text(row.record), _detail(row.record),
-             cell(badge(row.status), row.note)) for row, claim in zip(verify.rows, _claim_cells(verify.rows, "check")))))
+             cell(badge(row.status), row.note))
+            for row, claim in zip(verify.rows, _claim_cells(verify.rows, "check")))))
     if verify.error:
         blocks += _failure(verify.error, "verify failed with this error", verify.part)
     blocks += [code_block(row.error, f"{row.claim}/{row.name} raised") for row in verify.rows if row.error]
@@ -329,8 +328,7 @@ def _experiment(section: ExperimentSection, figures: dict[tuple[str, str], int])
                      for item in section.figures]
 
 
-def _experiments(gathered: Gathered) -> list[str]:
-    figures = _figure_numbers(gathered)
+def _experiments(gathered: Gathered, figures: dict[tuple[str, str], int]) -> list[str]:
     return [heading(2, "Experiments", "experiments"),
             *(block for section in gathered.experiments for block in _experiment(section, figures))]
 
@@ -355,10 +353,9 @@ def _lean(lean: LeanSection) -> list[str]:
          cell(*(line(code(test), " ", badge("present" if exists else "missing")) for test, exists in entry.tests))
          or cell("none named"))
         for entry in lean.axioms)))
-    findings = lean.audit_findings or ()
-    if findings:
-        return blocks + [line("Static audit (", code("lejepa-wm audit-lean"), f"): {len(findings)} problem(s):"),
-                         bullets(findings)]
+    if lean.audit_findings:
+        return blocks + [line("Static audit (", code("lejepa-wm audit-lean"),
+                              f"): {len(lean.audit_findings)} problem(s):"), bullets(lean.audit_findings)]
     return blocks + [line("Static audit (", code("lejepa-wm audit-lean"), "): no problems — no sorry/admit, "
                           "axioms equal the ledger, every claim's declaration exists. It does not replace ",
                           code("lake build"), ".")]
@@ -396,10 +393,11 @@ def report_title(scale: str) -> str:
 def build_document(gathered: Gathered, lean: LeanSection, environment: Environment, generated_at: str,
                    version: str) -> str:
     """The whole report as Markdown, in reading order."""
-    paper = _paper_beside_here(gathered)
+    figures = _figure_numbers(gathered)
+    paper = _paper_beside_here(gathered, figures)
     headline = f"{claim_summary(gathered)} (scale {gathered.scale})."
     summary = [heading(1, report_title(gathered.scale), "top"),
                line(f"Generated {generated_at} by lejepa-wm {version}. ", strong(headline))]
-    return document(summary + _at_a_glance(gathered) + paper
-                    + _contents(gathered, bool(paper)) + _how_to_read() + _claims(gathered) + _verify(gathered.verify)
-                    + _experiments(gathered) + _parts(gathered) + _lean(lean) + _environment(gathered, environment))
+    return document(summary + _at_a_glance(gathered, figures) + paper + _contents(gathered, bool(paper))
+                    + _how_to_read() + _claims(gathered) + _verify(gathered.verify) + _experiments(gathered, figures)
+                    + _parts(gathered) + _lean(lean) + _environment(gathered, environment))
