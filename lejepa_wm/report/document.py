@@ -14,6 +14,7 @@ of each part). Every link target is an anchor the document sets itself
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any, Callable
 
 from lejepa_wm.progress import format_duration
@@ -95,15 +96,10 @@ def anchor(kind: str, *names: str) -> str:
 
 
 def _requirement_text(record: CheckResult | HeadlineEntry) -> str:
-    """What the value must satisfy, without repeating the quantity the value cell names (``≤ 1e-10``); a
-    headline's precondition, and why a measurement has no bound, in full."""
-    if record.bound is None:
-        return record.requirement
-    precondition = getattr(record, "precondition", None)
-    if precondition is None:
-        return record.bound.describe()
-    met = "met" if record.precondition_met else "NOT met"  # type: ignore[union-attr]
-    return f"{record.bound.describe()}, provided that {precondition} ({met})"
+    """What the value must satisfy, without repeating the quantity the value cell names (``≤ 1e-10``): the record's
+    requirement with its quantity left unnamed (a headline's precondition, and why a measurement has no bound, in
+    full)."""
+    return replace(record, quantity="").requirement
 
 
 def _figure_numbers(gathered: Gathered) -> dict[tuple[str, str], int]:
