@@ -19,11 +19,12 @@ from tqdm import tqdm
 __all__ = ["format_duration", "LineProgress", "progress_bar"]
 
 
-def format_duration(seconds: float) -> str:
-    """``12 s``, ``4 min 05 s`` or ``1 h 02 min``."""
+def format_duration(seconds: float, decimals: int = 0) -> str:
+    """``12 s`` (``12.3 s`` with ``decimals=1``: the decimals of a time under a minute), ``4 min 05 s`` or
+    ``1 h 02 min``."""
     seconds = max(0.0, seconds)
     if seconds < 60:
-        return f"{seconds:.0f} s"
+        return f"{seconds:.{decimals}f} s"
     minutes, secs = divmod(int(round(seconds)), 60)
     if minutes < 60:
         return f"{minutes} min {secs:02d} s"

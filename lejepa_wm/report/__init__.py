@@ -55,7 +55,6 @@ def write_report(out: Path = _DEFAULT_OUT, scale: str = "quick", root: Path | No
     as ``lejepa-wm audit-lean`` finds it).
     """
     check_choice(scale, SCALES, "scale")
-    out = Path(out)
     gathered = gather(out, scale)
     lean = gather_lean(root if root is not None else default_root())
     generated_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

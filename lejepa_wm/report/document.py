@@ -14,8 +14,10 @@ of each part). Every link target is an anchor the document sets itself
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any, Callable
 
+from lejepa_wm.progress import format_duration
 from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, Environment,
                                HeadlineEntry, PartOutcome)
 from lejepa_wm.report.gather import (VERIFY_FILE, ClaimVerdict, Evidence, ExperimentSection, Gathered, JudgedRow,
@@ -35,16 +37,9 @@ _ELAN_INSTALL = "curl https://raw.githubusercontent.com/leanprover/elan/master/e
 
 
 def format_seconds(seconds: float | None) -> str:
-    """``12.3 s``, ``4 min 05 s`` or ``1 h 02 min``; ``-`` when unknown."""
-    if seconds is None:
-        return "-"
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, secs = divmod(int(round(seconds)), 60)
-    if minutes < 60:
-        return f"{minutes} min {secs:02d} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"
+    """``12.3 s``, ``4 min 05 s`` or ``1 h 02 min`` (:func:`~lejepa_wm.progress.format_duration` with a decimal
+    under a minute); ``-`` when unknown."""
+    return "-" if seconds is None else format_duration(seconds, decimals=1)
 
 
 def format_value(value: float | None, bound: Bound | None = None) -> str:
@@ -100,21 +95,11 @@ def anchor(kind: str, *names: str) -> str:
     return "-".join([kind, *slugs])
 
 
-def _verdict_cell(row: JudgedRow) -> Markdown:
-    """The verdict column: the badge, then the note where the verdict has one."""
-    return cell(badge(row.status), row.note)
-
-
 def _requirement_text(record: CheckResult | HeadlineEntry) -> str:
-    """What the value must satisfy, without repeating the quantity the value cell names (``≤ 1e-10``); a
-    headline's precondition, and why a measurement has no bound, in full."""
-    if record.bound is None:
-        return record.requirement
-    precondition = getattr(record, "precondition", None)
-    if precondition is None:
-        return record.bound.describe()
-    met = "met" if record.precondition_met else "NOT met"  # type: ignore[union-attr]
-    return f"{record.bound.describe()}, provided that {precondition} ({met})"
+    """What the value must satisfy, without repeating the quantity the value cell names (``≤ 1e-10``): the record's
+    requirement with its quantity left unnamed (a headline's precondition, and why a measurement has no bound, in
+    full)."""
+    return replace(record, quantity="").requirement
 
 
 def _figure_numbers(gathered: Gathered) -> dict[tuple[str, str], int]:
@@ -129,14 +114,6 @@ def _claim_cells(rows: tuple[JudgedRow, ...], kind: str, *names: str) -> list[Ma
     firsts = [all(earlier.claim != row.claim for earlier in rows[:index]) for index, row in enumerate(rows)]
     return [line(anchor_tag(anchor(kind, row.claim, *names)) if first else Markdown(""),
                  link(row.claim, f"#{anchor('claim', row.claim)}")) for row, first in zip(rows, firsts)]
-
-
-def _summary(gathered: Gathered, generated_at: str, version: str) -> list[str]:
-    headline = f"{claim_summary(gathered)} (scale {gathered.scale})."
-    return [
-        heading(1, report_title(gathered.scale), "top"),
-        line(f"Generated {generated_at} by lejepa-wm {version}. ", strong(headline)),
-    ]
 
 
 def count_text(count: int, noun: str) -> str:
@@ -173,8 +150,7 @@ def _glance_cells(verdict: ClaimVerdict, figures: dict[tuple[str, str], int]) ->
     return evidence_cells(verdict, checks, results)
 
 
-def _at_a_glance(gathered: Gathered) -> list[str]:
-    figures = _figure_numbers(gathered)
+def _at_a_glance(gathered: Gathered, figures: dict[tuple[str, str], int]) -> list[str]:
     rows = []
     for verdict in gathered.claims:
         checks, experiments = _glance_cells(verdict, figures)
@@ -194,11 +170,10 @@ def paper_comparisons(gathered: Gathered) -> list[Comparison]:
                                    for row in section.rows))
 
 
-def _paper_beside_here(gathered: Gathered) -> list[str]:
+def _paper_beside_here(gathered: Gathered, figures: dict[tuple[str, str], int]) -> list[str]:
     found = paper_comparisons(gathered)
     if not found:
         return []
-    figures = _figure_numbers(gathered)
 
     def figure_cell(experiment: str, name: str | None) -> Markdown:
         number = figures.get((experiment, name or ""))
@@ -312,7 +287,8 @@ def _verify(verify: VerifySection) -> list[str]:
     if verify.rows:
         blocks.append(table(("Claim", "Check", "Value", "Requirement", "Detail", "Verdict"), (
             (claim, row.name, _value_cell(row.record), _requirement_text(row.record), _detail(row.record),
-             _verdict_cell(row)) for row, claim in zip(verify.rows, _claim_cells(verify.rows, "check")))))
+             cell(badge(row.status), row.note))
+            for row, claim in zip(verify.rows, _claim_cells(verify.rows, "check")))))
     if verify.error:
         blocks += _failure(verify.error, "verify failed with this error", verify.part)
     blocks += [code_block(row.error, f"{row.claim}/{row.name} raised") for row in verify.rows if row.error]
@@ -339,7 +315,7 @@ def _experiment(section: ExperimentSection, figures: dict[tuple[str, str], int])
     claims = _claim_cells(section.rows, "result", section.name)
     blocks.append(table(("Claim", "Result", "Value", "Requirement", "Split", "Measured", "Paper", "Verdict"), (
         (claim, row.name, _value_cell(row.record), _requirement_text(row.record),
-         getattr(row.record, "split", "-"), row.record.measured, row.paper or "-", _verdict_cell(row))
+         getattr(row.record, "split", "-"), row.record.measured, row.paper or "-", cell(badge(row.status), row.note))
         for row, claim in zip(section.rows, claims))))
     if section.summary_csv is not None:
         relative = f"{section.name}/{section.scale}/{section.summary_csv.name}"
@@ -348,8 +324,7 @@ def _experiment(section: ExperimentSection, figures: dict[tuple[str, str], int])
                      for item in section.figures]
 
 
-def _experiments(gathered: Gathered) -> list[str]:
-    figures = _figure_numbers(gathered)
+def _experiments(gathered: Gathered, figures: dict[tuple[str, str], int]) -> list[str]:
     return [heading(2, "Experiments", "experiments"),
             *(block for section in gathered.experiments for block in _experiment(section, figures))]
 
@@ -374,10 +349,9 @@ def _lean(lean: LeanSection) -> list[str]:
          cell(*(line(code(test), " ", badge("present" if exists else "missing")) for test, exists in entry.tests))
          or cell("none named"))
         for entry in lean.axioms)))
-    findings = lean.audit_findings or ()
-    if findings:
-        return blocks + [line("Static audit (", code("lejepa-wm audit-lean"), f"): {len(findings)} problem(s):"),
-                         bullets(findings)]
+    if lean.audit_findings:
+        return blocks + [line("Static audit (", code("lejepa-wm audit-lean"),
+                              f"): {len(lean.audit_findings)} problem(s):"), bullets(lean.audit_findings)]
     return blocks + [line("Static audit (", code("lejepa-wm audit-lean"), "): no problems — no sorry/admit, "
                           "axioms equal the ledger, every claim's declaration exists. It does not replace ",
                           code("lake build"), ".")]
@@ -415,7 +389,11 @@ def report_title(scale: str) -> str:
 def build_document(gathered: Gathered, lean: LeanSection, environment: Environment, generated_at: str,
                    version: str) -> str:
     """The whole report as Markdown, in reading order."""
-    paper = _paper_beside_here(gathered)
-    return document(_summary(gathered, generated_at, version) + _at_a_glance(gathered) + paper
-                    + _contents(gathered, bool(paper)) + _how_to_read() + _claims(gathered) + _verify(gathered.verify)
-                    + _experiments(gathered) + _parts(gathered) + _lean(lean) + _environment(gathered, environment))
+    figures = _figure_numbers(gathered)
+    paper = _paper_beside_here(gathered, figures)
+    headline = f"{claim_summary(gathered)} (scale {gathered.scale})."
+    summary = [heading(1, report_title(gathered.scale), "top"),
+               line(f"Generated {generated_at} by lejepa-wm {version}. ", strong(headline))]
+    return document(summary + _at_a_glance(gathered, figures) + paper + _contents(gathered, bool(paper))
+                    + _how_to_read() + _claims(gathered) + _verify(gathered.verify) + _experiments(gathered, figures)
+                    + _parts(gathered) + _lean(lean) + _environment(gathered, environment))

@@ -192,18 +192,16 @@ class Gathered:
 
 
 def _last_line(text: str) -> str:
-    lines = [line for line in str(text).strip().splitlines() if line.strip()]
-    return lines[-1] if lines else str(text)
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else text
 
 
 def _read_result(path: Path, label: str) -> Any:
     """The JSON data of ``path``; ``ValueError`` naming the file (``label``) if it cannot be read or parsed."""
     try:
         return read_json(path)
-    except NotRegularFile as exc:
-        raise ValueError(f"{label} cannot be read: {exc}") from None
-    except OSError as exc:
-        raise ValueError(f"{label} cannot be read: {exc.strerror or exc}") from None
+    except (NotRegularFile, OSError) as exc:  # NotRegularFile: a folder, FIFO or device, which has no strerror
+        raise ValueError(f"{label} cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
         raise ValueError(f"{label} is not valid JSON: {exc}") from None
 
@@ -275,8 +273,6 @@ def figure_caption(path: Path) -> str | None:
     """Caption stored in the PNG itself (``savefig(metadata={"Title": ..., "Description": ...})``)."""
     from PIL import Image
 
-    if path.suffix.lower() != ".png":
-        return None
     try:
         with Image.open(path) as image:
             text = dict(getattr(image, "text", {}) or {})

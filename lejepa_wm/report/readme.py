@@ -241,23 +241,27 @@ def generate_blocks(gathered: Gathered, shown_as: str) -> dict[str, str]:
     return {f"{gathered.scale}-{kind}": generate(gathered, shown_as) for kind, generate in _GENERATORS.items()}
 
 
-def _replace_blocks(text: str, contents: dict[str, str], label: str = "README") -> str:
-    """``text`` with the content of every block named in ``contents`` replaced; all else unchanged."""
-    pieces, cursor = [], 0
+def _replace_blocks(text: str, contents: dict[str, str], label: str) -> tuple[str, list[str]]:
+    """``text`` with the content of every block named in ``contents`` replaced, all else unchanged, and the names of
+    the blocks whose text changed."""
+    pieces, cursor, changed = [], 0, []
     for found in find_blocks(text, label):
         if found.name not in contents:
             continue
-        pieces += [text[cursor:found.start], "\n", contents[found.name].strip("\n"), "\n"]
+        new = "\n" + contents[found.name].strip("\n") + "\n"
+        if new != text[found.start:found.end]:
+            changed.append(found.name)
+        pieces += [text[cursor:found.start], new]
         cursor = found.end
-    return "".join(pieces) + text[cursor:]
+    return "".join(pieces) + text[cursor:], changed
 
 
 def _shown_path(out: Path, readme: Path) -> str:
     """``out`` as the README refers to it: relative to the README's folder where possible."""
     try:
-        return Path(os.path.relpath(Path(out).resolve(), Path(readme).resolve().parent)).as_posix()
+        return Path(os.path.relpath(out.resolve(), readme.resolve().parent)).as_posix()
     except ValueError:  # another drive (Windows)
-        return Path(out).as_posix()
+        return out.as_posix()
 
 
 def read_readme(readme: Path, scale: str) -> str:
@@ -272,26 +276,22 @@ def read_readme(readme: Path, scale: str) -> str:
     return text
 
 
-def _regenerate(readme: Path, out: Path, scale: str, gathered: Gathered | None = None) -> tuple[str, str]:
-    """``(old text, new text)`` of ``readme`` with its blocks of ``scale`` generated from the results under ``out``."""
+def _regenerate(readme: Path, out: Path, scale: str, gathered: Gathered | None = None) -> tuple[str, list[str]]:
+    """``readme``'s text with its blocks of ``scale`` generated from the results under ``out``, and the names of the
+    blocks that changed."""
     text = read_readme(readme, scale)
     contents = generate_blocks(gathered if gathered is not None else gather(out, scale), _shown_path(out, readme))
-    return text, _replace_blocks(text, contents, str(readme))
-
-
-def _changed(old: str, new: str) -> list[str]:
-    before = {found.name: old[found.start:found.end] for found in find_blocks(old)}
-    return [found.name for found in find_blocks(new) if before.get(found.name) != new[found.start:found.end]]
+    return _replace_blocks(text, contents, str(readme))
 
 
 def stale_blocks(readme: Path, out: Path, scale: str) -> list[str]:
     """Names of the blocks of scale ``scale`` whose text differs from what the results under ``out`` give."""
-    return _changed(*_regenerate(readme, out, scale))
+    return _regenerate(readme, out, scale)[1]
 
 
 def update_readme(readme: Path, out: Path, scale: str, gathered: Gathered | None = None) -> list[str]:
     """Rewrite the blocks of scale ``scale`` in ``readme`` from the results under ``out``; return those changed."""
-    old, new = _regenerate(readme, out, scale, gathered)
-    if new != old:
+    new, changed = _regenerate(readme, out, scale, gathered)
+    if changed:
         atomic_write_text(readme, new)
-    return _changed(old, new)
+    return changed
