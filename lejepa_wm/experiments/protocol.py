@@ -68,14 +68,6 @@ class Evaluation:
         return {entry.name: entry.verdict for entry in self.entries}
 
 
-def _train_and_measure(world: Any, renderer: torch.nn.Module, samples: HeldOutSamples, objective: ObjectiveFunction,
-                       streams: SeedStreams, encoder: str, hidden: int, settings: TrainSettings) -> dict[str, Any]:
-    model = build_encoder(encoder, renderer, hidden, streams.torch_generator("init"))
-    train(model, WorldPairs(world, renderer), objective, settings, streams.torch_generator("batches"), None,
-          lambda trained: validation_metrics(trained, samples), progress=False)
-    return reported_metrics(model, samples)
-
-
 def evaluate(world: Any, objective: ObjectiveFunction, name: str, settings: TrainSettings,
              seeds: Sequence[int] = (0, 1, 2), claim: str = "custom", encoder: str = "matched_scaled",
              hidden: int = 32, renderer: str = "published", eval_size: int = 2048,
@@ -98,7 +90,10 @@ def evaluate(world: Any, objective: ObjectiveFunction, name: str, settings: Trai
         samples = HeldOutSamples.draw(world, mixing, eval_size, streams, "cpu")
         raw = raw_observation_r2(samples)
         for method, loss in ((name, objective), (_CONTROL, alignment_only())):
-            metrics = _train_and_measure(world, mixing, samples, loss, streams, encoder, hidden, settings)
+            model = build_encoder(encoder, mixing, hidden, streams.torch_generator("init"))
+            train(model, WorldPairs(world, mixing), loss, settings, streams.torch_generator("batches"), None,
+                  lambda trained: validation_metrics(trained, samples), progress=False)
+            metrics = reported_metrics(model, samples)
             rows.append({**metrics, "seed": seed, "method": method, "raw_observation_r2": raw,
                          "residual_ratio": residual_ratio(metrics["probe_r2"], raw),
                          "distance_per_dim": metrics["procrustes_error"] / world.n})
