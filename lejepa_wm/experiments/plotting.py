@@ -198,18 +198,6 @@ def _legend_entries(fig: Figure) -> tuple[list[Artist], list[str]]:
     return [handle for _, handle in ordered], [label for label, _ in ordered]
 
 
-def _fitting_legend(fig: Figure, handles: list[Artist], labels: list[str]) -> None:
-    """The figure legend below the panels, in as many columns as fit the figure's width."""
-    labels = [textwrap.fill(label, _LEGEND_LABEL_CHARACTERS, break_on_hyphens=False) for label in labels]
-    width = fig.get_figwidth() * fig.dpi
-    for columns in range(min(len(labels), _MAX_LEGEND_COLUMNS), 0, -1):
-        legend = fig.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize=_SMALL_FONT_SIZE,
-                            frameon=False)
-        if columns == 1 or legend.get_window_extent().width <= width:
-            return
-        legend.remove()
-
-
 def finish_figure(fig: Figure) -> Figure:
     """One font size for every text, and one deduplicated legend below the panels (outside every axes).
 
@@ -232,8 +220,13 @@ def finish_figure(fig: Figure) -> Figure:
         ax.tick_params(labelsize=_SMALL_FONT_SIZE)
     if fig.get_layout_engine() is None:
         fig.set_layout_engine("constrained")
-    if handles:
-        _fitting_legend(fig, handles, labels)
+    labels = [textwrap.fill(label, _LEGEND_LABEL_CHARACTERS, break_on_hyphens=False) for label in labels]
+    for columns in range(min(len(labels), _MAX_LEGEND_COLUMNS), 0, -1):  # as many as fit the figure's width
+        legend = fig.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize=_SMALL_FONT_SIZE,
+                            frameon=False)
+        if columns == 1 or legend.get_window_extent().width <= fig.get_figwidth() * fig.dpi:
+            break
+        legend.remove()
     return fig
 
 
