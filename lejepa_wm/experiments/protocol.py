@@ -97,24 +97,19 @@ def evaluate(world: Any, objective: ObjectiveFunction, name: str, settings: Trai
             rows.append({**metrics, "seed": seed, "method": method, "raw_observation_r2": raw,
                          "residual_ratio": residual_ratio(metrics["probe_r2"], raw),
                          "distance_per_dim": metrics["procrustes_error"] / world.n})
-    return Evaluation(tuple(rows), tuple(_entries(rows, name, claim, residual_target)))
-
-
-def _entries(rows: list[dict[str, Any]], name: str, claim: str, residual_target: float) -> list[HeadlineEntry]:
     ratios = over_seeds(by_seed(rows, "residual_ratio", method=name), higher_is_better=False)
     r2 = over_seeds(by_seed(rows, "probe_r2", method=name))
-    raw = over_seeds(by_seed(rows, "raw_observation_r2", method=name))
+    raw_r2 = over_seeds(by_seed(rows, "raw_observation_r2", method=name))
     control = over_seeds(by_seed(rows, "probe_r2", method=_CONTROL))
     effect, effect_se = difference(by_seed(rows, "distance_per_dim", method=_CONTROL),
                                    by_seed(rows, "distance_per_dim", method=name))
     scale = over_seeds(by_seed(rows, "embedding_std", method=_CONTROL))
-    return [
+    return Evaluation(tuple(rows), (
         HeadlineEntry(claim=claim, name=f"{name}: identifiability", quantity="mean residual ratio (1 − R²)/(1 − R²_raw)",
                       value=ratios.mean, bound=Bound.at_most(residual_target), standard_error=ratios.standard_error,
-                      measured=f"test probe R² {r2.describe()} vs raw observation {raw.describe(3)}; λ = 0 control "
+                      measured=f"test probe R² {r2.describe()} vs raw observation {raw_r2.describe(3)}; λ = 0 control "
                                f"R² {control.describe()}", seeds=ratios.seeds),
         HeadlineEntry(claim=claim, name=f"{name}: the regularizer's effect",
                       quantity=f"control minus {name} distance to a rotation ‖h − Qz‖²/n", value=effect,
                       bound=Bound.above(0.0), standard_error=effect_se,
-                      measured=f"control embedding std {scale.describe(3)} (1 = unshrunk)", seeds=ratios.seeds),
-    ]
+                      measured=f"control embedding std {scale.describe(3)} (1 = unshrunk)", seeds=ratios.seeds)))
