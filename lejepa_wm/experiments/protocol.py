@@ -105,8 +105,9 @@ def evaluate(world: Any, objective: ObjectiveFunction, name: str, settings: Trai
                                    by_seed(rows, "distance_per_dim", method=name))
     scale = over_seeds(by_seed(rows, "embedding_std", method=_CONTROL))
     return Evaluation(tuple(rows), (
-        HeadlineEntry(claim=claim, name=f"{name}: identifiability", quantity="mean residual ratio (1 − R²)/(1 − R²_raw)",
-                      value=ratios.mean, bound=Bound.at_most(residual_target), standard_error=ratios.standard_error,
+        HeadlineEntry(claim=claim, name=f"{name}: identifiability",
+                      quantity="mean residual ratio (1 − R²)/(1 − R²_raw)", value=ratios.mean,
+                      bound=Bound.at_most(residual_target), standard_error=ratios.standard_error,
                       measured=f"test probe R² {r2.describe()} vs raw observation {raw_r2.describe(3)}; λ = 0 control "
                                f"R² {control.describe()}", seeds=ratios.seeds),
         HeadlineEntry(claim=claim, name=f"{name}: the regularizer's effect",
