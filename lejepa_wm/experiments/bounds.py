@@ -126,10 +126,8 @@ class _BoundsExperiment(SyntheticExperiment):
         methods = sorted({p["method"] for p in points}, key=list(_METHODS).index)
         for method in methods:
             mine = [p for p in points if p["method"] == method]
-            look = style_of(method)
             main.scatter([max(p["bound"], _FLOOR) for p in mine], [max(p["error"], _FLOOR) for p in mine], s=8,
-                         alpha=0.5, linewidths=0.8, color=look["color"], marker=look["marker"],
-                         label=display_label(method))
+                         alpha=0.5, linewidths=0.8, label=display_label(method), **style_of(method))
         if points:
             lo = min(min(max(p["bound"], _FLOOR), max(p["error"], _FLOOR)) for p in points)
             hi = max(max(p["bound"], p["error"]) for p in points)

@@ -246,10 +246,11 @@ class Whitened(torch.nn.Module):
     are whitened before the loss; its embedding is ``(f(x) - mu) W`` with
     ``(mu, W)`` the :func:`_whitening_map` of ``f`` on a sample of observations
     (the ``fit`` sample: whatever is fitted is fitted there), in place of the
-    batch statistics used in training.
+    batch statistics used in training. ``encoder`` may also be a plain function (the answer's features of
+    :func:`lejepa_wm.experiments.optimum.whitened_population_gap`).
     """
 
-    def __init__(self, encoder: torch.nn.Module, x: Tensor) -> None:
+    def __init__(self, encoder: torch.nn.Module | Callable[[Tensor], Tensor], x: Tensor) -> None:
         super().__init__()
         self.encoder = encoder
         with torch.no_grad():

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Callable
 
 import numpy as np
@@ -152,9 +153,8 @@ def objective_gap(encoder: nn.Module, objective: Objective, fit: Sample, validat
                                  bounds=(SCALE_MIN, SCALE_MAX), method="bounded", options={"xatol": 1e-3})
         at_one = float(answer(fit, fit_rows, fit_states, 1.0).mean())
         scale = float(search.x) if search.fun < at_one - 1e-6 * abs(at_one) else 1.0  # c = 1 unless c matters
-    with torch.no_grad():
-        trained = _per_batch(objective, lambda r: (encoder(validation.x[r]), encoder(validation.x_pos[r])),
-                             val_rows, val_states, generator)
+    trained = _per_batch(objective, lambda r: (encoder(validation.x[r]), encoder(validation.x_pos[r])),
+                         val_rows, val_states, generator)
     best = answer(validation, val_rows, val_states, scale)
     unscaled = best if scale == 1.0 else answer(validation, val_rows, val_states, 1.0)
     encoder.train(was_training)
@@ -164,17 +164,6 @@ def objective_gap(encoder: nn.Module, objective: Objective, fit: Sample, validat
                         gap=float(differences.mean()),
                         gap_se=float(differences.std(ddof=1) / math.sqrt(len(differences))),
                         batches=len(differences))
-
-
-class _AnswerFeatures(nn.Module):
-    """``z ↦ answer_features(z, m)``, as a module that :class:`Whitened` can whiten."""
-
-    def __init__(self, m: int) -> None:
-        super().__init__()
-        self.m = m
-
-    def forward(self, z: Tensor) -> Tensor:
-        return answer_features(z, self.m)
 
 
 def whitened_population_gap(embedding: nn.Module, fit: Sample, validation: Sample, m: int) -> dict[str, Any]:
@@ -189,7 +178,7 @@ def whitened_population_gap(embedding: nn.Module, fit: Sample, validation: Sampl
     *below* the eigenfunctions, while on this measure the same run is 0.59 above (docs/TUNING.md). The
     standard error is that of the mean of the per-pair differences. Keys as :func:`gap_columns` reads them.
     """
-    answer = Whitened(_AnswerFeatures(m), fit.z)
+    answer = Whitened(partial(answer_features, m=m), fit.z)
     with torch.no_grad():
         trained = (embedding(validation.x) - embedding(validation.x_pos)).square().sum(dim=1)
         best = (answer(validation.z) - answer(validation.z_pos)).square().sum(dim=1)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import textwrap
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -36,6 +35,7 @@ from matplotlib.figure import Figure
 
 from lejepa_wm.atomic import atomic_write_bytes, atomic_write_text
 from lejepa_wm.experiments.base import SUMMARY_FILE
+from lejepa_wm.experiments.evidence import over_seeds
 
 __all__ = [
     "BASELINE_STYLE", "COLUMN_WIDTHS", "PANEL_HEIGHT", "FONT_SIZE", "figure_grid", "style_of", "display_label",
@@ -119,12 +119,10 @@ def write_summary(exp_dir: Path, rows: list[dict[str, Any]], columns: Sequence[s
 
 
 def mean_and_se(values: Sequence[float]) -> tuple[float, float]:
-    """Mean of ``values`` and its standard error over them (``std / √k``, ``ddof = 1``; 0 for one value)."""
-    data = np.asarray(values, dtype=float)
-    if data.size == 0:
-        raise ValueError("mean_and_se needs at least one value")
-    se = float(data.std(ddof=1) / math.sqrt(data.size)) if data.size > 1 else 0.0
-    return float(data.mean()), se
+    """Mean of ``values`` and its standard error over them (``std / √k``, ``ddof = 1``; 0 for one value), as
+    :func:`~lejepa_wm.experiments.evidence.over_seeds` computes them."""
+    summary = over_seeds(dict(enumerate(values)))
+    return summary.mean, summary.standard_error or 0.0
 
 
 def plot_series(ax: Axes, groups: Mapping[str, Mapping[float, list[float]]], style: Mapping[str, Any] | None = None,
@@ -198,18 +196,6 @@ def _legend_entries(fig: Figure) -> tuple[list[Artist], list[str]]:
     return [handle for _, handle in ordered], [label for label, _ in ordered]
 
 
-def _fitting_legend(fig: Figure, handles: list[Artist], labels: list[str]) -> None:
-    """The figure legend below the panels, in as many columns as fit the figure's width."""
-    labels = [textwrap.fill(label, _LEGEND_LABEL_CHARACTERS, break_on_hyphens=False) for label in labels]
-    width = fig.get_figwidth() * fig.dpi
-    for columns in range(min(len(labels), _MAX_LEGEND_COLUMNS), 0, -1):
-        legend = fig.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize=_SMALL_FONT_SIZE,
-                            frameon=False)
-        if columns == 1 or legend.get_window_extent().width <= width:
-            return
-        legend.remove()
-
-
 def finish_figure(fig: Figure) -> Figure:
     """One font size for every text, and one deduplicated legend below the panels (outside every axes).
 
@@ -232,8 +218,13 @@ def finish_figure(fig: Figure) -> Figure:
         ax.tick_params(labelsize=_SMALL_FONT_SIZE)
     if fig.get_layout_engine() is None:
         fig.set_layout_engine("constrained")
-    if handles:
-        _fitting_legend(fig, handles, labels)
+    labels = [textwrap.fill(label, _LEGEND_LABEL_CHARACTERS, break_on_hyphens=False) for label in labels]
+    for columns in range(min(len(labels), _MAX_LEGEND_COLUMNS), 0, -1):  # as many as fit the figure's width
+        legend = fig.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize=_SMALL_FONT_SIZE,
+                            frameon=False)
+        if columns == 1 or legend.get_window_extent().width <= fig.get_figwidth() * fig.dpi:
+            break
+        legend.remove()
     return fig
 
 

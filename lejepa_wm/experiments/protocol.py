@@ -68,14 +68,6 @@ class Evaluation:
         return {entry.name: entry.verdict for entry in self.entries}
 
 
-def _train_and_measure(world: Any, renderer: torch.nn.Module, samples: HeldOutSamples, objective: ObjectiveFunction,
-                       streams: SeedStreams, encoder: str, hidden: int, settings: TrainSettings) -> dict[str, Any]:
-    model = build_encoder(encoder, renderer, hidden, streams.torch_generator("init"))
-    train(model, WorldPairs(world, renderer), objective, settings, streams.torch_generator("batches"), None,
-          lambda trained: validation_metrics(trained, samples), progress=False)
-    return reported_metrics(model, samples)
-
-
 def evaluate(world: Any, objective: ObjectiveFunction, name: str, settings: TrainSettings,
              seeds: Sequence[int] = (0, 1, 2), claim: str = "custom", encoder: str = "matched_scaled",
              hidden: int = 32, renderer: str = "published", eval_size: int = 2048,
@@ -98,28 +90,27 @@ def evaluate(world: Any, objective: ObjectiveFunction, name: str, settings: Trai
         samples = HeldOutSamples.draw(world, mixing, eval_size, streams, "cpu")
         raw = raw_observation_r2(samples)
         for method, loss in ((name, objective), (_CONTROL, alignment_only())):
-            metrics = _train_and_measure(world, mixing, samples, loss, streams, encoder, hidden, settings)
+            model = build_encoder(encoder, mixing, hidden, streams.torch_generator("init"))
+            train(model, WorldPairs(world, mixing), loss, settings, streams.torch_generator("batches"), None,
+                  lambda trained: validation_metrics(trained, samples), progress=False)
+            metrics = reported_metrics(model, samples)
             rows.append({**metrics, "seed": seed, "method": method, "raw_observation_r2": raw,
                          "residual_ratio": residual_ratio(metrics["probe_r2"], raw),
                          "distance_per_dim": metrics["procrustes_error"] / world.n})
-    return Evaluation(tuple(rows), tuple(_entries(rows, name, claim, residual_target)))
-
-
-def _entries(rows: list[dict[str, Any]], name: str, claim: str, residual_target: float) -> list[HeadlineEntry]:
     ratios = over_seeds(by_seed(rows, "residual_ratio", method=name), higher_is_better=False)
     r2 = over_seeds(by_seed(rows, "probe_r2", method=name))
-    raw = over_seeds(by_seed(rows, "raw_observation_r2", method=name))
+    raw_r2 = over_seeds(by_seed(rows, "raw_observation_r2", method=name))
     control = over_seeds(by_seed(rows, "probe_r2", method=_CONTROL))
     effect, effect_se = difference(by_seed(rows, "distance_per_dim", method=_CONTROL),
                                    by_seed(rows, "distance_per_dim", method=name))
     scale = over_seeds(by_seed(rows, "embedding_std", method=_CONTROL))
-    return [
-        HeadlineEntry(claim=claim, name=f"{name}: identifiability", quantity="mean residual ratio (1 − R²)/(1 − R²_raw)",
-                      value=ratios.mean, bound=Bound.at_most(residual_target), standard_error=ratios.standard_error,
-                      measured=f"test probe R² {r2.describe()} vs raw observation {raw.describe(3)}; λ = 0 control "
+    return Evaluation(tuple(rows), (
+        HeadlineEntry(claim=claim, name=f"{name}: identifiability",
+                      quantity="mean residual ratio (1 − R²)/(1 − R²_raw)", value=ratios.mean,
+                      bound=Bound.at_most(residual_target), standard_error=ratios.standard_error,
+                      measured=f"test probe R² {r2.describe()} vs raw observation {raw_r2.describe(3)}; λ = 0 control "
                                f"R² {control.describe()}", seeds=ratios.seeds),
         HeadlineEntry(claim=claim, name=f"{name}: the regularizer's effect",
                       quantity=f"control minus {name} distance to a rotation ‖h − Qz‖²/n", value=effect,
                       bound=Bound.above(0.0), standard_error=effect_se,
-                      measured=f"control embedding std {scale.describe(3)} (1 = unshrunk)", seeds=ratios.seeds),
-    ]
+                      measured=f"control embedding std {scale.describe(3)} (1 = unshrunk)", seeds=ratios.seeds)))

@@ -158,10 +158,6 @@ class ScalingConfig(TrainingConfig):
         no validation objective to choose by)."""
         return encoder in self.restart_encoders and n <= self.restart_max_n and method != "supervised"
 
-    def starts_of(self, n: int, encoder: str, method: str) -> range:
-        """The start numbers of a run: ``starts`` of them where :meth:`restarted`, else start 0 alone."""
-        return range(self.starts if self.restarted(n, encoder, method) else 1)
-
     def by_n(self, key: str, n: int, encoder: str, default: float) -> float:
         """The value of the ``[threshold, value]`` pair of ``key`` with the largest threshold ``<= n``, else
         ``default``. Larger n learn more slowly and at a lower peak rate (one budget would waste steps at small n:
@@ -213,7 +209,7 @@ class _ScalingExperiment(SyntheticExperiment):
                           config.run_at(n, encoder, method, run_seed, start))
                 for n in config.dims for run_seed in config.run_seeds(seed)
                 for encoder in config.encoders_for(n) for method in config.methods_for(encoder, n)
-                for start in config.starts_of(n, encoder, method)]
+                for start in range(config.starts if config.restarted(n, encoder, method) else 1)]
 
     summary_columns = ("run_id", "n", "encoder_kind", "method", "seed", "start", "kept", "split", "probe_r2",
                        "raw_observation_r2", "residual_ratio", "procrustes_error", "scale_free_error",
@@ -279,17 +275,13 @@ class _ScalingExperiment(SyntheticExperiment):
         return entries
 
 
-def _identifiable(row: dict[str, Any], config: ScalingConfig) -> bool:
-    return row["residual_ratio"] <= config.residual_target
-
-
 def _optimum_entries(rows: list[dict[str, Any]], config: ScalingConfig) -> list[HeadlineEntry]:
     """T1, the optimum, on every run: the runs that score below the answer's objective without being
     identifiable (T1 predicts none), and the runs whose test error exceeds T3's bound (T3 predicts none)."""
     judged = [r for r in rows if r["optimum_reading"] is not None]
     if not judged:
         return []
-    below = [r for r in judged if r["optimum_reading"] == BELOW and not _identifiable(r, config)]
+    below = [r for r in judged if r["optimum_reading"] == BELOW and r["residual_ratio"] > config.residual_target]
     counts: dict[tuple[str, str], dict[str, int]] = {}
     for row in judged:
         tally = counts.setdefault((row["encoder_kind"], row["method"]), {ABOVE: 0, AT: 0, BELOW: 0})
