@@ -93,6 +93,7 @@ class Bound(Record):
     _what = "bound"
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.op not in _COMPARISONS + (_INTERVAL,):
             raise ValueError(f"bound operator must be one of {_COMPARISONS + (_INTERVAL,)}; got {self.op!r}")
         if self.op == _INTERVAL:

@@ -25,12 +25,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from typing import Annotated, Any, TypeVar
+import types
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
-__all__ = ["read", "Record", "Finite", "NonNegative", "Positive", "PositiveInt", "UnitInterval", "RunMetrics"]
+__all__ = ["read", "check_fields", "Record", "Finite", "NonNegative", "Positive", "PositiveInt", "UnitInterval",
+           "RunMetrics"]
 
 _T = TypeVar("_T")
 
@@ -93,14 +95,49 @@ def _plain(value: Any) -> Any:
     return dict(value) if isinstance(value, dict) else value
 
 
+def _constrains(hint: Any) -> bool:
+    """Whether the annotation ``hint`` constrains a value: ``Annotated``, ``Literal``, or a union holding one."""
+    origin = get_origin(hint)
+    if origin in (Union, types.UnionType):
+        return any(map(_constrains, get_args(hint)))
+    return origin in (Annotated, Literal)
+
+
+@functools.cache
+def _constrained_fields(cls: type) -> tuple[tuple[str, TypeAdapter], ...]:
+    """The fields of dataclass ``cls`` whose annotation constrains their value, each with the validator of that
+    annotation."""
+    hints = get_type_hints(cls, include_extras=True)
+    return tuple((item.name, TypeAdapter(hints[item.name])) for item in dataclasses.fields(cls)
+                 if _constrains(hints[item.name]))
+
+
+def check_fields(record: Any) -> None:
+    """Check each number or string field of the dataclass ``record`` whose annotation constrains it (a range, a
+    choice) against that annotation, so a record built in Python meets the rules a file read by :func:`read`
+    meets; ``ValueError`` names the field and the value."""
+    for name, adapter in _constrained_fields(type(record)):
+        value = getattr(record, name)
+        if not isinstance(value, (int, float, str)):  # a number or a choice: a nested record checks itself
+            continue
+        try:
+            adapter.validate_python(value)
+        except ValidationError as exc:
+            raise ValueError("; ".join(_problem(error, name) for error in exc.errors())) from None
+
+
 class Record:
     """``to_dict``/``from_dict`` of a frozen dataclass record: ``to_dict`` writes every field in order (a nested
     record by its own ``to_dict``), then the properties named in ``_for_readers`` (written for readers of the file,
     recomputed, never read back); ``from_dict`` reads the fields back with :func:`read`, naming ``_what`` and the
-    field."""
+    field. Built in Python, a record checks its constrained fields (:func:`check_fields`); a subclass's own
+    ``__post_init__`` calls this one first."""
 
     _what = "record"
     _for_readers: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
     def to_dict(self) -> dict[str, Any]:
         names = [item.name for item in dataclasses.fields(self)] + list(self._for_readers)  # type: ignore[arg-type]

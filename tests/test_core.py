@@ -7,6 +7,7 @@ import datetime
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,9 +19,11 @@ from lejepa_wm.commands.verify import format_table
 from lejepa_wm.config import config_from_mapping, load_scaled_config
 from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import RunSpec
+from lejepa_wm.experiments.training import TrainSettings
 from lejepa_wm.numerics import checks as checks_module
 from lejepa_wm.numerics.checks import run_verify
 from lejepa_wm.schema import RunMetrics, read
+from lejepa_wm.seeds import SeedStreams
 from lejepa_wm.records import (FAILED, HELD, MEASURED, NOT_RUN, UNRESOLVED, Bound, CheckResult, HeadlineEntry,
                                PartOutcome, combine, verdict_of)
 
@@ -791,3 +794,16 @@ def test_a_closed_output_is_not_bad_input(monkeypatch: pytest.MonkeyPatch, capsy
 
     monkeypatch.setattr(verify_module, "main", closed)
     assert main(["verify"]) == 141 and capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("build, named", [
+    (lambda: TrainSettings(10, 32, -1.0), "'lr'"),
+    (lambda: TrainSettings(10, 32, float("nan")), "'lr'"),
+    (lambda: TrainSettings(10, 1, 1e-3), "'batch_size'"),
+    (lambda: TrainSettings(10, 32, 1e-3, precision="float8"), "'precision'"),
+    (lambda: Bound("in", 0.0, float("nan")), "'upper'"),
+    (lambda: SeedStreams.derive(1).with_stream("init", -1), "'init'"),
+])
+def test_a_record_built_in_python_meets_the_ranges_of_its_annotations(build: Any, named: str) -> None:
+    with pytest.raises(ValueError, match=named):
+        build()

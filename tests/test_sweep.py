@@ -366,7 +366,8 @@ def test_slurm_submission_requests_the_configured_resources(toy: ModuleType, tmp
     executor = SubmititExecutor(exp_dir(tmp_path) / "logs", settings, "lejepa-toy", cluster="slurm")
     tasks = [RunTask(toy.__name__, spec.to_dict(), str(tmp_path), "cuda", executor.threads_per_run)
              for spec in specs]
-    jobs = executor.submit(tasks)
+    jobs: dict = {}
+    executor.submit(tasks, jobs)
     script = (tmp_path / "submitted.sh").read_text()
     for line in ("--partition=gpu", "--time=30", "--cpus-per-task=8", "--gpus-per-node=1", "--mem=12GB",
                  f"--array=0-{len(specs) - 1}%2", "--job-name=lejepa-toy"):
@@ -454,3 +455,10 @@ def test_pool_workers_arm_the_parent_death_signal_and_ignore_ctrl_c() -> None:
         "print(value.value, signal.getsignal(signal.SIGINT) is signal.SIG_IGN, os.environ['OMP_NUM_THREADS'])\n")
     shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert shown.split() == [str(int(__import__("signal").SIGKILL)), "True", "1"]
+
+
+def test_an_unknown_submitit_cluster_is_refused_by_name(tmp_path: Path) -> None:
+    settings = SlurmSettings(partition="", time_min=30, cpus_per_run=1, gpus_per_run=0, mem_gb=1.0,
+                             array_parallelism=1)
+    with pytest.raises(ValueError, match="unknown submitit cluster 'Local'"):
+        SubmititExecutor(tmp_path, settings, cluster="Local")

@@ -86,6 +86,7 @@ class RunSpec(Record):
     _what = "run spec"
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if not _RUN_ID_PATTERN.match(self.run_id):
             raise ValueError(f"run_id {self.run_id!r} must match {_RUN_ID_PATTERN.pattern}")
         json.dumps(dict(self.params), allow_nan=False)

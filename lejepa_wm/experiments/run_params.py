@@ -74,6 +74,7 @@ class ObjectiveParams(Record):
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.name in (_ALIGNMENT_ONLY, SUPERVISED) and (self.weight != 0 or self.options):
             raise ValueError(f"the {self.name} objective has weight 0 and no options")
 

@@ -52,7 +52,7 @@ from lejepa_wm.experiments.training_log import EvaluationLog
 from lejepa_wm.experiments.worlds import GaussianWorld, World
 from lejepa_wm.machine import usable_cores
 from lejepa_wm.records import HeadlineEntry
-from lejepa_wm.schema import NonNegative, Positive, PositiveInt, UnitInterval
+from lejepa_wm.schema import NonNegative, Positive, PositiveInt, UnitInterval, check_fields
 from lejepa_wm.seeds import SEED_LIMIT, SeedStreams, spawn_seeds
 
 __all__ = [
@@ -144,7 +144,8 @@ class TrainingConfig:
 
     def __post_init__(self) -> None:
         """Relations between keys (each key's range or choices is in its annotation, checked when the config is
-        read), and the cores this process may use."""
+        read, and here for a config built in Python), and the cores this process may use."""
+        check_fields(self)
         self.require(self.cpu_threads <= usable_cores(), "cpu_threads",
                      f"must not exceed the {usable_cores()} core(s) this process may use")
         self.require(all(0 <= seed < SEED_LIMIT for seed in self.tuning_seeds), "tuning_seeds",

@@ -125,7 +125,8 @@ class TrainSettings(Record):
 
     def __post_init__(self) -> None:
         """Relations between fields (each field's range is in its annotation, checked when a config or a spec is
-        read)."""
+        read; built in Python, by :class:`~lejepa_wm.schema.Record`)."""
+        super().__post_init__()
         if self.eval_every is not None and self.checkpoint_every % self.eval_every:
             raise ValueError(f"checkpoint_every ({self.checkpoint_every}) must be a multiple of "
                              f"eval_every ({self.eval_every})")

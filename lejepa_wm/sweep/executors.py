@@ -110,6 +110,9 @@ class PoolExecutor(SweepExecutor):
                         worker.shutdown(wait=True)  # its process is reaped: its exit status is known
                         outcome = outcome_from_exception(task, WorkerDied(
                             f"the worker process executing run {task.run_id} (pid {process.pid}) {_ended(process)}"))
+                    except Exception as exc:  # noqa: BLE001 - raised outside the run (claiming, a marker): its attempt
+                        idle.append(worker)
+                        outcome = outcome_from_exception(task, exc)
                     else:
                         idle.append(worker)
                     yield task, outcome

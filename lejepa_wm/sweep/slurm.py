@@ -26,7 +26,7 @@ from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.config import config_from_mapping, read_toml
 from lejepa_wm.sweep.executors import SweepExecutor
 from lejepa_wm.sweep.worker import RunOutcome, RunTask, outcome_from_exception, run_task
-from lejepa_wm.validation import EnvironmentUnavailable, check_nonnegative_int, check_positive_int
+from lejepa_wm.validation import EnvironmentUnavailable, check_choice, check_nonnegative_int, check_positive_int
 
 __all__ = ["DEFAULTS_FILE", "JOB_FILE", "SlurmSettings", "load_slurm_settings", "SubmititExecutor"]
 
@@ -82,6 +82,7 @@ class SubmititExecutor(SweepExecutor):
 
     def __init__(self, log_dir: Path, settings: SlurmSettings, job_name: str = "lejepa-wm",
                  cluster: str = "slurm") -> None:
+        check_choice(cluster, tuple(_POLL_SECONDS), "submitit cluster")
         if cluster == "slurm" and submitit.SlurmExecutor.affinity() <= 0:
             raise EnvironmentUnavailable("executor 'slurm' needs a SLURM cluster, but 'srun' is not on PATH; "
                                "use --executor local on a single machine")
@@ -100,9 +101,11 @@ class SubmititExecutor(SweepExecutor):
             parameters["slurm_partition"] = settings.partition
         self._executor.update_parameters(**parameters)
 
-    def submit(self, tasks: Sequence[RunTask]) -> dict[submitit.Job[RunOutcome], RunTask]:
-        """Submit the attempts as one job array; write each run's ``job.json``; return the jobs with their tasks."""
+    def submit(self, tasks: Sequence[RunTask], pending: dict[submitit.Job[RunOutcome], RunTask]) -> None:
+        """Submit the attempts as one job array, add its jobs to ``pending`` at once (so an interruption while the
+        ``job.json`` files are written still cancels them), then write each run's ``job.json``."""
         jobs = self._executor.map_array(_CheckpointableRun(), list(tasks))
+        pending.update(zip(jobs, tasks))
         for job, task in zip(jobs, tasks):
             if self._local:
                 # submitit waits up to 15 s for a failed job's result file to appear on a slow
@@ -111,14 +114,13 @@ class SubmititExecutor(SweepExecutor):
             atomic_write_json(task.run_dir() / JOB_FILE, {
                 "job_id": job.job_id, "attempt": task.attempt,
                 "stdout": str(job.paths.stdout), "stderr": str(job.paths.stderr)})
-        return dict(zip(jobs, tasks))
 
     def outcomes(self, queue: deque[RunTask]) -> Iterator[tuple[RunTask, RunOutcome]]:
         pending: dict[submitit.Job[RunOutcome], RunTask] = {}
         try:
             while queue or pending:
                 if queue:
-                    pending.update(self.submit(list(queue)))
+                    self.submit(list(queue), pending)
                     queue.clear()
                 while not (finished := [job for job in pending if job.done()]):
                     time.sleep(self.poll_s)

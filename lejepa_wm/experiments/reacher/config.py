@@ -97,7 +97,9 @@ class ReacherConfig(Record):
     control_fractions: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
-        """Relations between fields (each field's range is in its annotation, checked when the config is read)."""
+        """Relations between fields (each field's range is in its annotation, checked when the config is read, or
+        built in Python, by :class:`~lejepa_wm.schema.Record`)."""
+        super().__post_init__()
         if self.traj_delta >= self.episode_steps:
             raise ValueError(f"traj_delta {self.traj_delta} must be below episode_steps {self.episode_steps}")
         if self.heldout_pairs < 2 * self.knn or self.heldout_pairs < 4:
