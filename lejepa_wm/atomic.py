@@ -53,7 +53,7 @@ from lejepa_wm.schema import read
 
 __all__ = [
     "PUBLISHED_FILE", "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_torch_save",
-    "NotRegularFile", "read_regular", "read_json", "PublicationError", "Publication", "Stage", "read_publication",
+    "NotRegularFile", "read_regular", "read_json", "read_named_json", "PublicationError", "Publication", "Stage", "read_publication",
     "publishing"
 ]
 
@@ -176,6 +176,17 @@ def read_json(path: str | os.PathLike[str], limit: int = _JSON_LIMIT) -> Any:
         return json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_float=_finite_float)
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, a constant
         raise ValueError(f"{path}: {exc}") from None
+
+
+def read_named_json(path: Path, label: str) -> Any:
+    """The JSON data of ``path`` (:func:`read_json`); one ``ValueError`` naming the file as ``label`` if it cannot
+    be read or parsed."""
+    try:
+        return read_json(path)
+    except (NotRegularFile, OSError) as exc:  # NotRegularFile: a folder, FIFO or device, which has no strerror
+        raise ValueError(f"{label} cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise ValueError(f"{label} is not valid JSON: {exc}") from None
 
 
 # --- result sets --------------------------------------------------------------------------------------------

@@ -29,10 +29,10 @@ import types
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
-from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
+from typing_extensions import Required, TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
 __all__ = ["read", "check_fields", "Record", "Finite", "NonNegative", "Positive", "PositiveInt", "UnitInterval",
-           "RunMetrics"]
+           "HistoryRow", "RunMetrics"]
 
 _T = TypeVar("_T")
 
@@ -158,6 +158,16 @@ UnitInterval = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 _Count = Annotated[int, Field(ge=0)]
 
 
+class HistoryRow(TypedDict, total=False):
+    """One row of a run's training history: its ``step`` and, where it was evaluated, the ``seconds`` of training
+    so far; the evaluation's other keys are the experiment's own."""
+
+    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
+
+    step: Required[_Count]
+    seconds: NonNegative
+
+
 class RunMetrics(TypedDict, total=False):
     """The keys every run's ``metrics.json`` may hold with a fixed type: those ``execute_run`` adds and those
     every synthetic run reports. An experiment's other keys are its own, passed over unchecked."""
@@ -184,3 +194,4 @@ class RunMetrics(TypedDict, total=False):
     scale_free_error: float
     orthogonality_error: float
     embedding_std: float
+    history: list[HistoryRow]

@@ -25,7 +25,7 @@ from typing import Any, Mapping
 from lejepa_wm.atomic import atomic_write_json, atomic_write_text
 from lejepa_wm.config import load_scaled_config
 from lejepa_wm.records import Bound, HeadlineEntry
-from lejepa_wm.experiments.base import HEADLINE_FILE, SUMMARY_FILE, RunSpec, load_finished_metrics, publish_results
+from lejepa_wm.experiments.base import HEADLINE_FILE, SUMMARY_FILE, RunSpec, finished_runs, publish_results
 
 DEFAULTS = Path(__file__).with_suffix(".toml")
 FIRST_ATTEMPT_MARKER = "first_attempt_seen"
@@ -99,7 +99,7 @@ class ToyExperiment:
                 "omp_num_threads": os.environ.get("OMP_NUM_THREADS"), "pid": os.getpid()}
 
     def aggregate(self, exp_dir: Path, config: ToyConfig) -> list[Path]:
-        rows = load_finished_metrics(exp_dir)
+        rows = [run.row() for run in finished_runs(exp_dir)]
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(["run_id", "seed", "value"])

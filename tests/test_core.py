@@ -683,7 +683,7 @@ def test_a_result_refused_by_its_guard_is_dropped_and_its_checkpoint_kept(tmp_pa
 
 
 def test_a_run_whose_spec_names_another_folder_is_refused_by_aggregation(tmp_path: Path) -> None:
-    from lejepa_wm.experiments.base import execute_run, experiment_dir, load_finished_metrics
+    from lejepa_wm.experiments.base import execute_run, experiment_dir, finished_runs
 
     execute_run(_CountingExperiment(), RunSpec("scaling", "quick", "r0", {"x": 1}), tmp_path)
     full = experiment_dir(tmp_path, "scaling", "full")
@@ -691,9 +691,9 @@ def test_a_run_whose_spec_names_another_folder_is_refused_by_aggregation(tmp_pat
     import shutil
 
     shutil.copytree(experiment_dir(tmp_path, "scaling", "quick") / "runs", full / "runs")
-    assert [row["x"] for row in load_finished_metrics(experiment_dir(tmp_path, "scaling", "quick"))] == [1]
+    assert [run.row()["x"] for run in finished_runs(experiment_dir(tmp_path, "scaling", "quick"))] == [1]
     with pytest.raises(ValueError, match="records experiment 'scaling' at scale 'quick', but lies in scaling/full/"):
-        load_finished_metrics(full)
+        finished_runs(full)
 
 
 # --- command line: paths, values checked where they enter -------------------------------------------------

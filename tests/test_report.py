@@ -348,7 +348,8 @@ def test_a_verify_json_that_is_a_list_fails_only_the_checks(results: Path, lean_
     ("metrics.json", '{"wall_time_s": "12 s"}', "metrics.json: field 'wall_time_s' must be a valid number; got '12 s'"),
     ("metrics.json", "{", "scaling/quick/runs/n=8/metrics.json is not valid JSON"),
     ("spec.json", "[]", "scaling/quick/runs/n=8/spec.json: the data must be an object; got []"),
-    ("spec.json", '{"params": [8, 0]}', "spec.json field 'params': the data must be an object; got [8, 0]"),
+    ("spec.json", '{"params": [8, 0]}', "runs/n=8/spec.json: lacks the fields 'experiment', 'scale', 'run_id'; field "
+                                        "'params' must be an object; got [8, 0]"),
 ])
 def test_a_damaged_run_file_marks_its_experiment_damaged(results: Path, lean_root: Path, file: str, content: str,
                                                          message: str) -> None:

@@ -21,7 +21,7 @@ from lejepa_wm.atomic import atomic_write_json, atomic_write_text
 from lejepa_wm.claims import CLAIMS
 from lejepa_wm.numerics.checks import CHECKED_CLAIMS
 from lejepa_wm.experiments import EXPERIMENT_MODULES
-from lejepa_wm.experiments.base import RunSpec, load_finished_metrics
+from lejepa_wm.experiments.base import RunSpec, finished_runs
 from lejepa_wm.records import FAILED, Bound, CheckResult, HeadlineEntry, PartOutcome, ReproduceRecord, VerifyRecord
 from lejepa_wm.commands.options import common_options
 from lejepa_wm.commands.reproduce import COMMON_OPTIONS, REPRODUCED_EXPERIMENTS, add_arguments, main, reproduce
@@ -56,7 +56,7 @@ class TinyExperiment:
             raise RuntimeError(self.fail_with)
         from PIL import Image
 
-        score = min(row["score"] for row in load_finished_metrics(exp_dir))
+        score = min(run.metrics["score"] for run in finished_runs(exp_dir))
         figure = exp_dir / "score.png"
         Image.new("RGB", (8, 8), (40, 90, 160)).save(figure)
         entries = [HeadlineEntry(claim.id, "lowest score", "min score over runs", score, Bound.at_least(THRESHOLD),

@@ -263,7 +263,9 @@ def test_compute_of_a_resumed_run_adds_the_training_time_before_its_checkpoint()
     assert run_compute_seconds({"wall_time_s": 5.0, "resumed_from": 1250, "history": history}) == 95.0
     assert run_compute_seconds({"wall_time_s": 5.0, "resumed_from": 250, "history": history}) == 5.0
     assert run_compute_seconds({"wall_time_s": 5.0}) == 5.0
-    assert run_compute_seconds({"wall_time_s": "5"}) is None and run_compute_seconds({}) is None
+    assert run_compute_seconds({"wall_time_s": 5.0, "resumed_from": 1250, "history": [*history[:1], {"step": 1000}]}) \
+        == 45.0  # a row without seconds (no evaluation) is passed over
+    assert run_compute_seconds({}) is None
 
 
 def parse(*argv: str) -> argparse.Namespace:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Collection, ContextManager, Mapping, Protocol, runtime_checkable
 
-from lejepa_wm.atomic import Stage, atomic_write_json, publishing, read_json
+from lejepa_wm.atomic import Stage, atomic_write_json, publishing, read_json, read_named_json
 from lejepa_wm.experiments.training_log import tensorboard_log
 from lejepa_wm.machine import run_machine
 from lejepa_wm.records import nonfinite_item
@@ -42,9 +42,9 @@ from lejepa_wm.schema import Record, RunMetrics, read
 __all__ = [
     "CHECKPOINT_FILE", "METRICS_FILE", "SPEC_FILE", "HEADLINE_FILE", "SUMMARY_FILE", "DeterministicRunError",
     "DETERMINISTIC_ERRORS", "RunTakenOver", "RunSpec", "experiment_dir", "Experiment", "logs_evaluations",
-    "StaleRunError", "read_run",
-    "read_metrics", "is_done", "execute_run", "run_compute_seconds", "folder_labels", "misplaced",
-    "publish_results", "load_finished_metrics"
+    "StaleRunError", "FinishedRun", "read_run",
+    "read_metrics", "is_done", "execute_run", "run_compute_seconds", "folder_labels", "publish_results",
+    "finished_runs"
 ]
 
 CHECKPOINT_FILE = "checkpoint.pt"
@@ -94,6 +94,34 @@ class RunSpec(Record):
     def run_dir(self, out: Path) -> Path:
         """Folder of this run below the results root ``out``."""
         return experiment_dir(out, self.experiment, self.scale) / "runs" / self.run_id
+
+    @property
+    def labels(self) -> Mapping[str, Any]:
+        """The run's coordinates in its experiment's grid (``n``, ``method``, ``seed``, …; none if not recorded)."""
+        labels = self.params.get("labels")
+        return labels if isinstance(labels, Mapping) else {}
+
+
+@dataclass(frozen=True)
+class FinishedRun:
+    """A finished run as read back from its folder (:func:`read_run`): its spec and its metrics, each read once
+    into its type. Aggregation, the report and the estimate of a launch's compute take these."""
+
+    spec: RunSpec
+    metrics: RunMetrics
+
+    def row(self) -> dict[str, Any]:
+        """The run as one row of its experiment's summary: its parameters, its grid labels, its metrics (a later key
+        wins)."""
+        return {**self.spec.params, **self.spec.labels, **self.metrics}
+
+    def misplaced(self, exp_dir: Path) -> str | None:
+        """Why the run does not belong in ``exp_dir`` (its spec names another experiment or scale), or ``None``."""
+        where = folder_labels(exp_dir)
+        if (self.spec.experiment, self.spec.scale) == (where["experiment"], where["scale"]):
+            return None
+        return (f"records experiment {self.spec.experiment!r} at scale {self.spec.scale!r}, but lies in "
+                f"{where['experiment']}/{where['scale']}/ (copied from elsewhere?)")
 
 
 def experiment_dir(out: Path, experiment: str, scale: str) -> Path:
@@ -165,25 +193,29 @@ def _check_stored_spec(spec: RunSpec, out: Path) -> None:
             f"`lejepa-wm reproduce --fresh`) or choose another --out")
 
 
-def read_run(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """A run's stored metrics and spec (``{}`` without ``spec.json``), or ``None`` if it has none or is damaged.
+def read_run(run_dir: Path, root: Path | None = None) -> FinishedRun:
+    """The finished run in ``run_dir``: its ``spec.json`` as a :class:`RunSpec` and its ``metrics.json`` as
+    :class:`~lejepa_wm.schema.RunMetrics`.
 
-    A run is damaged when its ``metrics.json`` or its ``spec.json`` is not a
-    readable JSON object: it is not finished, and it is run again.
+    A run without both, or with one that is not readable JSON of its type, is not finished (it is damaged, and it
+    is run again): ``ValueError`` names the file (relative to ``root`` if given), the field and the bad value.
     """
-    try:
-        metrics = read_json(Path(run_dir) / METRICS_FILE)
-        spec = read_json(Path(run_dir) / SPEC_FILE) if (Path(run_dir) / SPEC_FILE).exists() else {}
-        read(RunMetrics, metrics, METRICS_FILE)
-    except (ValueError, OSError):  # a missing metrics.json included
-        return None
-    return (metrics, spec) if isinstance(spec, dict) else None
+    def data(name: str) -> tuple[Any, str]:
+        path = Path(run_dir) / name
+        label = str(path) if root is None else path.relative_to(root).as_posix()
+        return read_named_json(path, label), label
+
+    spec, metrics = data(SPEC_FILE), data(METRICS_FILE)
+    read(RunMetrics, *metrics)  # checked, and kept as stored (a float field may hold an integer)
+    return FinishedRun(read(RunSpec, *spec), metrics[0])
 
 
-def read_metrics(spec: RunSpec, out: Path) -> dict[str, Any] | None:
+def read_metrics(spec: RunSpec, out: Path) -> RunMetrics | None:
     """The run's stored metrics, or ``None`` if it has none or the run is damaged (:func:`read_run`)."""
-    run = read_run(spec.run_dir(out))
-    return None if run is None else run[0]
+    try:
+        return read_run(spec.run_dir(out)).metrics
+    except ValueError:
+        return None
 
 
 def is_done(spec: RunSpec, out: Path) -> bool:
@@ -253,7 +285,7 @@ def execute_run(experiment: Experiment, spec: RunSpec, out: Path, device: str = 
     return metrics
 
 
-def run_compute_seconds(metrics: Mapping[str, Any]) -> float | None:
+def run_compute_seconds(metrics: RunMetrics) -> float | None:
     """The compute a finished run took over all its attempts, in seconds (``None`` without ``wall_time_s``).
 
     ``wall_time_s`` is the time of the execution that finished the run. A run
@@ -264,33 +296,18 @@ def run_compute_seconds(metrics: Mapping[str, Any]) -> float | None:
     Work an interrupted attempt did after its last checkpoint was lost and is
     not counted.
     """
-    def number(value: Any) -> bool:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-    wall = metrics.get("wall_time_s")
-    if not number(wall):
+    if "wall_time_s" not in metrics:
         return None
-    resumed_from, history = metrics.get("resumed_from"), metrics.get("history")
-    if not number(resumed_from) or not isinstance(history, list):
-        return float(wall)
-    before = [row["seconds"] for row in history if isinstance(row, Mapping) and number(row.get("step"))
-              and number(row.get("seconds")) and row["step"] <= resumed_from]
-    return float(wall) + (float(before[-1]) if before else 0.0)
+    resumed_from = metrics.get("resumed_from")
+    before = [row["seconds"] for row in metrics.get("history", ()) if "seconds" in row
+              and resumed_from is not None and row["step"] <= resumed_from]
+    return metrics["wall_time_s"] + (before[-1] if before else 0.0)
 
 
 def folder_labels(exp_dir: Path) -> dict[str, str]:
     """The experiment and scale that the folder ``<out>/<experiment>/<scale>`` holds."""
     return {"experiment": Path(exp_dir).parent.name, "scale": Path(exp_dir).name}
 
-
-def misplaced(spec: Mapping[str, Any], exp_dir: Path) -> str | None:
-    """Why a stored spec does not belong in ``exp_dir`` (another experiment or scale), or ``None``."""
-    where = folder_labels(exp_dir)
-    stored = {key: spec.get(key, where[key]) for key in where}
-    if stored == where:
-        return None
-    return (f"records experiment {stored['experiment']!r} at scale {stored['scale']!r}, but lies in "
-            f"{where['experiment']}/{where['scale']}/ (copied from elsewhere?)")
 
 
 def publish_results(exp_dir: Path) -> ContextManager[Stage]:
@@ -299,24 +316,20 @@ def publish_results(exp_dir: Path) -> ContextManager[Stage]:
     return publishing(exp_dir, folder_labels(exp_dir))
 
 
-def load_finished_metrics(exp_dir: Path) -> list[dict[str, Any]]:
-    """One row per finished run below ``exp_dir``: its grid labels, its parameters and its metrics.
+def finished_runs(exp_dir: Path) -> list[FinishedRun]:
+    """The finished runs below ``exp_dir``, sorted by run id so that aggregation does not depend on the order in
+    which they finished (serial, pool or cluster).
 
-    A row is ``{**params, **params["labels"], **metrics}``. Runs whose
-    ``metrics.json`` or ``spec.json`` is damaged (unreadable, not a JSON
-    object, metrics of the wrong type) are left out: they are not finished and
-    will be run again. A run whose spec names another experiment or scale than
-    its folder is a ``ValueError`` naming it. Rows are sorted by run id so
-    aggregation does not depend on the order in which runs finished (serial,
-    pool or cluster).
+    Damaged runs (:func:`read_run`) are left out: they are not finished and will be run again. A run whose spec
+    names another experiment or scale than its folder is a ``ValueError`` naming it.
     """
-    rows = []
+    runs = []
     for metrics_path in sorted((Path(exp_dir) / "runs").glob(f"*/{METRICS_FILE}")):
-        run = read_run(metrics_path.parent)
-        if run is not None and (why := misplaced(run[1], exp_dir)) is not None:
+        try:
+            run = read_run(metrics_path.parent)
+        except ValueError:
+            continue
+        if (why := run.misplaced(exp_dir)) is not None:
             raise ValueError(f"{metrics_path.parent / SPEC_FILE} {why}; move or delete that run")
-        params = None if run is None else run[1].get("params", {})
-        if isinstance(params, dict):
-            labels = params.get("labels", {})
-            rows.append({**params, **(labels if isinstance(labels, dict) else {}), **run[0]})
-    return sorted(rows, key=lambda row: str(row.get("run_id", "")))
+        runs.append(run)
+    return sorted(runs, key=lambda run: run.spec.run_id)

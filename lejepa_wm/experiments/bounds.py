@@ -39,6 +39,7 @@ from scipy.stats import norm, spearmanr
 
 from matplotlib.figure import Figure
 
+from lejepa_wm.experiments.base import FinishedRun
 from lejepa_wm.experiments.plotting import display_label, figure_grid, style_of
 from lejepa_wm.experiments.synthetic import Encoder, OpenUnit, SyntheticExperiment, TrainingConfig
 from lejepa_wm.experiments.worlds import GaussianWorld
@@ -77,22 +78,23 @@ def error_allowance(runs: int) -> float:
     return float(norm.ppf(1.0 - _FAMILY_LEVEL / max(runs, 1)))
 
 
-def evaluation_points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def evaluation_points(runs: list[FinishedRun]) -> list[dict[str, Any]]:
     """One record per (run, evaluation step): test-sample T3 quantities, the bound at ``D + 2 se(D)`` and the
     error at its lower limit ``error − z_R se(error)`` (:func:`error_allowance` over the runs given)."""
-    judged = [row for row in rows if any((record.get("test") or {}).get("t3") for record in row.get("history", []))]
+    judged = [run for run in runs if any((record.get("test") or {}).get("t3") for record in run.metrics.get("history", ()))]
     allowance = error_allowance(len(judged))
     points = []
-    for row in judged:
-        for record in row.get("history", []):
+    for run in judged:
+        labels, run_id = run.spec.labels, run.spec.run_id
+        for record in run.metrics.get("history", ()):
             t3 = (record.get("test") or {}).get("t3")
             if t3:
-                upper = error_bound(t3["delta"] + 2.0 * t3["delta_se"], t3["eps"], isotropic_rho(row["rho"]))
+                upper = error_bound(t3["delta"] + 2.0 * t3["delta_se"], t3["eps"], isotropic_rho(run.metrics["rho"]))
                 if "error_se" not in t3:
-                    raise ValueError(f"run {row['run_id']} has no standard error of the T3 error (error_se): "
+                    raise ValueError(f"run {run_id} has no standard error of the T3 error (error_se): "
                                      "it was computed by an older version; rerun it")
-                points.append({"run_id": row["run_id"], "method": row["method"], "encoder": row["encoder_kind"],
-                               "n": row["n"], "seed": row["seed"], "step": record["step"], **t3,
+                points.append({"run_id": run_id, "method": labels["method"], "encoder": labels["encoder_kind"],
+                               "n": labels["n"], "seed": labels["seed"], "step": record["step"], **t3,
                                "bound_upper": float(upper),
                                "error_lower": float(t3["error"] - allowance * t3["error_se"])})
     return points
@@ -114,9 +116,9 @@ class _BoundsExperiment(SyntheticExperiment):
                        "bound", "bound_upper", "error", "error_se", "error_lower")
     figure_file = "error_vs_bound.png"
 
-    def summary_rows(self, rows: list[dict[str, Any]], config: BoundsConfig) -> list[dict[str, Any]]:
+    def summary_rows(self, runs: list[FinishedRun], config: BoundsConfig) -> list[dict[str, Any]]:
         """One row per evaluation (:func:`evaluation_points`)."""
-        return evaluation_points(rows)
+        return evaluation_points(runs)
 
     def draw(self, points: list[dict[str, Any]], config: BoundsConfig) -> tuple[Figure, str]:
         """Main panel: the error against the bound at every evaluation of every run (the λ = 0 control included),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 from lejepa_wm.experiments.base import RunSpec, experiment_dir, is_done, read_run, run_compute_seconds
 from lejepa_wm.lean_audit import default_root
@@ -38,16 +38,13 @@ class Measured:
     machine: str
 
 
-def _labels(params: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
-    labels = params.get("labels", {})
-    return tuple(sorted((key, repr(value)) for key, value in labels.items() if key != "seed")) \
-        if isinstance(labels, Mapping) else ()
+def _labels(spec: RunSpec) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted((key, repr(value)) for key, value in spec.labels.items() if key != "seed"))
 
 
 def _budget(spec: RunSpec) -> int | None:
-    train = spec.params.get("train")
-    steps = train.get("max_steps") if isinstance(train, Mapping) else None
-    return steps if isinstance(steps, int) and steps > 0 else None
+    """The run's step budget (``None``: an experiment without one, Reacher)."""
+    return spec.params.get("train", {}).get("max_steps")
 
 
 def _measured_runs(folders: Iterable[Path]) -> list[Measured]:
@@ -55,19 +52,20 @@ def _measured_runs(folders: Iterable[Path]) -> list[Measured]:
     found = []
     for folder in folders:
         for run_dir in sorted(Path(folder).glob("runs/*")):
-            run = read_run(run_dir)
-            seconds = None if run is None else run_compute_seconds(run[0])
-            if run is None or seconds is None:
+            try:
+                run = read_run(run_dir)
+            except ValueError:  # not finished, or damaged
                 continue
-            metrics, spec = run  # metrics read as RunMetrics: steps, if recorded, a count
-            found.append(Measured(_labels(spec.get("params", {})), seconds, metrics.get("steps") or None,
-                                  describe_machine(metrics.get("machine"))))
+            seconds = run_compute_seconds(run.metrics)
+            if seconds is not None:
+                found.append(Measured(_labels(run.spec), seconds, run.metrics.get("steps") or None,
+                                      describe_machine(run.metrics.get("machine"))))
     return found
 
 
 def estimate_seconds(spec: RunSpec, measured: list[Measured]) -> float | None:
     """Compute ``spec`` would take: seconds per step of the alike measured runs (else all) times its budget."""
-    alike = [run for run in measured if run.labels == _labels(spec.params)] or measured
+    alike = [run for run in measured if run.labels == _labels(spec)] or measured
     budget = _budget(spec)
     per_step = [run.seconds / run.steps for run in alike if run.steps]
     if budget is not None and per_step:
@@ -92,8 +90,7 @@ def describe_plan(plan: Any) -> str:
         lines.append(f"  {spec.run_id:<{width}}  {'' if budget is None else f'{budget} steps, '}"
                      f"{'no estimate' if seconds is None else '≈ ' + format_duration(seconds)}")
     todo = len(plan.specs) - sum(line.endswith("reused") for line in lines)
-    seeds = sorted({spec.params["labels"]["seed"] for spec in plan.specs
-                    if isinstance(spec.params.get("labels"), Mapping) and "seed" in spec.params["labels"]})
+    seeds = sorted({spec.labels["seed"] for spec in plan.specs if "seed" in spec.labels})
     machines = sorted({run.machine for run in measured} - {_UNRECORDED}) or ["a machine that was not recorded"]
     head = (f"{plan.name} at scale {plan.scale}: {len(plan.specs)} run(s), {todo} to execute "
             f"(seeds {', '.join(map(str, seeds)) or 'not labelled'}); results in {plan.exp_dir}")

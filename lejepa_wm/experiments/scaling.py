@@ -53,6 +53,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from lejepa_wm.experiments.base import FinishedRun
 from lejepa_wm.experiments.encoders import ENCODERS
 from lejepa_wm.experiments.evidence import SeedSummary, by_seed, difference, over_seeds
 from lejepa_wm.experiments.optimum import ABOVE, AT, BELOW, gap_columns
@@ -226,10 +227,10 @@ class _ScalingExperiment(SyntheticExperiment):
                 **gap_columns(row.get("objective_gap"), row["method"]),
                 "t3_error": t3.get("error"), "t3_bound": t3.get("bound")}
 
-    def summary_rows(self, rows: list[dict[str, Any]], config: ScalingConfig) -> list[dict[str, Any]]:
+    def summary_rows(self, runs: list[FinishedRun], config: ScalingConfig) -> list[dict[str, Any]]:
         """The runs with their derived columns, each marked ``kept`` if it is the start with the lowest
         validation objective of its run (every run with a single start is kept)."""
-        rows = super().summary_rows(rows, config)
+        rows = super().summary_rows(runs, config)
         best: dict[tuple, dict[str, Any]] = {}
         for row in rows:
             key = (row["n"], row["encoder_kind"], row["method"], row["seed"])

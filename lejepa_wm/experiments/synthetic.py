@@ -33,7 +33,7 @@ from torch import nn
 from lejepa_wm.atomic import atomic_write_json
 from lejepa_wm.config import load_scaled_config
 from lejepa_wm.device import select_device
-from lejepa_wm.experiments.base import HEADLINE_FILE, RunSpec, load_finished_metrics, publish_results
+from lejepa_wm.experiments.base import HEADLINE_FILE, FinishedRun, RunSpec, finished_runs, publish_results
 from lejepa_wm.experiments.encoder_file import save_encoder
 from lejepa_wm.experiments.encoders import ENCODERS
 from lejepa_wm.experiments.evidence import residual_ratio
@@ -274,7 +274,7 @@ class SyntheticExperiment:
         """Publish ``summary.csv``, the figure (one legend below its panels: :func:`save_figure`) and
         ``headline.json`` as one set: everything is computed first, and a failure anywhere leaves the previous
         set as it was."""
-        rows = self.summary_rows(load_finished_metrics(exp_dir), config)
+        rows = self.summary_rows(finished_runs(exp_dir), config)
         fig, caption = self.draw(rows, config)
         entries = [replace(entry, figures=(self.figure_file,)) for entry in self.headline(rows, config)]
         if not config.control:
@@ -285,8 +285,10 @@ class SyntheticExperiment:
             write_headline(stage.path, entries)
         return list(stage.published)
 
-    def summary_rows(self, rows: list[dict[str, Any]], config: Any) -> list[dict[str, Any]]:
-        """The finished runs' metrics, each with the columns :meth:`derived` computes from it."""
+    def summary_rows(self, runs: list[FinishedRun], config: Any) -> list[dict[str, Any]]:
+        """The finished runs as summary rows (:meth:`~lejepa_wm.experiments.base.FinishedRun.row`), each with the
+        columns :meth:`derived` computes from it."""
+        rows = [run.row() for run in runs]
         for row in rows:
             row.update(self.derived(row, config))
         return rows

@@ -43,15 +43,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from lejepa_wm.atomic import PUBLISHED_FILE, NotRegularFile, read_json, read_publication, read_regular
+from lejepa_wm.atomic import PUBLISHED_FILE, read_named_json, read_publication, read_regular
 from lejepa_wm.claims import CLAIMS, Claim
 from lejepa_wm.experiments import EXPERIMENT_MODULES, get_experiment
 from lejepa_wm.experiments.base import (HEADLINE_FILE, METRICS_FILE, SPEC_FILE, SUMMARY_FILE, experiment_dir,
-                                       folder_labels, misplaced, run_compute_seconds)
+                                       folder_labels, read_run, run_compute_seconds)
 from lejepa_wm.machine import describe_machine
 from lejepa_wm.records import (FAILED, MEASURED, NOT_RUN, UNRESOLVED, CheckResult, HeadlineEntry, PartOutcome,
                                ReproduceRecord, VerifyRecord, combine)
-from lejepa_wm.schema import RunMetrics, read
+from lejepa_wm.schema import read
 from lejepa_wm.sweep.state import process_exists
 
 __all__ = [
@@ -196,16 +196,6 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else text
 
 
-def _read_result(path: Path, label: str) -> Any:
-    """The JSON data of ``path``; ``ValueError`` naming the file (``label``) if it cannot be read or parsed."""
-    try:
-        return read_json(path)
-    except (NotRegularFile, OSError) as exc:  # NotRegularFile: a folder, FIFO or device, which has no strerror
-        raise ValueError(f"{label} cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
-    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
-        raise ValueError(f"{label} is not valid JSON: {exc}") from None
-
-
 def interrupted_part(record: ReproduceRecord) -> PartOutcome | None:
     """The part a reproduction was in when it stopped without finishing, as a failed part; ``None`` when it
     finished or is still running (its process is alive on this host)."""
@@ -231,7 +221,7 @@ def _load_reproduce(out: Path, scale: str) -> tuple[ReproduceRecord | None, tupl
     if not path.exists():
         return None, (), None
     try:
-        data = _read_result(path, REPRODUCE_FILE)
+        data = read_named_json(path, REPRODUCE_FILE)
         if isinstance(data, dict) and data.get("scale") != scale:
             return None, (), None
         record = read(ReproduceRecord, data, REPRODUCE_FILE)
@@ -260,7 +250,7 @@ def _gather_verify(out: Path, part: PartOutcome | None, record_time: float | Non
     if (unread := _unread(section, part, path, record_time)) is not None:
         return unread
     try:
-        record = read(VerifyRecord, _read_result(path, VERIFY_FILE), VERIFY_FILE)
+        record = read(VerifyRecord, read_named_json(path, VERIFY_FILE), VERIFY_FILE)
     except ValueError as exc:
         return section(FAILED, error=f"damaged {VERIFY_FILE}: {exc}")
     if not record.rows:
@@ -332,27 +322,17 @@ def _read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[
     """
     seconds, seeds, damaged, run_ids, machines = 0.0, set(), [], set(), Counter()
     for metrics_path in sorted((folder / "runs").glob(f"*/{METRICS_FILE}")):
-        spec_path = metrics_path.parent / SPEC_FILE
         try:
-            label = metrics_path.relative_to(out).as_posix()
-            metrics = read(RunMetrics, _read_result(metrics_path, label), label)
-            wall_time = run_compute_seconds(metrics)
-            machine = describe_machine(metrics.get("machine"))
-            seed = None
-            if spec_path.exists():
-                label = spec_path.relative_to(out).as_posix()
-                spec = read(dict[str, Any], _read_result(spec_path, label), label)
-                if (why := misplaced(spec, folder)) is not None:
-                    raise ValueError(f"{label} {why}")
-                params = read(dict[str, Any], spec.get("params", {}), f"{label} field 'params'")
-                labels = params.get("labels")
-                seed = labels.get("seed") if isinstance(labels, dict) else params.get("seed")
+            run = read_run(metrics_path.parent, out)
+            if (why := run.misplaced(folder)) is not None:
+                raise ValueError(f"{(metrics_path.parent / SPEC_FILE).relative_to(out).as_posix()} {why}")
         except ValueError as exc:
             damaged.append(str(exc))
             continue
         run_ids.add(metrics_path.parent.name)
-        machines[machine] += 1
-        seconds += wall_time or 0.0
+        machines[describe_machine(run.metrics.get("machine"))] += 1
+        seconds += run_compute_seconds(run.metrics) or 0.0
+        seed = run.spec.labels.get("seed", run.spec.params.get("seed"))
         if isinstance(seed, int) and not isinstance(seed, bool):
             seeds.add(seed)
     return dict(runs_finished=len(run_ids), compute_time_s=seconds, seeds=tuple(sorted(seeds)), damaged=tuple(damaged),
@@ -362,7 +342,7 @@ def _read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[
 
 def _read_headline(path: Path, source: str) -> tuple[JudgedRow, ...]:
     """The judged entries of ``headline.json`` (a non-empty list of ``HeadlineEntry.to_dict()`` objects)."""
-    data = _read_result(path, HEADLINE_FILE)
+    data = read_named_json(path, HEADLINE_FILE)
     entries = read(list[HeadlineEntry], data, HEADLINE_FILE)
     if not entries:
         raise ValueError(f"{HEADLINE_FILE} must be a non-empty list of entries; got an empty list")

@@ -14,7 +14,7 @@ import json
 import numpy as np
 import pytest
 
-from lejepa_wm.experiments.base import load_finished_metrics
+from lejepa_wm.experiments.base import FinishedRun, RunSpec, finished_runs
 from lejepa_wm.records import HeadlineEntry
 from lejepa_wm.sweep.driver import run_sweep
 
@@ -30,7 +30,7 @@ def _run(tmp_path, name, **overrides):
     # batches (EVIDENCE §7: the optimum apart from the optimizer).
     assert entries and all(entry.seeds and entry.split == ("validation" if "objective" in entry.quantity else "test")
                            for entry in entries)
-    return {row["run_id"]: row for row in load_finished_metrics(exp_dir)}, entries, result
+    return {run.spec.run_id: run.row() for run in finished_runs(exp_dir)}, entries, result
 
 
 def test_scaling_regularizer_keeps_a_rotation_and_the_control_collapses(tmp_path):
@@ -101,9 +101,10 @@ def test_t3_verdict_allows_the_sampling_error_of_the_measured_error(excess_in_se
     assert error_allowance(54) == pytest.approx(3.11, abs=0.01)
     t3 = {key: value for key, value in _collapsed_point(excess_in_se).items()
           if key in ("delta", "delta_se", "eps", "D", "D_se", "bound", "error", "error_se")}
-    row = {"run_id": "r", "method": "alignment_only", "encoder_kind": "mlp", "n": 4, "seed": 0, "rho": 0.8,
-           "history": [{"step": 100, "test": {"t3": t3}}]}
-    entry = EXPERIMENT.headline(evaluation_points([row]))[0]
+    run = FinishedRun(RunSpec("bounds", "quick", "r", {"labels": {"method": "alignment_only", "encoder_kind": "mlp",
+                                                                 "n": 4, "seed": 0}}),
+                      {"rho": 0.8, "history": [{"step": 100, "test": {"t3": t3}}]})
+    entry = EXPERIMENT.headline(evaluation_points([run]))[0]
     assert entry.verdict == verdict
 
 

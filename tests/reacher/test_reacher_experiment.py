@@ -144,12 +144,12 @@ def test_data_worlds_and_controls_shape_the_grid_but_not_a_runs_spec():
 
 
 def test_t1r_is_judged_over_worlds_and_the_control_must_do_worse():
-    from lejepa_wm.experiments.base import load_finished_metrics
+    from lejepa_wm.experiments.base import finished_runs
     from lejepa_wm.experiments.reacher.config import load_config
     from lejepa_wm.experiments.reacher.experiment import headline
 
-    shipped = [row for row in load_finished_metrics(REPO / "reference" / "reacher" / "full")
-               if row["seed"] == 0]
+    shipped = [run.row() for run in finished_runs(REPO / "reference" / "reacher" / "full")
+               if run.spec.labels["seed"] == 0]
     rows, config = [], load_config("full")
     for world, ratio in enumerate((0.15, 0.20, 0.25)):
         for row in shipped:

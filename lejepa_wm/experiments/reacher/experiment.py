@@ -43,7 +43,7 @@ import torch
 from scipy import stats
 
 from lejepa_wm.device import select_device
-from lejepa_wm.experiments.base import RunSpec, load_finished_metrics, publish_results
+from lejepa_wm.experiments.base import RunSpec, finished_runs, publish_results
 from lejepa_wm.experiments.evidence import by_seed, difference, over_seeds
 from lejepa_wm.experiments.plotting import write_summary
 from lejepa_wm.experiments.reacher import figures
@@ -130,7 +130,7 @@ class _ReacherExperiment:
     def aggregate(self, exp_dir: Path, config: ReacherConfig) -> list[Path]:
         """Publish, as one set, the summary (every run), the figures (the models, not their λ = 0 controls) and
         the headline."""
-        finished = load_finished_metrics(exp_dir)  # not empty: a sweep aggregates only what has finished runs
+        finished = [run.row() for run in finished_runs(exp_dir)]  # not empty: a sweep aggregates finished runs
         entries = headline(finished, config)
         rows = [row for row in finished if not row.get("control")]  # the models, not their λ = 0 controls
         fractions = sorted({float(row["ou_fraction"]) for row in rows}, reverse=True)
