@@ -137,13 +137,11 @@ class _BoundsExperiment(SyntheticExperiment):
         main.set(xscale="log", yscale="log", xlabel="bound D + (ε + D)² (test sample)",
                  ylabel="Procrustes error E‖h − Qz‖²", title="T3: error vs bound, every evaluation of every run")
         runs: dict[str, list[dict[str, Any]]] = {}  # each run's evaluations, in order
-        for point in points:
-            if point["bound"] > 0:
-                runs.setdefault(point["run_id"], []).append(point)
+        for point in (p for p in points if p["bound"] > 0):
+            runs.setdefault(point["run_id"], []).append(point)
         for run in runs.values():
-            look = style_of(run[0]["method"])
             along.plot([p["step"] for p in run], [max(p["error"] / p["bound"], _FLOOR) for p in run], lw=0.8,
-                       alpha=0.5, color=look["color"], label=display_label(run[0]["method"]))
+                       alpha=0.5, color=style_of(run[0]["method"])["color"], label=display_label(run[0]["method"]))
         along.axhline(1.0, color="black", ls=":", lw=1, label="error = bound (T3: points stay below)")
         along.set(yscale="log", xlabel="training step", ylabel="error / bound", title="along training, every run")
         return fig, ("T3: the measured Procrustes error against the bound D + (ε + D)² at every evaluation of every "

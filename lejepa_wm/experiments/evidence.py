@@ -61,17 +61,15 @@ def difference(first: Mapping[int, float], second: Mapping[int, float]) -> tuple
 
     Paired by seed when both settings ran the same seeds (the standard error of
     the per-seed differences), otherwise the two standard errors combined as
-    independent; ``None`` when either side has a single seed.
+    independent; ``None`` when either side has a single seed. A setting without seeds is a ``ValueError``
+    (:func:`over_seeds`).
     """
-    if not first or not second:
-        raise ValueError("both settings need at least one seed")
     if set(first) == set(second):
         summary = over_seeds({seed: float(first[seed]) - float(second[seed]) for seed in first})
         return summary.mean, summary.standard_error
     a, b = over_seeds(first), over_seeds(second)
-    if a.standard_error is None or b.standard_error is None:
-        return a.mean - b.mean, None
-    return a.mean - b.mean, math.hypot(a.standard_error, b.standard_error)
+    single = a.standard_error is None or b.standard_error is None
+    return a.mean - b.mean, None if single else math.hypot(a.standard_error, b.standard_error)
 
 
 def by_seed(rows: Iterable[Mapping[str, object]], key: str, **where: object) -> dict[int, float]:

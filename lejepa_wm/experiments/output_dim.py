@@ -269,16 +269,14 @@ def gap_bound_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: s
 def _m1_entry(rows: list[dict[str, Any]], config: OutputDimConfig, name: str, judged: bool,
              ceiling: SeedSummary | None) -> HeadlineEntry:
     """M1 for one method: the largest |mean R² − min(m, n)/n| over m, against the ceiling's shortfall there."""
-    per_m = {}
-    for m in sorted({r["m"] for r in rows}):
-        summary = over_seeds(by_seed(rows, "probe_r2", m=m))
-        per_m[m] = (abs(summary.mean - _predicted_r2(m, config.n)), summary)
-    worst = max(per_m, key=lambda m: per_m[m][0])
-    gap, summary = per_m[worst]
+    per_m = {m: over_seeds(by_seed(rows, "probe_r2", m=m)) for m in sorted({r["m"] for r in rows})}
+    gaps = {m: abs(summary.mean - _predicted_r2(m, config.n)) for m, summary in per_m.items()}
+    worst = max(gaps, key=gaps.__getitem__)
+    gap, summary = gaps[worst], per_m[worst]
     shortfall = 1.0 - ceiling.mean if ceiling is not None else 0.0  # without a ceiling: not resolved (below)
     allowance = _predicted_r2(worst, config.n) * shortfall
     text = "; ".join(f"m={m}: R² {s.describe(4)} (pred {_predicted_r2(m, config.n):.3f}, raw "
-                     f"{over_seeds(by_seed(rows, 'raw_observation_r2', m=m)).mean:.3f})" for m, (_, s) in per_m.items())
+                     f"{over_seeds(by_seed(rows, 'raw_observation_r2', m=m)).mean:.3f})" for m, s in per_m.items())
     met = ceiling is not None and ceiling.mean >= _CEILING_FLOOR
     return HeadlineEntry(
         claim="M1", name=f"output_dim ({name}): probe R² = min(m, n)/n",

@@ -163,19 +163,16 @@ def complement(groups: Mapping[str, Mapping[float, list[float]]]) -> dict[str, d
 def series(rows: list[dict[str, Any]], label_key: str, x_key: str, y_key: str) -> dict[str, dict[float, list[float]]]:
     """Group rows into ``{label: {x: [y per seed]}}`` (rows with a missing y are skipped)."""
     out: dict[str, dict[float, list[float]]] = {}
-    for row in rows:
-        if row.get(y_key) is None:
-            continue
+    for row in (r for r in rows if r.get(y_key) is not None):
         out.setdefault(str(row[label_key]), {}).setdefault(float(row[x_key]), []).append(float(row[y_key]))
     return out
 
 
-def log_axis_with_ticks(ax: Axes, values: Sequence[float], base: float = 2) -> None:
-    """Logarithmic x axis labelled at exactly ``values`` (plain numbers, no powers)."""
+def log_axis_with_ticks(ax: Axes, values: Sequence[float]) -> None:
+    """Logarithmic x axis (base 2) labelled at exactly ``values`` (plain numbers, no powers)."""
     ticks = sorted(set(float(v) for v in values))
-    ax.set_xscale("log", base=base)
-    ax.set_xticks(ticks)
-    ax.set_xticklabels([f"{v:g}" for v in ticks])
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
     ax.minorticks_off()
 
 
@@ -188,10 +185,9 @@ def _legend_entries(fig: Figure) -> tuple[list[Artist], list[str]]:
         for handle, text in zip(legend.legend_handles, legend.get_texts()):
             if handle is not None:
                 entries.setdefault(text.get_text(), handle)
-    for ax in fig.axes:
+    for ax in fig.axes:  # matplotlib lists only labelled marks (no label, or one starting with "_", is left out)
         for handle, label in zip(*ax.get_legend_handles_labels()):
-            if handle is not None and label and not label.startswith("_"):
-                entries.setdefault(label, handle)
+            entries.setdefault(label, handle)
     ordered = sorted(entries.items(), key=lambda item: not isinstance(item[1], (Container, Collection)))
     return [handle for _, handle in ordered], [label for label, _ in ordered]
 
@@ -238,9 +234,8 @@ def save_figure(fig: Figure, path: Path, caption: str) -> Path:
     if path.suffix.lower() != ".png":
         raise ValueError(f"a figure is saved under its PNG name; got {path.name!r}")
     finish_figure(fig)
-    title = path.stem
     png, pdf = io.BytesIO(), io.BytesIO()
-    fig.savefig(png, format="png", dpi=_PNG_DPI, metadata={"Title": title, "Description": caption})
-    fig.savefig(pdf, format="pdf", metadata={"Title": title, "Subject": caption})
+    fig.savefig(png, format="png", dpi=_PNG_DPI, metadata={"Title": path.stem, "Description": caption})
+    fig.savefig(pdf, format="pdf", metadata={"Title": path.stem, "Subject": caption})
     atomic_write_bytes(path.with_suffix(".pdf"), pdf.getvalue())
     return atomic_write_bytes(path, png.getvalue())

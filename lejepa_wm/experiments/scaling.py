@@ -48,6 +48,7 @@ Two verdicts, kept apart (``../EVIDENCE.md`` §7):
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -231,14 +232,12 @@ class _ScalingExperiment(SyntheticExperiment):
         """The runs with their derived columns, each marked ``kept`` if it is the start with the lowest
         validation objective of its run (every run with a single start is kept)."""
         rows = super().summary_rows(runs, config)
-        best: dict[tuple, dict[str, Any]] = {}
+        starts: dict[tuple, list[dict[str, Any]]] = {}
         for row in rows:
-            key = (row["n"], row["encoder_kind"], row["method"], row["seed"])
-            if key not in best or _objective(row) < _objective(best[key]):
-                best[key] = row
-        kept = {id(row) for row in best.values()}
-        for row in rows:
-            row["kept"] = id(row) in kept
+            row["kept"] = False
+            starts.setdefault((row["n"], row["encoder_kind"], row["method"], row["seed"]), []).append(row)
+        for group in starts.values():
+            min(group, key=_objective)["kept"] = True
         return rows
 
     def draw(self, rows: list[dict[str, Any]], config: ScalingConfig) -> tuple[Figure, str]:
@@ -283,12 +282,9 @@ def _optimum_entries(rows: list[dict[str, Any]], config: ScalingConfig) -> list[
     if not judged:
         return []
     below = [r for r in judged if r["optimum_reading"] == BELOW and r["residual_ratio"] > config.residual_target]
-    counts: dict[tuple[str, str], dict[str, int]] = {}
-    for row in judged:
-        tally = counts.setdefault((row["encoder_kind"], row["method"]), {ABOVE: 0, AT: 0, BELOW: 0})
-        tally[row["optimum_reading"]] += 1
-    detail = "; ".join(f"{encoder} {method}: {tally[ABOVE]} above, {tally[AT]} at, {tally[BELOW]} below"
-                       for (encoder, method), tally in counts.items())
+    counts = Counter((r["encoder_kind"], r["method"], r["optimum_reading"]) for r in judged)
+    detail = "; ".join(f"{e} {m}: {counts[e, m, ABOVE]} above, {counts[e, m, AT]} at, {counts[e, m, BELOW]} below"
+                       for e, m in dict.fromkeys((r["encoder_kind"], r["method"]) for r in judged))
     if below:
         detail += "; below the answer and not identifiable: " + ", ".join(r["run_id"] for r in below)
     reached = [r for r in judged if r["method"] in _REGULARIZED and r["optimum_reading"] != ABOVE]
@@ -325,13 +321,10 @@ def _t3_excess(row: dict[str, Any]) -> float:
 
 def _ceiling_by_n(rows: list[dict[str, Any]], config: ScalingConfig) -> dict[int, tuple[SeedSummary, float]]:
     """Per n: the supervised ceiling's test R² over seeds and the R² that the residual target needs there."""
-    out = {}
-    for n in sorted({r["n"] for r in rows}):
-        ceiling = by_seed(rows, "probe_r2", n=n, method="supervised")
-        if ceiling:
-            raw = over_seeds(by_seed(rows, "raw_observation_r2", n=n, method="supervised")).mean
-            out[n] = (over_seeds(ceiling), 1.0 - config.residual_target * (1.0 - raw))
-    return out
+    dims = sorted({r["n"] for r in rows if r["method"] == "supervised"})
+    raw = {n: over_seeds(by_seed(rows, "raw_observation_r2", n=n, method="supervised")).mean for n in dims}
+    return {n: (over_seeds(by_seed(rows, "probe_r2", n=n, method="supervised")),
+                1.0 - config.residual_target * (1.0 - raw[n])) for n in dims}
 
 
 def _identifiability_entries(rows: list[dict[str, Any]], config: ScalingConfig, encoder: str) -> list[HeadlineEntry]:
@@ -441,9 +434,7 @@ def _restart_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineE
 
 def _infonce_entries(rows: list[dict[str, Any]], encoder: str) -> list[HeadlineEntry]:
     """InfoNCE with a √n-scaled minus a fixed kernel width at the largest n: a measurement."""
-    n_max = max((r["n"] for r in rows if r["method"] == "infonce_fixed"), default=None)
-    if n_max is None:
-        return []
+    n_max = max((r["n"] for r in rows if r["method"] == "infonce_fixed"), default=None)  # None: nothing matches
     scaled = by_seed(rows, "probe_r2", n=n_max, method="infonce_scaled")
     fixed = by_seed(rows, "probe_r2", n=n_max, method="infonce_fixed")
     if not (scaled and fixed):
