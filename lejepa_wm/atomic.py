@@ -261,19 +261,14 @@ def _finish(folder: Path, manifest: str, publication: Publication | None) -> Non
             staged = stage / name
             if staged.is_file():
                 os.replace(staged, folder / name)
-        _fsync_dir(folder)
+        with contextlib.suppress(OSError):  # make the renames durable (where folders can be opened)
+            fd = os.open(folder, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
     for leftover in folder.glob(_stage_dir(folder, manifest, "*").name):
         shutil.rmtree(leftover, ignore_errors=True)
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make the renames in ``folder`` durable (where folders can be opened)."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def _mismatch(folder: Path, publication: Publication) -> str | None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import tomllib
 import types
 import typing
@@ -30,8 +29,6 @@ __all__ = ["parse_settings", "config_toml"]
 
 _ALIASES: dict[str, str] = {"steps": "max_steps", "n": "dims"}
 """Short name → config key, used only where the config has the key and not the short name."""
-_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_NONE = ("none", "null")
 
 
 def _toml_value(text: str) -> Any:
@@ -49,10 +46,9 @@ def _parse_value(text: str, annotation: Any) -> Any:
     """
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin in (typing.Union, types.UnionType):
-        if text.lower() in _NONE and type(None) in args:
+        if text.lower() in ("none", "null") and type(None) in args:
             return None
-        annotation = next(option for option in args if option is not type(None))
-        origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+        return _parse_value(text, next(option for option in args if option is not type(None)))
     if origin in (tuple, list):
         if text.startswith("["):
             return _toml_value(text)
@@ -76,18 +72,17 @@ def parse_settings(settings: Iterable[str], config_class: type) -> dict[str, Any
     by the fields (:func:`_parse_value`); their rules are the config's to check.
     """
     hints = typing.get_type_hints(config_class)
-    fields = [item.name for item in dataclasses.fields(config_class)]
     parsed: dict[str, Any] = {}
     for text in settings:
         key, equals, value = text.partition("=")
         key = key.strip()
-        if not equals or not _KEY.match(key):
+        if not equals or not (key.isascii() and key.isidentifier()):  # [A-Za-z_][A-Za-z0-9_]*
             raise ValueError(f"setting {text!r} is not KEY=VALUE (e.g. max_steps=300); known keys: --print-config")
         if key not in hints and _ALIASES.get(key) in hints:
             key = _ALIASES[key]
         if key not in hints:
             raise ValueError(f"setting {text!r}: {config_class.__name__} has no key {key!r}; known keys: "
-                             f"{', '.join(fields)}")
+                             f"{', '.join(item.name for item in dataclasses.fields(config_class))}")
         if key in parsed:
             raise ValueError(f"setting {text!r}: {key!r} is given twice")
         parsed[key] = _parse_value(value.strip(), hints[key])

@@ -91,17 +91,8 @@ def _one_line(exc: BaseException) -> str:
 def _escape_unencodable_output() -> None:
     """Let stdout and stderr escape what their encoding cannot show (an ASCII-only terminal) instead of raising."""
     for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            reconfigure(errors="backslashreplace")
-
-
-def _discard_stdout() -> None:
-    """After a closed pipe: send what is left for stdout to the null device (no error at exit)."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):  # stdout is not a file (tests): nothing to redirect
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.stdout.fileno())
-        os.close(null)
+        with contextlib.suppress(AttributeError):  # not a text file (a test's StringIO): nothing to reconfigure
+            stream.reconfigure(errors="backslashreplace")
 
 
 def _say(line: str) -> None:
@@ -126,7 +117,11 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # a closed output shows here, inside the boundary, not at interpreter exit
         return status
     except BrokenPipeError:  # the reader of our output went away: not bad input, and the work is done
-        _discard_stdout()
+        # what is left for stdout goes to the null device (no error at exit), unless stdout is not a file (tests)
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, sys.stdout.fileno())
+            os.close(null)
         return exits.OUTPUT_CLOSED
     except _EXPECTED_ERRORS as exc:
         _say(f"lejepa-wm {args.command}: error: {_one_line(exc)}")

@@ -90,8 +90,7 @@ def main(args: argparse.Namespace) -> int:
                                   "launch\n(defaults, then --config, then KEY=VALUE); --config reads this file"))
         return exits.OK
     if args.dry_run:
-        plan = plan_sweep(args.experiment, args.scale, args.out, args.seed, args.config, overrides)
-        print(describe_plan(plan))
+        print(describe_plan(plan_sweep(args.experiment, args.scale, args.out, args.seed, args.config, overrides)))
         if args.no_control:
             print(_NO_CONTROL_LINE)
         return exits.OK

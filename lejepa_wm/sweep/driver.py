@@ -202,8 +202,7 @@ def run_sweep(name: str, scale: str = "quick", out: Path = DEFAULT_OUT, executor
     with launch_claim(plan.exp_dir):  # its marker's write creates the folder
         startable = []
         for spec in todo:
-            marker = live_marker(spec.run_dir(plan.out))
-            if marker is not None:
+            if (marker := live_marker(spec.run_dir(plan.out))) is not None:
                 elsewhere[spec.run_id] = describe_owner(marker)
                 continue
             if (reason := reclaim_stale(spec.run_dir(plan.out))) is not None:

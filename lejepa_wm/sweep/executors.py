@@ -104,18 +104,16 @@ class PoolExecutor(SweepExecutor):
                     pending[future] = (queue.popleft(), worker, next(iter(worker._processes.values())))
                 for future in wait(pending, return_when=FIRST_COMPLETED).done:
                     task, worker, process = pending.pop(future)
-                    try:
-                        outcome = future.result()
-                    except BrokenProcessPool:  # the worker died before it could report: only its attempt failed
+                    error = future.exception()
+                    if isinstance(error, BrokenProcessPool):  # the worker died before it could report
                         worker.shutdown(wait=True)  # its process is reaped: its exit status is known
-                        outcome = outcome_from_exception(task, WorkerDied(
-                            f"the worker process executing run {task.run_id} (pid {process.pid}) {_ended(process)}"))
-                    except Exception as exc:  # noqa: BLE001 - raised outside the run (claiming, a marker): its attempt
-                        idle.append(worker)
-                        outcome = outcome_from_exception(task, exc)
+                        error = WorkerDied(
+                            f"the worker process executing run {task.run_id} (pid {process.pid}) {_ended(process)}")
                     else:
                         idle.append(worker)
-                    yield task, outcome
+                    # a dead worker fails only its attempt, and so does an exception its worker raised outside the
+                    # run (claiming, a marker); result() raises anything else (a BaseException, not an Exception)
+                    yield task, outcome_from_exception(task, error) if isinstance(error, Exception) else future.result()
         finally:  # the workers still executing an attempt are terminated, and their runs' markers removed
             for _, _, process in pending.values():
                 process.terminate()

@@ -356,7 +356,6 @@ def launch_claim(exp_dir: Path) -> Iterator[dict[str, Any]]:
 def refuse_if_busy(folder: Path, option: str) -> None:
     """``ValueError`` when ``option`` (``--restart``, ``--fresh``) would delete ``folder`` while it is in use: by a
     live launch, or by a run with a live marker; stale launch markers found on the way are removed."""
-    folder = Path(folder)
     busy = []
     for path in sorted(folder.glob(f"{_LAUNCH_PREFIX}*.json")):
         marker = live_marker(folder, path.name)

@@ -118,9 +118,8 @@ def format_status(status: SweepStatus, jobs: int) -> str:
     elif status.compute_left_s is None:
         lines.append(f"{status.runs_left} runs left; no finished run yet to estimate their time")
     else:
-        wall = status.wall_left_s(jobs)
         lines.append(f"{status.runs_left} runs left: about {_format_duration(status.compute_left_s)} of compute "
                      f"(each run costed as the finished runs of its grid point; mean "
                      f"{_format_duration(status.mean_wall_s or 0.0)} per finished run), "
-                     f"about {_format_duration(wall or 0.0)} with {jobs} runs at a time")
+                     f"about {_format_duration(status.wall_left_s(jobs) or 0.0)} with {jobs} runs at a time")
     return "\n".join(lines)
