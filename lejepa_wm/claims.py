@@ -113,7 +113,6 @@ CLAIMS_BY_ID: dict[str, Claim] = {claim.id: claim for claim in CLAIMS}
 
 def get_claim(claim_id: str) -> Claim:
     """Return the claim with this id, or raise ``KeyError`` naming the known ids."""
-    try:
-        return CLAIMS_BY_ID[claim_id]
-    except KeyError:
-        raise KeyError(f"unknown claim {claim_id!r}; known claims: {', '.join(CLAIMS_BY_ID)}") from None
+    if claim_id not in CLAIMS_BY_ID:
+        raise KeyError(f"unknown claim {claim_id!r}; known claims: {', '.join(CLAIMS_BY_ID)}")
+    return CLAIMS_BY_ID[claim_id]

@@ -51,9 +51,8 @@ MEASURED = "measured"
 UNRESOLVED = "not resolved"
 VERDICTS = (HELD, FAILED, UNRESOLVED, MEASURED, NOT_RUN)
 
-_COMPARISONS = ("<=", ">=", "<", ">")
 _INTERVAL = "in"
-_SYMBOLS = {"<=": "≤", ">=": "≥", "<": "<", ">": ">"}
+_SYMBOLS = {"<=": "≤", ">=": "≥", "<": "<", ">": ">"}  # the comparisons a bound may make, and how each reads
 
 
 def number_text(x: float) -> str:
@@ -94,8 +93,8 @@ class Bound(Record):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.op not in _COMPARISONS + (_INTERVAL,):
-            raise ValueError(f"bound operator must be one of {_COMPARISONS + (_INTERVAL,)}; got {self.op!r}")
+        if self.op not in (*_SYMBOLS, _INTERVAL):
+            raise ValueError(f"bound operator must be one of {(*_SYMBOLS, _INTERVAL)}; got {self.op!r}")
         if self.op == _INTERVAL:
             if self.upper is None or self.upper < self.value:
                 raise ValueError(f"interval [{self.value!r}, {self.upper!r}] needs an upper end, at least its value")

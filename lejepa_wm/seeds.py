@@ -16,8 +16,8 @@ training):
 in the fixed order of :data:`STREAMS` (NumPy's spawn keys are deterministic, so the
 same run seed gives the same streams on every machine); any stream can be set
 explicitly instead (:meth:`SeedStreams.with_stream`). Library code never seeds a
-global generator: it asks a stream for a ``torch.Generator`` or a
-``numpy.random.Generator``.
+global generator: it asks a stream for a ``torch.Generator``, or seeds a
+``numpy.random.Generator`` with a stream's seed.
 """
 
 from __future__ import annotations
@@ -86,10 +86,6 @@ class SeedStreams(Record):
         import torch
 
         return torch.Generator(device=device).manual_seed(self.seed(name))
-
-    def numpy_rng(self, name: str) -> np.random.Generator:
-        """A fresh NumPy generator seeded with stream ``name``."""
-        return np.random.default_rng(self.seed(name))
 
     def seed(self, name: str) -> int:
         """The seed of stream ``name`` (one of :data:`STREAMS`)."""

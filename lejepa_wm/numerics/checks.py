@@ -46,8 +46,7 @@ def select_claims(claim_ids: list[str] | None) -> list[Claim]:
     checked = ", ".join(claim.id for claim in CHECKED_CLAIMS)
     for claim_id in claim_ids or ():
         if claim_id not in CLAIMS_BY_ID:
-            near = [known for known in CLAIMS_BY_ID if known.lower() == claim_id.lower()]
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            hint = next((f" (did you mean {name!r}?)" for name in CLAIMS_BY_ID if name.lower() == claim_id.lower()), "")
             raise ValueError(f"unknown claim {claim_id!r}{hint}; known claims with checks: {checked}")
         claim = CLAIMS_BY_ID[claim_id]
         if claim.checks is None:

@@ -14,7 +14,7 @@ Gauss–Hermite Gram matrix of ``H_0..H_199`` equals the identity to 1e-14).
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import combinations, pairwise
+from itertools import product
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -25,10 +25,8 @@ __all__ = ["hermite_values", "multi_indices", "hermite_features"]
 def hermite_values(max_degree: int, x: ArrayLike) -> NDArray[np.float64]:
     """Values ``H_k(x)`` for ``k = 0..max_degree``; shape ``(max_degree + 1, *x.shape)``."""
     x = np.asarray(x, dtype=float)
-    values = np.empty((max_degree + 1, *x.shape))
-    values[0] = 1.0
-    if max_degree >= 1:
-        values[1] = x
+    values = np.ones((max_degree + 1, *x.shape))
+    values[1:2] = x  # H_1 (no row for max_degree = 0)
     for k in range(1, max_degree):
         values[k + 1] = (x * values[k] - np.sqrt(k) * values[k - 1]) / np.sqrt(k + 1)
     return values
@@ -42,11 +40,9 @@ def multi_indices(n: int, max_degree: int, min_degree: int = 0) -> NDArray[np.in
     for ``min_degree = 1`` the first ``n`` rows are the unit vectors ``e_1..e_n``
     (the linear features ``H_{e_i}(z) = z_i``). The returned array is read-only (it is cached).
     """
-    rows: list[tuple[int, ...]] = []
-    for degree in range(min_degree, max_degree + 1):
-        # Stars and bars: the n-1 bar positions among degree + n - 1 slots; alpha_i is the gap between bars.
-        rows += sorted((tuple(b - a - 1 for a, b in pairwise((-1, *bars, degree + n - 1)))
-                        for bars in combinations(range(degree + n - 1), n - 1)), reverse=True)
+    # The box [0, max_degree]^n filtered by degree; sorted by degree, then in decreasing lexicographic order.
+    rows = sorted((alpha for alpha in product(range(max_degree + 1), repeat=n)
+                   if min_degree <= sum(alpha) <= max_degree), key=lambda alpha: (-sum(alpha), alpha), reverse=True)
     array = np.array(rows, dtype=np.int64).reshape(-1, n)
     array.setflags(write=False)
     return array
@@ -61,6 +57,5 @@ def hermite_features(alphas: NDArray[np.int64], z: ArrayLike) -> NDArray[np.floa
     max_degree = int(alphas.max()) if alphas.size else 0
     features = np.ones((z.shape[0], alphas.shape[0]))
     for i in range(z.shape[1]):
-        per_coordinate = hermite_values(max_degree, z[:, i])  # (max_degree + 1, N)
-        features *= per_coordinate[alphas[:, i]].T
+        features *= hermite_values(max_degree, z[:, i])[alphas[:, i]].T  # the table is (max_degree + 1, N)
     return features

@@ -47,14 +47,6 @@ def _numpy_agreement_error(max_degree: int, points: np.ndarray) -> float:
     return float(np.max(np.abs(ours - reference) / np.maximum(1.0, np.abs(reference))))
 
 
-def _gaussian_monomial_moment(power: np.ndarray) -> np.ndarray:
-    """``E z^k`` for ``z ~ N(0, 1)``: ``(k - 1)!!`` for even ``k``, else 0 (elementwise)."""
-    out = np.zeros(power.shape)
-    even = power % 2 == 0
-    out[even] = [math.prod(range(int(k) - 1, 0, -2)) for k in power[even]]
-    return out
-
-
 def polynomial_parseval_error(n: int, degree: int, outputs: int, rng: np.random.Generator) -> float:
     """``|sum_d ||h_d||^2 - E||h||^2|`` for a random polynomial in the monomial basis.
 
@@ -68,7 +60,10 @@ def polynomial_parseval_error(n: int, degree: int, outputs: int, rng: np.random.
         monomials = np.prod(z[:, None, :] ** exponents[None, :, :], axis=2)
         return monomials @ coeffs
 
-    pair_moments = np.prod(_gaussian_monomial_moment(exponents[:, None, :] + exponents[None, :, :]), axis=2)
+    power = exponents[:, None, :] + exponents[None, :, :]
+    # E z^k for z ~ N(0, 1), k = 0..max power: (k - 1)!! for even k, else 0
+    moment = np.array([0 if k % 2 else math.prod(range(k - 1, 0, -2)) for k in range(power.max() + 1)], dtype=float)
+    pair_moments = np.prod(moment[power], axis=2)
     exact = float(np.trace(coeffs.T @ pair_moments @ coeffs))
     projection = project_onto_degrees(h, n, 2 * degree, gauss_hermite_rule(2 * degree + 1))
     above = float(projection.energies[degree + 1:].sum())

@@ -81,8 +81,7 @@ def sample_family(family: str, n: int, count: int, rng: np.random.Generator) -> 
         scale = 10.0 ** rng.uniform(-3.0, 0.0, count)
         linear = rotations * rng.uniform(0.2, 3.0, (count, 1, 1))
     norms = np.linalg.norm(nonlinear, axis=(1, 2), keepdims=True)
-    nonlinear = nonlinear / np.where(norms > 0, norms, 1.0) * np.sqrt(scale)[:, None, None]
-    coefficients = nonlinear.copy()
+    coefficients = nonlinear / np.where(norms > 0, norms, 1.0) * np.sqrt(scale)[:, None, None]
     coefficients[:, :, :n] = linear
     return coefficients, rho
 

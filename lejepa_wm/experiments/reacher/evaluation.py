@@ -133,8 +133,7 @@ class PixelBasis:
         mean = pixels.mean(axis=0)
         centred = pixels - mean
         eigenvalues, vectors = np.linalg.eigh(centred @ centred.T)
-        order = np.argsort(eigenvalues)[::-1]
-        eigenvalues, vectors = eigenvalues[order], vectors[:, order]
+        eigenvalues, vectors = eigenvalues[::-1], vectors[:, ::-1]  # eigh's ascending order, reversed
         keep = eigenvalues > _EIGEN_TOLERANCE * eigenvalues[0]
         singular = np.sqrt(eigenvalues[keep])
         components = (centred.T @ vectors[:, keep] / singular).T

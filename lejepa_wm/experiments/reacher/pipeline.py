@@ -182,7 +182,7 @@ def run_model(data: Mapping[str, Any], config: ReacherConfig, ou_fraction: float
     starts, goals) and ``samples.npz`` (a few training frames) into ``run_dir``.
     """
     # the mixture: round(ou_fraction · train_pairs) random OU pairs, the rest random trajectory pairs
-    rng, ou, traj = streams.numpy_rng("batches"), data["ou_train"], data["traj_train"]
+    rng, ou, traj = np.random.default_rng(streams.batches), data["ou_train"], data["traj_train"]
     n_ou = int(round(ou_fraction * config.train_pairs))
     take_ou = np.sort(rng.choice(len(ou["frames"]), n_ou, replace=False))
     take_traj = np.sort(rng.choice(len(traj["frames"]), config.train_pairs - n_ou, replace=False))
