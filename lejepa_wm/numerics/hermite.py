@@ -14,7 +14,7 @@ Gauss–Hermite Gram matrix of ``H_0..H_199`` equals the identity to 1e-14).
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import product
+from itertools import combinations, pairwise
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -40,9 +40,11 @@ def multi_indices(n: int, max_degree: int, min_degree: int = 0) -> NDArray[np.in
     for ``min_degree = 1`` the first ``n`` rows are the unit vectors ``e_1..e_n``
     (the linear features ``H_{e_i}(z) = z_i``). The returned array is read-only (it is cached).
     """
-    # The box [0, max_degree]^n filtered by degree; sorted by degree, then in decreasing lexicographic order.
-    rows = sorted((alpha for alpha in product(range(max_degree + 1), repeat=n)
-                   if min_degree <= sum(alpha) <= max_degree), key=lambda alpha: (-sum(alpha), alpha), reverse=True)
+    rows: list[tuple[int, ...]] = []
+    for degree in range(min_degree, max_degree + 1):
+        # Stars and bars: the n-1 bar positions among degree + n - 1 slots; alpha_i is the gap between bars.
+        rows += sorted((tuple(b - a - 1 for a, b in pairwise((-1, *bars, degree + n - 1)))
+                        for bars in combinations(range(degree + n - 1), n - 1)), reverse=True)
     array = np.array(rows, dtype=np.int64).reshape(-1, n)
     array.setflags(write=False)
     return array
