@@ -102,12 +102,6 @@ def _requirement_text(record: CheckResult | HeadlineEntry) -> str:
     return replace(record, quantity="").requirement
 
 
-def _figure_numbers(gathered: Gathered) -> dict[tuple[str, str], int]:
-    """``{(experiment, figure file): number}`` in the order the figures appear."""
-    shown = [(section.name, item.path.name) for section in gathered.experiments for item in section.figures]
-    return {key: number for number, key in enumerate(shown, 1)}
-
-
 def _claim_cells(rows: tuple[JudgedRow, ...], kind: str, *names: str) -> list[Markdown]:
     """Each row's claim, linked to the claims table; the first row of a claim carries the anchor of ``kind``
     (:func:`anchor`), of the claim and ``names``."""
@@ -151,11 +145,9 @@ def _glance_cells(verdict: ClaimVerdict, figures: dict[tuple[str, str], int]) ->
 
 
 def _at_a_glance(gathered: Gathered, figures: dict[tuple[str, str], int]) -> list[str]:
-    rows = []
-    for verdict in gathered.claims:
-        checks, experiments = _glance_cells(verdict, figures)
-        rows.append((link(verdict.claim.id, f"#{anchor('claim', verdict.claim.id)}"), verdict.claim.title,
-                     verdict.claim.proof, checks, experiments, badge(verdict.status)))
+    rows = [(link(verdict.claim.id, f"#{anchor('claim', verdict.claim.id)}"), verdict.claim.title,
+             verdict.claim.proof, *_glance_cells(verdict, figures), badge(verdict.status))
+            for verdict in gathered.claims]
     return [heading(2, "At a glance", "at-a-glance"),
             line("One line per claim: how it is proved, the verdict of its numerical checks and of each "
                  "experiment that tests it (linked to their rows and figures below), and the claim's verdict "
@@ -312,11 +304,10 @@ def _experiment(section: ExperimentSection, figures: dict[tuple[str, str], int])
     if section.damaged:
         blocks.append(code_block("\n".join(section.damaged),
                                  f"{section.name} has damaged result files (not counted as finished runs)"))
-    claims = _claim_cells(section.rows, "result", section.name)
     blocks.append(table(("Claim", "Result", "Value", "Requirement", "Split", "Measured", "Paper", "Verdict"), (
         (claim, row.name, _value_cell(row.record), _requirement_text(row.record),
          getattr(row.record, "split", "-"), row.record.measured, row.paper or "-", cell(badge(row.status), row.note))
-        for row, claim in zip(section.rows, claims))))
+        for row, claim in zip(section.rows, _claim_cells(section.rows, "result", section.name)))))
     if section.summary_csv is not None:
         relative = f"{section.name}/{section.scale}/{section.summary_csv.name}"
         blocks.append(line("All runs: ", link(relative, relative)))  # the HTML shows the table itself, folded
@@ -389,7 +380,8 @@ def report_title(scale: str) -> str:
 def build_document(gathered: Gathered, lean: LeanSection, environment: Environment, generated_at: str,
                    version: str) -> str:
     """The whole report as Markdown, in reading order."""
-    figures = _figure_numbers(gathered)
+    shown = [(section.name, item.path.name) for section in gathered.experiments for item in section.figures]
+    figures = {key: number for number, key in enumerate(shown, 1)}  # (experiment, figure file): number, in order
     paper = _paper_beside_here(gathered, figures)
     headline = f"{claim_summary(gathered)} (scale {gathered.scale})."
     summary = [heading(1, report_title(gathered.scale), "top"),

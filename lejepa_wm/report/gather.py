@@ -38,6 +38,7 @@ import io
 import os
 import socket
 from collections import Counter
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -192,8 +193,8 @@ class Gathered:
 
 
 def _last_line(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1] if lines else text
+    """The last line of ``text`` that is not blank (``text`` itself when all of it is blank)."""
+    return (text.strip().splitlines() or [text])[-1]
 
 
 def interrupted_part(record: ReproduceRecord) -> PartOutcome | None:
@@ -276,7 +277,7 @@ def _figure(path: Path, out: Path, default_caption: str) -> Figure:
     """The figure at ``path``, captioned by its own caption, else ``default_caption``; ``ValueError`` naming it
     unless it is a readable PNG image inside ``out`` (the experiments draw their figures as PNG, which carries
     their captions)."""
-    label = path.relative_to(out).as_posix() if path.is_relative_to(out) else str(path)
+    label = path.relative_to(out).as_posix()
     if not path.resolve().is_relative_to(out.resolve()):
         raise ValueError(f"figure {label} lies outside the results folder {out}")
     data = read_regular(path, _FIGURE_LIMIT)
@@ -299,20 +300,6 @@ def _default_caption(name: str, file: str, rows: tuple[JudgedRow, ...]) -> str:
     """Caption of a figure without one of its own: the headline results that cite it (measured values above)."""
     users = "; ".join(f"{row.claim} — {row.name}" for row in rows if file in row.record.figures)
     return f"{file} of experiment {name}" + (f", the figure for: {users}." if users else ".")
-
-
-def _quietly(compute: Callable[..., _T], *args: Any) -> _T | None:
-    """``compute(*args)``, or ``None`` if it raises: a broken experiment module is reported through its results."""
-    try:
-        return compute(*args)
-    except Exception:
-        return None
-
-
-def _planned_run_ids(name: str, scale: str) -> frozenset[str]:
-    """Run ids of the experiment's default grid at ``scale`` (its shipped config)."""
-    experiment = get_experiment(name)
-    return frozenset(spec.run_id for spec in experiment.grid(experiment.load_config(scale), scale))
 
 
 def _read_runs(folder: Path, out: Path, planned: frozenset[str] | None) -> dict[str, Any]:
@@ -357,8 +344,13 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
     """
     folder = experiment_dir(out, name, scale)
     headline = folder / HEADLINE_FILE
-    section = partial(ExperimentSection, name, scale, part=part,
-                      description=_quietly(lambda: str(get_experiment(name).description)))
+    description: str | None = None
+    planned: frozenset[str] | None = None  # the run ids of the default grid at ``scale`` (its shipped config)
+    with suppress(Exception):  # a broken experiment module is reported through its results
+        experiment = get_experiment(name)
+        description = str(experiment.description)
+        planned = frozenset(spec.run_id for spec in experiment.grid(experiment.load_config(scale), scale))
+    section = partial(ExperimentSection, name, scale, part=part, description=description)
     if (unread := _unread(section, part, headline, record_time)) is not None:
         return unread
     try:
@@ -388,7 +380,7 @@ def gather_experiment(out: Path, name: str, scale: str, part: PartOutcome | None
                 raise ValueError(f"{SUMMARY_FILE} is not UTF-8 text") from None
     except (ValueError, OSError) as exc:  # OSError: a figure that cannot be opened
         return section(FAILED, error=f"{type(exc).__name__}: {exc}")
-    runs = _read_runs(folder, out, _quietly(_planned_run_ids, name, scale))
+    runs = _read_runs(folder, out, planned)
     status = FAILED if runs["damaged"] else combine([row.status for row in rows])
     return section(status, rows=rows, figures=figures, summary_csv=summary if summary.exists() else None, **runs)
 

@@ -49,7 +49,6 @@ def _claims_using(axiom: str, claims: tuple[Claim, ...]) -> tuple[str, ...]:
 
 def gather_lean(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> LeanSection:
     """Read the ledger and run the static audit of the Lean project below ``root``."""
-    root = Path(root)
     if not (root / lean_audit.LEDGER).exists():
         return LeanSection(False, (), None, None)
     try:

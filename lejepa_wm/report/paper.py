@@ -49,10 +49,8 @@ class Comparison:
 def _read_summary(path: Path) -> list[Row]:
     """The rows of a ``summary.csv``: numbers as floats, empty cells as ``None``, other text kept."""
     def value(text: str) -> Any:
-        if text == "":
-            return None
         try:
-            return float(text)
+            return None if text == "" else float(text)
         except ValueError:
             return text
 
@@ -96,11 +94,9 @@ def _scaling(rows: list[Row]) -> list[Comparison]:
         if lowest:  # an encoder without runs has none
             dims = sorted({r["n"] for r in rows if r.get("encoder_kind") == encoder})
             parts.append(f"{encoder} encoder, n = {_n(dims[0])}…{_n(dims[-1])}: " + ", ".join(lowest))
-    if not parts:
-        return []
     return [Comparison("T1", "scaling", "linear-probe R² > 0.999 for n up to 1024",
                        "lowest mean test R² over n: " + "; ".join(parts) + f" ({_seeds(rows)})", "r2_vs_n.png",
-                       _TRAINED_T1)]
+                       _TRAINED_T1)] if parts else []
 
 
 def _distribution(rows: list[Row]) -> list[Comparison]:
@@ -112,10 +108,9 @@ def _distribution(rows: list[Row]) -> list[Comparison]:
             peak = max(per_beta, key=lambda beta: sum(per_beta[beta]) / len(per_beta[beta]))
             parts.append(f"{label} peaks at β = {_n(peak)} (R² {_stat(per_beta[peak])}; at β = 2: "
                          f"{_stat(per_beta[2.0])})")
-    if not parts:
-        return []
     return [Comparison("T2", "distribution", "linear R² peaks at β = 2 (the Gaussian)",
-                       "mean test R² over β: " + "; ".join(parts) + f" ({_seeds(mala)})", "r2_vs_beta.png")]
+                       "mean test R² over β: " + "; ".join(parts) + f" ({_seeds(mala)})",
+                       "r2_vs_beta.png")] if parts else []
 
 
 def _anisotropic(rows: list[Row]) -> list[Comparison]:

@@ -130,12 +130,11 @@ def _summary_block(gathered: Gathered, shown_as: str) -> str:
     rows = [(strong(verdict.claim.id), verdict.claim.title, verdict.claim.proof,
              *_evidence_cells(verdict, shown_as),
              _report_link(verdict.status, shown_as, anchor("claim", verdict.claim.id))) for verdict in gathered.claims]
-    found = paper_comparisons(gathered)
     blocks: list[str] = [
         line(*_source(gathered, shown_as), f"{held} of {len(gathered.claims)} claims held; each verdict "
              "links to its evidence in ", code(f"{shown_as}/{MARKDOWN_FILE}"), "."),
         table(("claim", "in one line", "proof", "numerical checks", "experiments", "verdict"), rows)]
-    if found:
+    if found := paper_comparisons(gathered):
         blocks += [line("The paper's numbers beside the same quantities measured here (mean ± standard "
                         "error over seeds; test samples):"),
                    table(("claim", "experiment", "the paper", "here"), (

@@ -70,11 +70,6 @@ def _csv_table(markdown: MarkdownIt, path: Path) -> str:
             f"{markdown.render(table(tuple(header), body[:_CSV_ROW_LIMIT]))}</details>")
 
 
-def _data_uri(path: Path) -> str:
-    """The PNG figure (which the gathering checked) as a base64 ``data:`` URI."""
-    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
-
-
 def render_html(text: str, folder: Path, title: str) -> str:
     """The Markdown ``text`` (whose file paths are relative to ``folder``) as one HTML document with no external
     resources."""
@@ -82,7 +77,8 @@ def render_html(text: str, folder: Path, title: str) -> str:
     draw_image = markdown.renderer.rules["image"]
 
     def embedded_image(renderer: Any, tokens: Any, index: int, options: Any, env: Any) -> str:
-        tokens[index].attrSet("src", _data_uri(folder / unquote(str(tokens[index].attrGet("src")))))
+        png = (folder / unquote(str(tokens[index].attrGet("src")))).read_bytes()  # a PNG the gathering checked
+        tokens[index].attrSet("src", "data:image/png;base64," + base64.b64encode(png).decode("ascii"))
         return draw_image(tokens, index, options, env)
 
     markdown.add_render_rule("image", embedded_image)
