@@ -421,6 +421,30 @@ def test_finished_run_is_reused_but_changed_settings_are_an_error(tmp_path: Path
     assert experiment.calls == 1
 
 
+def test_a_finished_run_is_read_back_typed_and_a_damaged_one_is_not_finished(tmp_path: Path) -> None:
+    from lejepa_wm.experiments.base import METRICS_FILE, SPEC_FILE, execute_run, finished_runs, is_done, read_run
+
+    spec = RunSpec("scaling", "quick", "r0", {"x": 1, "labels": {"n": 4, "seed": 3}})
+    execute_run(_CountingExperiment(), spec, tmp_path)
+    run = read_run(spec.run_dir(tmp_path), tmp_path)
+    assert run.spec == spec and run.metrics["value"] == 1 and run.spec.labels == {"n": 4, "seed": 3}
+    assert run.row()["n"] == 4 and run.row()["x"] == 1 and run.row()["run_id"] == "r0"
+    exp_dir = spec.run_dir(tmp_path).parent.parent
+    assert [found.spec for found in finished_runs(exp_dir)] == [spec]
+    (spec.run_dir(tmp_path) / SPEC_FILE).write_text('{"experiment": "scaling", "scale": "quick", "params": {}}')
+    with pytest.raises(ValueError, match="scaling/quick/runs/r0/spec.json: lacks the field 'run_id'"):
+        read_run(spec.run_dir(tmp_path), tmp_path)
+    assert finished_runs(exp_dir) == [] and not is_done(spec, tmp_path)  # damaged: run again
+    (spec.run_dir(tmp_path) / SPEC_FILE).unlink()
+    with pytest.raises(ValueError, match="spec.json cannot be read"):
+        read_run(spec.run_dir(tmp_path))
+    execute_run(_CountingExperiment(), spec, tmp_path)  # run again: a finished run once more
+    (spec.run_dir(tmp_path) / METRICS_FILE).write_text('{"history": [{"step": 5, "seconds": -1.0}]}')
+    with pytest.raises(ValueError, match=r"r0/metrics.json: field 'history\[0\].seconds' must be greater than or "
+                                         r"equal to 0; got -1.0"):
+        read_run(spec.run_dir(tmp_path))
+
+
 def test_a_finished_run_records_its_machine(tmp_path: Path) -> None:
     from lejepa_wm.experiments.base import METRICS_FILE, execute_run
     from lejepa_wm.machine import describe_machine, usable_cores
