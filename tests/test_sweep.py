@@ -292,6 +292,15 @@ def test_command_line_sweep_status_aggregate_and_exit_status(toy: ModuleType, tm
     assert "reused 3 finished run(s)" in printed and SUMMARY_FILE in printed
 
 
+def test_a_run_whose_metrics_lack_a_key_the_aggregation_needs_is_named(toy: ModuleType, tmp_path: Path) -> None:
+    run_sweep("toy", SCALE, tmp_path, "serial", progress=False)
+    path = exp_dir(tmp_path) / "runs" / grid_ids(toy)[2] / METRICS_FILE
+    atomic_write_json(path, {key: value for key, value in read_json(path).items() if key != "value"})
+    with pytest.raises(ValueError, match=f"cannot aggregate toy: .*{grid_ids(toy)[2]}/{METRICS_FILE} lacks the key "
+                                         "'value'"):
+        run_sweep("toy", SCALE, tmp_path, "serial", progress=False)
+
+
 def test_bad_input_gets_a_clear_error(toy: ModuleType, tmp_path: Path) -> None:
     for jobs in (0, -2):
         with pytest.raises(ValueError, match=f"jobs must be a positive integer; got {jobs}"):

@@ -42,7 +42,7 @@ from typing import Any, Mapping
 
 from lejepa_wm.atomic import read_json
 from lejepa_wm.device import DEVICE_CHOICES, select_device
-from lejepa_wm.experiments.base import METRICS_FILE, is_done, logs_evaluations, read_metrics
+from lejepa_wm.experiments.base import METRICS_FILE, finished_runs, is_done, logs_evaluations
 from lejepa_wm.experiments.training_log import check_tensorboard
 from lejepa_wm.progress import progress_bar
 from lejepa_wm.records import HeadlineEntry
@@ -157,9 +157,8 @@ def aggregate_plan(plan: SweepPlan) -> tuple[Path, ...]:
         return tuple(plan.experiment.aggregate(plan.exp_dir, plan.config))
     except KeyError as exc:
         key = exc.args[0] if exc.args else None
-        lacking = [spec.run_dir(plan.out) / METRICS_FILE for spec in plan.specs
-                   if (metrics := read_metrics(spec, plan.out)) is not None and key not in metrics
-                   and key not in spec.params]
+        lacking = [run.spec.run_dir(plan.out) / METRICS_FILE for run in finished_runs(plan.exp_dir)
+                   if key not in run.row()]
         if not lacking:
             raise
         more = f" (and {len(lacking) - 1} other run(s))" if len(lacking) > 1 else ""
