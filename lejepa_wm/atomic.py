@@ -53,8 +53,8 @@ from lejepa_wm.schema import read
 
 __all__ = [
     "PUBLISHED_FILE", "atomic_write_bytes", "atomic_write_text", "atomic_write_json", "atomic_torch_save",
-    "NotRegularFile", "read_regular", "read_json", "read_named_json", "PublicationError", "Publication", "Stage", "read_publication",
-    "publishing"
+    "NotRegularFile", "read_regular", "read_json", "read_named_json", "PublicationError", "Publication", "Stage",
+    "read_publication", "publishing"
 ]
 
 _JSON_LIMIT = 64 * 2**20

@@ -422,7 +422,8 @@ def test_finished_run_is_reused_but_changed_settings_are_an_error(tmp_path: Path
 
 
 def test_a_finished_run_is_read_back_typed_and_a_damaged_one_is_not_finished(tmp_path: Path) -> None:
-    from lejepa_wm.experiments.base import METRICS_FILE, SPEC_FILE, execute_run, finished_runs, is_done, read_run
+    from lejepa_wm.experiments.base import (METRICS_FILE, SPEC_FILE, StaleRunError, execute_run, finished_runs, is_done,
+                                            read_run)
 
     spec = RunSpec("scaling", "quick", "r0", {"x": 1, "labels": {"n": 4, "seed": 3}})
     execute_run(_CountingExperiment(), spec, tmp_path)
@@ -434,10 +435,14 @@ def test_a_finished_run_is_read_back_typed_and_a_damaged_one_is_not_finished(tmp
     (spec.run_dir(tmp_path) / SPEC_FILE).write_text('{"experiment": "scaling", "scale": "quick", "params": {}}')
     with pytest.raises(ValueError, match="scaling/quick/runs/r0/spec.json: lacks the field 'run_id'"):
         read_run(spec.run_dir(tmp_path), tmp_path)
-    assert finished_runs(exp_dir) == [] and not is_done(spec, tmp_path)  # damaged: run again
+    assert finished_runs(exp_dir) == []  # left out of aggregation, and never discarded without a word:
+    with pytest.raises(StaleRunError, match="different settings"):
+        execute_run(_CountingExperiment(), spec, tmp_path)
+    assert json.loads((spec.run_dir(tmp_path) / METRICS_FILE).read_text())["value"] == 1
     (spec.run_dir(tmp_path) / SPEC_FILE).unlink()
     with pytest.raises(ValueError, match="spec.json cannot be read"):
         read_run(spec.run_dir(tmp_path))
+    assert not is_done(spec, tmp_path)  # no spec.json: damaged, run again
     execute_run(_CountingExperiment(), spec, tmp_path)  # run again: a finished run once more
     (spec.run_dir(tmp_path) / METRICS_FILE).write_text('{"history": [{"step": 5, "seconds": -1.0}]}')
     with pytest.raises(ValueError, match=r"r0/metrics.json: field 'history\[0\].seconds' must be greater than or "

@@ -3,10 +3,10 @@
 An experiment expands its validated configuration into a grid of independent
 :class:`RunSpec` s. Each run executes in its own folder
 ``<out>/<experiment>/<scale>/runs/<run_id>/`` and finishes by writing
-``metrics.json`` atomically; a run whose ``metrics.json`` exists is done and is
-never recomputed (resume); its metrics are checked on reading and writing
-(:class:`~lejepa_wm.schema.RunMetrics`, finite numbers only). ``spec.json`` records the parameters a run was
-started with: a finished run with other parameters is an error
+``metrics.json`` atomically (after ``spec.json``); a run with a readable ``metrics.json`` and a
+``spec.json`` is done and is never recomputed (resume); its metrics are checked on reading and writing
+(:class:`~lejepa_wm.schema.RunMetrics`, finite numbers only), and without either file it is damaged and run
+again. ``spec.json`` records the parameters a run was started with: a finished run with other parameters is an error
 (:class:`StaleRunError`), never a silent reuse, and an unfinished one is started
 afresh (its checkpoints belong to the old settings). A run may keep checkpoints in its folder so that an
 interrupted run continues where it stopped. When every run is done,
@@ -197,31 +197,45 @@ def read_run(run_dir: Path, root: Path | None = None) -> FinishedRun:
     """The finished run in ``run_dir``: its ``spec.json`` as a :class:`RunSpec` and its ``metrics.json`` as
     :class:`~lejepa_wm.schema.RunMetrics`.
 
-    A run without both, or with one that is not readable JSON of its type, is not finished (it is damaged, and it
-    is run again): ``ValueError`` names the file (relative to ``root`` if given), the field and the bad value.
+    A run without both, or with one that is not readable JSON of its type, is a ``ValueError`` naming the file
+    (relative to ``root`` if given), the field and the bad value: aggregation leaves it out and the report counts
+    it damaged (the sweep runs it again, or refuses a ``spec.json`` of other settings: :func:`is_done`).
     """
-    def data(name: str) -> tuple[Any, str]:
-        path = Path(run_dir) / name
-        label = str(path) if root is None else path.relative_to(root).as_posix()
-        return read_named_json(path, label), label
+    spec = _read_file(run_dir, SPEC_FILE, root)
+    return FinishedRun(read(RunSpec, *spec), _read_metrics_file(run_dir, root))
 
-    spec, metrics = data(SPEC_FILE), data(METRICS_FILE)
-    read(RunMetrics, *metrics)  # checked, and kept as stored (a float field may hold an integer)
-    return FinishedRun(read(RunSpec, *spec), metrics[0])
+
+def _read_file(run_dir: Path, name: str, root: Path | None) -> tuple[Any, str]:
+    """The JSON data of the run's file ``name``, and its label (relative to ``root`` if given)."""
+    path = Path(run_dir) / name
+    label = str(path) if root is None else path.relative_to(root).as_posix()
+    return read_named_json(path, label), label
+
+
+def _read_metrics_file(run_dir: Path, root: Path | None = None) -> RunMetrics:
+    """The run's ``metrics.json``, checked as :class:`~lejepa_wm.schema.RunMetrics` and kept as stored (a float
+    field may hold an integer)."""
+    metrics = _read_file(run_dir, METRICS_FILE, root)
+    read(RunMetrics, *metrics)
+    return metrics[0]
 
 
 def read_metrics(spec: RunSpec, out: Path) -> RunMetrics | None:
-    """The run's stored metrics, or ``None`` if it has none or the run is damaged (:func:`read_run`)."""
+    """The run's stored metrics, or ``None`` if it has none, they are damaged, or its ``spec.json`` is missing or
+    not a JSON object: such a run is not finished, and it is run again. A ``spec.json`` that is an object is
+    compared with the run's settings by :func:`is_done`."""
     try:
-        return read_run(spec.run_dir(out)).metrics
+        metrics = _read_metrics_file(spec.run_dir(out))
+        return metrics if isinstance(_read_file(spec.run_dir(out), SPEC_FILE, None)[0], dict) else None
     except ValueError:
         return None
 
 
 def is_done(spec: RunSpec, out: Path) -> bool:
-    """Whether the run has finished (a readable ``metrics.json``) with the same parameters.
+    """Whether the run has finished (:func:`read_metrics`) with the same parameters.
 
-    Raises :class:`StaleRunError` if the finished run had other parameters.
+    Raises :class:`StaleRunError` if the finished run had other parameters, or a ``spec.json`` that is not this
+    run's (hand-edited, or of another version): a finished result is never discarded without a word.
     """
     if read_metrics(spec, out) is None:
         return False

@@ -81,7 +81,8 @@ def error_allowance(runs: int) -> float:
 def evaluation_points(runs: list[FinishedRun]) -> list[dict[str, Any]]:
     """One record per (run, evaluation step): test-sample T3 quantities, the bound at ``D + 2 se(D)`` and the
     error at its lower limit ``error − z_R se(error)`` (:func:`error_allowance` over the runs given)."""
-    judged = [run for run in runs if any((record.get("test") or {}).get("t3") for record in run.metrics.get("history", ()))]
+    judged = [run for run in runs
+              if any((record.get("test") or {}).get("t3") for record in run.metrics.get("history", ()))]
     allowance = error_allowance(len(judged))
     points = []
     for run in judged:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from lejepa_wm.experiments.base import RunSpec, experiment_dir, is_done, read_run, run_compute_seconds
 from lejepa_wm.lean_audit import default_root
@@ -44,7 +44,8 @@ def _labels(spec: RunSpec) -> tuple[tuple[str, Any], ...]:
 
 def _budget(spec: RunSpec) -> int | None:
     """The run's step budget (``None``: an experiment without one, Reacher)."""
-    return spec.params.get("train", {}).get("max_steps")
+    train = spec.params.get("train")
+    return train.get("max_steps") if isinstance(train, Mapping) else None
 
 
 def _measured_runs(folders: Iterable[Path]) -> list[Measured]:

@@ -61,9 +61,10 @@ def difference(first: Mapping[int, float], second: Mapping[int, float]) -> tuple
 
     Paired by seed when both settings ran the same seeds (the standard error of
     the per-seed differences), otherwise the two standard errors combined as
-    independent; ``None`` when either side has a single seed. A setting without seeds is a ``ValueError``
-    (:func:`over_seeds`).
+    independent; ``None`` when either side has a single seed.
     """
+    if not first or not second:
+        raise ValueError("both settings need at least one seed")
     if set(first) == set(second):
         summary = over_seeds({seed: float(first[seed]) - float(second[seed]) for seed in first})
         return summary.mean, summary.standard_error

@@ -1,6 +1,7 @@
 """Launching a sweep: skip finished runs, dispatch the others, retry a failure that may pass, aggregate.
 
-The driver is the same for every executor. A run whose ``metrics.json`` exists
+The driver is the same for every executor. A finished run (a readable
+``metrics.json`` beside its ``spec.json``: :func:`~lejepa_wm.experiments.base.is_done`)
 is never started again, so re-launching the same command after a crash starts
 only the missing runs (and retries the failed ones). An attempt that fails in a
 way another attempt could pass (its worker was killed, a file system error) is

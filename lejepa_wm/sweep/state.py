@@ -8,8 +8,9 @@ the same picture:
 
 - ``metrics.json``: the run is **done** (written atomically by
   :func:`~lejepa_wm.experiments.base.execute_run`, and never recomputed); a
-  ``metrics.json`` that cannot be read as a JSON object is **damaged**: the run
-  is not finished and is run again;
+  ``metrics.json`` that cannot be read as :class:`~lejepa_wm.schema.RunMetrics`, or one
+  without a ``spec.json`` object beside it, is **damaged**: the run is not finished and
+  is run again;
 - ``running.json``: the run's *marker*: a process owns the run and executes it.
   It names its owner (host, process id, a random token), when it started, and a
   heartbeat that a background thread of the owner refreshes every

@@ -109,7 +109,7 @@ def format_status(status: SweepStatus, jobs: int) -> str:
     lines = [f"{status.experiment} ({status.scale}): {sum(status.counts.values())} runs: {counts}"]
     for title, runs in (("running", [f"{run_id} ({owner})" for run_id, owner in status.running]),
                         ("failed (see error.json in each run folder)", status.failed),
-                        ("damaged metrics.json (the next launch runs them again)", status.damaged),
+                        ("damaged metrics.json or spec.json (the next launch runs them again)", status.damaged),
                         ("left behind by a process that is gone (the next launch reclaims them)", status.stale)):
         if runs:
             lines.append(f"{title}: {', '.join(runs)}")
