@@ -224,9 +224,10 @@ def read_metrics(spec: RunSpec, out: Path) -> RunMetrics | None:
     """The run's stored metrics, or ``None`` if it has none, they are damaged, or its ``spec.json`` is missing or
     not a JSON object: such a run is not finished, and it is run again. A ``spec.json`` that is an object is
     compared with the run's settings by :func:`is_done`."""
+    run_dir = spec.run_dir(out)
     try:
-        metrics = _read_metrics_file(spec.run_dir(out))
-        return metrics if isinstance(_read_file(spec.run_dir(out), SPEC_FILE, None)[0], dict) else None
+        metrics = _read_metrics_file(run_dir)
+        return metrics if isinstance(_read_file(run_dir, SPEC_FILE, None)[0], dict) else None
     except ValueError:
         return None
 
@@ -321,7 +322,6 @@ def run_compute_seconds(metrics: RunMetrics) -> float | None:
 def folder_labels(exp_dir: Path) -> dict[str, str]:
     """The experiment and scale that the folder ``<out>/<experiment>/<scale>`` holds."""
     return {"experiment": Path(exp_dir).parent.name, "scale": Path(exp_dir).name}
-
 
 
 def publish_results(exp_dir: Path) -> ContextManager[Stage]:
